@@ -1,0 +1,44 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "fleettrust",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "fleettrust", targets: ["fleettrust"]),
+        .executable(name: "testfleet", targets: ["testfleet"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibSSH", path: "Sources/CLibSSH", pkgConfig: "libssh",
+                       providers: [.apt(["libssh-dev"])]),
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
+                       providers: [.apt(["libncursesw5-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "FleetTrustCore",
+                dependencies: ["COpenSSL", .product(name: "Yams", package: "Yams")]),
+        .target(name: "FleetTrustSSH",
+                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL"]),
+        .target(name: "FleetTrustDashboard",
+                dependencies: ["FleetTrustCore", "FleetTrustSSH", "CNcurses"]),
+        .target(name: "FleetTrustTestFleet",
+                dependencies: ["FleetTrustCore"]),
+        .executableTarget(name: "fleettrust",
+                          dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "testfleet",
+                          dependencies: ["FleetTrustTestFleet",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),
+        .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
+        .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,20 @@
+#ifndef FLEETTRUST_CNCURSES_SHIM_H
+#define FLEETTRUST_CNCURSES_SHIM_H
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <locale.h>
+#include <curses.h>
+
+static inline int ft_attr_bold(void) { return (int)A_BOLD; }
+static inline int ft_attr_reverse(void) { return (int)A_REVERSE; }
+static inline int ft_attr_underline(void) { return (int)A_UNDERLINE; }
+static inline int ft_attr_dim(void) { return (int)A_DIM; }
+static inline int ft_attr_normal(void) { return (int)A_NORMAL; }
+static inline int ft_color_pair(int n) { return (int)COLOR_PAIR(n); }
+static inline int ft_lines(void) { return LINES; }
+static inline int ft_cols(void) { return COLS; }
+static inline int ft_colors(void) { return COLORS; }
+static inline WINDOW *ft_stdscr(void) { return stdscr; }
+static inline int ft_key_resize(void) { return KEY_RESIZE; }
+static inline int ft_key_mouse(void) { return KEY_MOUSE; }
+#endif

@@ -1,0 +1,116 @@
+/// The fields of an OpenSSH certificate (PROTOCOL.certkeys) that trust decisions read.
+///
+/// Parsed from the certificate's wire blob. Whether the CA's signature over the
+/// certificate is valid is a separate question answered by `SignatureVerifier`.
+public struct HostCertificate: Hashable, Sendable {
+    public enum Role: UInt32, Sendable { case user = 1, host = 2 }
+
+    /// The certified key, as a plain key.
+    public let key: HostKey
+    public let serial: UInt64
+    /// 1 = user, 2 = host; other values are kept as read so they can be reported.
+    public let roleValue: UInt32
+    public let keyID: String
+    /// An empty list means "any principal" in OpenSSH 9.2.
+    public let principals: [String]
+    public let validAfter: UInt64
+    public let validBefore: UInt64
+    public let criticalOptions: [String]
+    public let extensions: [String]
+    /// The CA key that signed the certificate.
+    public let signatureKey: HostKey
+    /// The signature blob (algorithm name + signature) over `signedData`.
+    public let signature: [UInt8]
+    /// The bytes the CA signed: the whole certificate blob up to (not including) the signature.
+    public let signedData: [UInt8]
+
+    public var role: Role? { Role(rawValue: roleValue) }
+
+    public init(_ certificate: HostKey) throws {
+        guard certificate.isCertificate else { throw HostKey.ParseError.malformedBlob("not a certificate") }
+        var reader = SSHWireReader(certificate.blob)
+        _ = try reader.readString(limit: 128)
+        _ = try reader.readString(limit: 64)
+        let fieldsStart = reader.offset
+        try certificate.kind.plain.validatePublicFieldsPrefix(&reader)
+        let fieldsEnd = reader.offset
+        var plain = SSHWireWriter()
+        plain.writeString(certificate.kind.plain.name)
+        plain.writeRaw(Array(certificate.blob[fieldsStart..<fieldsEnd]))
+        self.key = try HostKey(type: certificate.kind.plain.name, blob: plain.bytes)
+        let tail = try HostCertificate.parseTail(plain: certificate.kind.plain, reader: &reader)
+        self.serial = tail.serial
+        self.roleValue = tail.role
+        self.keyID = tail.keyID
+        self.principals = tail.principals
+        self.validAfter = tail.validAfter
+        self.validBefore = tail.validBefore
+        self.criticalOptions = tail.criticalOptions
+        self.extensions = tail.extensions
+        self.signatureKey = tail.signatureKey
+        self.signature = tail.signature
+        self.signedData = Array(certificate.blob[0..<tail.signatureOffset])
+    }
+
+    /// Whether `time` (seconds since the epoch) lies in `[validAfter, validBefore)`.
+    public func isValid(at time: UInt64) -> Bool { validAfter <= time && time < validBefore }
+
+    struct Tail {
+        var serial: UInt64, role: UInt32, keyID: String, principals: [String]
+        var validAfter: UInt64, validBefore: UInt64
+        var criticalOptions: [String], extensions: [String]
+        var signatureKey: HostKey, signature: [UInt8], signatureOffset: Int
+    }
+
+    static func parseTail(plain: KeyType, reader: inout SSHWireReader) throws -> Tail {
+        let serial = try reader.readUInt64()
+        let role = try reader.readUInt32()
+        let keyID = try reader.readUTF8(limit: 4096)
+        let principals = try nameList(try reader.readString(limit: 1 << 16))
+        let validAfter = try reader.readUInt64()
+        let validBefore = try reader.readUInt64()
+        let critical = try optionNames(try reader.readString(limit: 1 << 16))
+        let extensions = try optionNames(try reader.readString(limit: 1 << 16))
+        _ = try reader.readString(limit: 1 << 16)
+        let caBlob = try reader.readString(limit: 8192)
+        let caKey = try HostKey(blob: caBlob)
+        guard !caKey.isCertificate else { throw HostKey.ParseError.malformedBlob("certificate signed by a certificate") }
+        let signatureOffset = reader.offset
+        let signature = try reader.readString(limit: 8192)
+        guard reader.isAtEnd else { throw HostKey.ParseError.malformedBlob("trailing bytes after certificate signature") }
+        return Tail(serial: serial, role: role, keyID: keyID, principals: principals,
+                    validAfter: validAfter, validBefore: validBefore,
+                    criticalOptions: critical, extensions: extensions,
+                    signatureKey: caKey, signature: signature, signatureOffset: signatureOffset)
+    }
+
+    private static func nameList(_ bytes: [UInt8]) throws -> [String] {
+        var reader = SSHWireReader(bytes)
+        var names: [String] = []
+        while !reader.isAtEnd { names.append(try reader.readUTF8(limit: 4096)) }
+        return names
+    }
+
+    private static func optionNames(_ bytes: [UInt8]) throws -> [String] {
+        var reader = SSHWireReader(bytes)
+        var names: [String] = []
+        while !reader.isAtEnd {
+            names.append(try reader.readUTF8(limit: 4096))
+            _ = try reader.readString(limit: 1 << 16)
+        }
+        return names
+    }
+}
+
+extension KeyType {
+    /// Skips the plain key's public fields, leaving the reader at the certificate's serial.
+    func validatePublicFieldsPrefix(_ reader: inout SSHWireReader) throws {
+        switch plain {
+        case .ed25519: _ = try reader.readString(limit: 64)
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256)
+        case .rsa: _ = try reader.readString(limit: 2048); _ = try reader.readString(limit: 4096)
+        case .dsa: for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
+        default: break
+        }
+    }
+}

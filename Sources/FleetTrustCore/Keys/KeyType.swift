@@ -1,0 +1,127 @@
+/// The host-key algorithms fleettrust understands, with what OpenSSH calls them.
+public enum KeyType: Hashable, Sendable, CaseIterable {
+    case ed25519, ecdsaP256, ecdsaP384, ecdsaP521, rsa, dsa
+    case ed25519Cert, ecdsaP256Cert, ecdsaP384Cert, ecdsaP521Cert, rsaCert, dsaCert
+
+    public init?(name: String) {
+        guard let match = KeyType.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+
+    /// `rsa-sha2-*` are signature algorithms that OpenSSH also accepts as RSA key names.
+    public static func canonicalName(_ name: String) -> String {
+        switch name {
+        case "rsa-sha2-256", "rsa-sha2-512": return "ssh-rsa"
+        case "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com": return "ssh-rsa-cert-v01@openssh.com"
+        default: return name
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .ed25519: return "ssh-ed25519"
+        case .ecdsaP256: return "ecdsa-sha2-nistp256"
+        case .ecdsaP384: return "ecdsa-sha2-nistp384"
+        case .ecdsaP521: return "ecdsa-sha2-nistp521"
+        case .rsa: return "ssh-rsa"
+        case .dsa: return "ssh-dss"
+        case .ed25519Cert: return "ssh-ed25519-cert-v01@openssh.com"
+        case .ecdsaP256Cert: return "ecdsa-sha2-nistp256-cert-v01@openssh.com"
+        case .ecdsaP384Cert: return "ecdsa-sha2-nistp384-cert-v01@openssh.com"
+        case .ecdsaP521Cert: return "ecdsa-sha2-nistp521-cert-v01@openssh.com"
+        case .rsaCert: return "ssh-rsa-cert-v01@openssh.com"
+        case .dsaCert: return "ssh-dss-cert-v01@openssh.com"
+        }
+    }
+
+    /// The short label `ssh-keygen -l` prints in parentheses.
+    public var label: String {
+        switch plain {
+        case .ed25519: return isCertificate ? "ED25519-CERT" : "ED25519"
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521: return isCertificate ? "ECDSA-CERT" : "ECDSA"
+        case .rsa: return isCertificate ? "RSA-CERT" : "RSA"
+        default: return isCertificate ? "DSA-CERT" : "DSA"
+        }
+    }
+
+    public var isCertificate: Bool {
+        switch self {
+        case .ed25519Cert, .ecdsaP256Cert, .ecdsaP384Cert, .ecdsaP521Cert, .rsaCert, .dsaCert: return true
+        default: return false
+        }
+    }
+
+    /// For a certificate type, the type of the key it certifies; otherwise itself.
+    public var plain: KeyType {
+        switch self {
+        case .ed25519Cert: return .ed25519
+        case .ecdsaP256Cert: return .ecdsaP256
+        case .ecdsaP384Cert: return .ecdsaP384
+        case .ecdsaP521Cert: return .ecdsaP521
+        case .rsaCert: return .rsa
+        case .dsaCert: return .dsa
+        default: return self
+        }
+    }
+
+    var curveName: String? {
+        switch plain {
+        case .ecdsaP256: return "nistp256"
+        case .ecdsaP384: return "nistp384"
+        case .ecdsaP521: return "nistp521"
+        default: return nil
+        }
+    }
+
+    /// Checks the public fields after the type string (for certificates: nonce, then the key fields).
+    func validate(_ reader: inout SSHWireReader) throws {
+        if isCertificate { _ = try reader.readString(limit: 64) }
+        try validatePublicFields(&reader)
+        if isCertificate {
+            // The rest is parsed (and checked) by HostCertificate.
+            _ = try HostCertificate.parseTail(plain: plain, reader: &reader)
+        }
+    }
+
+    func validatePublicFields(_ reader: inout SSHWireReader) throws {
+        switch plain {
+        case .ed25519:
+            let point = try reader.readString(limit: 64)
+            guard point.count == 32 else { throw HostKey.ParseError.malformedBlob("ed25519 key is not 32 bytes") }
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
+            let curve = String(decoding: try reader.readString(limit: 32), as: UTF8.self)
+            guard curve == curveName else { throw HostKey.ParseError.malformedBlob("curve \(Sanitizer.clean(curve, limit: 32)) does not match the key type") }
+            let point = try reader.readString(limit: 256)
+            let expected = plain == .ecdsaP256 ? 65 : plain == .ecdsaP384 ? 97 : 133
+            guard point.count == expected, point.first == 4 else { throw HostKey.ParseError.malformedBlob("bad EC point") }
+        case .rsa:
+            let e = try reader.readString(limit: 2048)
+            let n = try reader.readString(limit: 4096)
+            guard !e.isEmpty, !n.isEmpty else { throw HostKey.ParseError.malformedBlob("empty RSA field") }
+        case .dsa:
+            for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
+        default:
+            break
+        }
+        if !isCertificate && !reader.isAtEnd { throw HostKey.ParseError.malformedBlob("trailing bytes") }
+    }
+
+    func bits(blob: [UInt8]) -> Int {
+        switch plain {
+        case .ed25519: return 256
+        case .ecdsaP256: return 256
+        case .ecdsaP384: return 384
+        case .ecdsaP521: return 521
+        case .rsa, .dsa:
+            var reader = SSHWireReader(blob)
+            _ = try? reader.readString()
+            if isCertificate { _ = try? reader.readString() }
+            if plain == .rsa { _ = try? reader.readString() }
+            guard let n = try? reader.readString() else { return 0 }
+            let trimmed = n.drop { $0 == 0 }
+            guard let top = trimmed.first else { return 0 }
+            return (trimmed.count - 1) * 8 + (8 - top.leadingZeroBitCount)
+        default: return 0
+        }
+    }
+}

@@ -1,0 +1,7 @@
+import ArgumentParser
+
+@main
+struct FleetTrust: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fleettrust", abstract: "Establish and audit SSH host-key trust across a fleet.")
+    mutating func run() async throws {}
+}
