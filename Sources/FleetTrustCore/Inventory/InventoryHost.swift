@@ -1,0 +1,50 @@
+/// One host as the team's inventory names it, and how `ssh` will reach and name it.
+///
+/// Every inventory reader produces these; the probe pool connects to `address:port`, and the
+/// trust engine looks the host up under `knownHostsName` (what `ssh` itself would use).
+public struct InventoryHost: Hashable, Sendable, Codable {
+    /// The name the inventory uses (an Ansible host name, an ssh_config `Host` alias, a plain line).
+    public var name: String
+    /// Where to connect: `ansible_host`, `HostName`, or the name itself.
+    public var address: String
+    public var port: Int
+    public var user: String?
+    public var groups: [String]
+    /// `HostKeyAlias` from ssh_config: used verbatim as the known_hosts name, without port.
+    public var hostKeyAlias: String?
+    /// `UserKnownHostsFile` from ssh_config, when it names files for this host.
+    public var userKnownHostsFiles: [String]
+    /// Where the host was defined, for messages.
+    public var source: SourceLocation?
+
+    public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
+                groups: [String] = [], hostKeyAlias: String? = nil,
+                userKnownHostsFiles: [String] = [], source: SourceLocation? = nil) {
+        self.name = name
+        self.address = address ?? name
+        self.port = port
+        self.user = user
+        self.groups = groups
+        self.hostKeyAlias = hostKeyAlias
+        self.userKnownHostsFiles = userKnownHostsFiles
+        self.source = source
+    }
+
+    /// `address:port`, or `[address]:port` for IPv6 literals, for display.
+    public var endpointLabel: String {
+        address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+    }
+}
+
+/// A file and 1-based line number, carried by every input error.
+public struct SourceLocation: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { "\(file):\(line)" }
+}
