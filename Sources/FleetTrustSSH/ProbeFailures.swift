@@ -43,12 +43,18 @@ enum ProbeFailures {
     static func handshake(libsshError text: String, serverIdentified: Bool, firstBytes: [UInt8]) -> ProbeFailure {
         let lower = text.lowercased()
         if !serverIdentified {
-            if !firstBytes.isEmpty && !firstBytes.starts(with: Array("SSH-".utf8)) {
+            if firstBytes.isEmpty {
+                return lower.contains("timeout") ? bannerTimeout : closedBeforeBanner(text)
+            }
+            if !firstBytes.starts(with: Array("SSH-".utf8)) && !firstBytes.containsSSHLine {
                 return notSSH(firstBytes: firstBytes)
             }
-            if lower.contains("timeout") { return bannerTimeout }
-            if lower.contains("protocol") || lower.contains("version") {
-                return ProbeFailure(stage: .banner, code: "not-ssh", message: "unsupported SSH version: \(text)")
+            if lower.contains("banner") || lower.contains("protocol") || lower.contains("version") {
+                return ProbeFailure(stage: .banner, code: "not-ssh", message: "the server's SSH identification is unusable: \(text)")
+            }
+            if lower.contains("timeout") {
+                return ProbeFailure(stage: .banner, code: "banner-timeout",
+                                    message: "the server started but did not complete its SSH identification within the timeout")
             }
             return closedBeforeBanner(text)
         }
@@ -76,5 +82,14 @@ enum ProbeFailures {
               let open = text[method.upperBound...].range(of: "server ["),
               let close = text[open.upperBound...].firstIndex(of: "]") else { return nil }
         return text[open.upperBound..<close].split(separator: ",").map(String.init)
+    }
+}
+
+private extension [UInt8] {
+    /// Whether an identification line starts after some pre-identification line.
+    var containsSSHLine: Bool {
+        let marker = Array("\nSSH-".utf8)
+        guard count >= marker.count else { return false }
+        return (0...(count - marker.count)).contains { self[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 }

@@ -5,8 +5,10 @@ import FleetTrustCore
 /// that another thread can interrupt it (see `ProbeCancellation`).
 ///
 /// The socket is connected without blocking, then we wait for the server to speak first (SSH
-/// servers send their identification unasked) and peek at what it said, without consuming it,
-/// so that a silent port, a closed one and a non-SSH speaker each get their own failure.
+/// servers send their identification unasked, and `ssh-keyscan` waits the same way) and peek at
+/// what it said without consuming it, so that a silent port, a closed one and a non-SSH speaker
+/// each get their own failure. Lines before the identification are legal (RFC 4253 4.2), so
+/// "not SSH" is decided only once libssh has given up.
 struct TCPConnection {
     let fd: Int32
     /// Up to `peekLimit` bytes the server sent first, still unread.
@@ -61,12 +63,6 @@ struct TCPConnection {
         if count < 0 { throw ProbeFailures.closedBeforeBanner(String(cString: strerror(errno))) }
         if count == 0 { throw ProbeFailures.closedBeforeBanner() }
         firstBytes = Array(buffer.prefix(count))
-        if !firstBytes.starts(with: Array("SSH-".utf8)), firstBytes.contains(0x0a),
-           !firstBytes.containsSSHLine {
-            // RFC 4253 allows other lines before the identification; a complete first line that
-            // is not SSH, with no identification anywhere in sight, is another protocol.
-            throw ProbeFailures.notSSH(firstBytes: firstBytes)
-        }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
     }
@@ -88,13 +84,5 @@ struct TCPConnection {
             if status > 0 { return true }
             if status < 0 && errno != EINTR { return true }
         }
-    }
-}
-
-private extension [UInt8] {
-    var containsSSHLine: Bool {
-        let marker = Array("\nSSH-".utf8)
-        guard count >= marker.count else { return false }
-        return (0...(count - marker.count)).contains { self[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 }

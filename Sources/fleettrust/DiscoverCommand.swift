@@ -60,9 +60,12 @@ struct DiscoverCommand: AsyncParsableCommand {
                 }
             }
         }
-        for group in SharedKeys.groups(in: results) {
+        let groups = SharedKeys.groups(in: results)
+        var reported: Set<[Int]> = []
+        for group in groups where reported.insert(group.hosts).inserted {
             let names = group.hosts.map { hosts[$0].endpointLabel }.joined(separator: ", ")
-            printError("warning: the same \(group.key.type) key \(group.key.sha256Fingerprint) is presented by \(names)")
+            let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
+            printError("warning: \(names) present the same host keys (\(keys))")
         }
         if failed { throw ExitCode(1) }
     }
