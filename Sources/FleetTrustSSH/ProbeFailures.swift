@@ -46,7 +46,7 @@ enum ProbeFailures {
             if firstBytes.isEmpty {
                 return lower.contains("timeout") ? bannerTimeout : closedBeforeBanner(text)
             }
-            if !firstBytes.starts(with: Array("SSH-".utf8)) && !firstBytes.containsSSHLine {
+            if !firstBytes.beginsLikeSSH && !firstBytes.containsSSHLine {
                 return notSSH(firstBytes: firstBytes)
             }
             if lower.contains("banner") || lower.contains("protocol") || lower.contains("version") {
@@ -86,6 +86,13 @@ enum ProbeFailures {
 }
 
 private extension [UInt8] {
+    /// Whether these bytes start with `SSH-`, or with as much of it as has arrived.
+    var beginsLikeSSH: Bool {
+        let marker = Array("SSH-".utf8)
+        let length = Swift.min(count, marker.count)
+        return self[..<length].elementsEqual(marker[..<length])
+    }
+
     /// Whether an identification line starts after some pre-identification line.
     var containsSSHLine: Bool {
         let marker = Array("\nSSH-".utf8)
