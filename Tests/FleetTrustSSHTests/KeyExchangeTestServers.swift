@@ -1,0 +1,314 @@
+import Foundation
+import XCTest
+import FleetTrustCore
+
+/// A real OpenSSH sshd on 127.0.0.1 with chosen host keys and certificates, stopped by PID.
+final class KeyExchangeTestSSHD {
+    struct HostKeySpec {
+        var type: String
+        var bits: String
+        /// When set, a host certificate signed by a CA of this type (and RSA signature algorithm).
+        var certificateCA: (type: String, bits: String, signWith: String?)?
+    }
+
+    let directory: URL
+    let port: Int
+    private let process: KeyExchangeTestChild
+    /// Private key path for each spec, in order.
+    let keyPaths: [String]
+    /// The CA's private key path for each spec with a certificate.
+    let caPaths: [String?]
+
+    init(keys: [HostKeySpec]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-kex-sshd-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = ["ListenAddress 127.0.0.1", "PidFile none", "UsePAM no", "StrictModes no",
+                      "AuthorizedKeysFile none", "LogLevel ERROR"]
+        var paths: [String] = [], cas: [String?] = []
+        for (index, spec) in keys.enumerated() {
+            let path = directory.appendingPathComponent("host\(index)-\(spec.type)").path
+            try keygen(["-q", "-t", spec.type, "-b", spec.bits, "-N", "", "-f", path])
+            config.append("HostKey \(path)")
+            if let ca = spec.certificateCA {
+                let caPath = directory.appendingPathComponent("ca\(index)-\(ca.type)").path
+                try keygen(["-q", "-t", ca.type, "-b", ca.bits, "-N", "", "-f", caPath])
+                var arguments = ["-q", "-s", caPath, "-I", "host\(index)-id", "-h", "-n", "web.example,127.0.0.1",
+                                 "-z", String(100 + index), "-V", "20200101:20991231"]
+                if let signWith = ca.signWith { arguments += ["-t", signWith] }
+                try keygen(arguments + [path + ".pub"])
+                config.append("HostCertificate \(path)-cert.pub")
+                cas.append(caPath)
+            } else {
+                cas.append(nil)
+            }
+            paths.append(path)
+        }
+        keyPaths = paths
+        caPaths = cas
+        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        var started: (KeyExchangeTestChild, Int)?
+        for _ in 0..<5 where started == nil {
+            let port = try freePort()
+            let configPath = directory.appendingPathComponent("sshd_config").path
+            try (config + ["Port \(port)"]).joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+            let process = try KeyExchangeTestChild("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
+            if waitForBanner(port: port) {
+                started = (process, port)
+            } else {
+                process.terminate()
+            }
+        }
+        guard let started else { throw TestServerError.didNotStart("sshd") }
+        (process, port) = started
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func publicKey(_ index: Int) throws -> HostKey {
+        try HostKey(openSSHLine: String(contentsOfFile: keyPaths[index] + ".pub", encoding: .utf8))
+    }
+
+    func certificate(_ index: Int) throws -> HostKey {
+        try HostKey(openSSHLine: String(contentsOfFile: keyPaths[index] + "-cert.pub", encoding: .utf8))
+    }
+
+    func caPublicKey(_ index: Int) throws -> HostKey {
+        let path = try XCTUnwrap(caPaths[index])
+        return try HostKey(openSSHLine: String(contentsOfFile: path + ".pub", encoding: .utf8))
+    }
+}
+
+/// A fake SSH server in Python (`cryptography`), for peers that a real sshd will not imitate.
+///
+/// Modes: `honest` (a correct curve25519-sha256 exchange with an Ed25519 key, preceded by a
+/// non-SSH line and an IGNORE message), `forge` (signs the wrong hash), `swap` (signs with a
+/// different key than it presents), `silent` (accepts TCP, never speaks), `http` (reads the
+/// request, answers as a web server and closes), `flood` (endless text lines), `ssh1` (SSH 1.5 only).
+final class HostileSSHServer {
+    let port: Int
+    /// The host key it presents.
+    let hostKey: HostKey
+    private let process: KeyExchangeTestChild
+
+    init(mode: String) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ft-hostile-\(getpid())-\(UUID().uuidString)").path
+        try Self.script.write(toFile: base + ".py", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: base + ".py") }
+        defer { try? FileManager.default.removeItem(atPath: base + ".out") }
+        process = try KeyExchangeTestChild("/usr/bin/python3", [base + ".py", mode], stderrPath: base + ".out")
+        var lines: [Substring] = []
+        for _ in 0..<400 where lines.count < 2 && process.isRunning {
+            usleep(25_000)
+            lines = ((try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "").split(separator: "\n")
+        }
+        guard lines.count >= 2, let port = Int(lines[0]), let key = try? HostKey(openSSHLine: lines[1]) else {
+            process.terminate()
+            throw TestServerError.didNotStart("hostile server \(mode)")
+        }
+        self.port = port
+        self.hostKey = key
+    }
+
+    deinit { stop() }
+
+    func stop() { process.terminate() }
+
+    private static let script = #"""
+import base64, hashlib, os, socket, struct, sys
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+mode = sys.argv[1]
+def s(b): return struct.pack(">I", len(b)) + b
+def mpint(b):
+    b = b.lstrip(b"\0")
+    return s(b"\0" + b if b and b[0] & 0x80 else b)
+def blob(key): return s(b"ssh-ed25519") + s(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+def frame(payload):
+    pad = 8 - (5 + len(payload)) % 8
+    if pad < 4: pad += 8
+    return struct.pack(">IB", 1 + len(payload) + pad, pad) + payload + os.urandom(pad)
+def read_exact(f, n):
+    data = f.read(n)
+    if len(data) != n: raise EOFError
+    return data
+def read_packet(f):
+    length, pad = struct.unpack(">IB", read_exact(f, 5))
+    return read_exact(f, length - 1)[: length - 1 - pad]
+
+host_key = ed25519.Ed25519PrivateKey.generate()
+other_key = ed25519.Ed25519PrivateKey.generate()
+server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", 0))
+server.listen(16)
+sys.stderr.write("%d\nssh-ed25519 %s\n" % (server.getsockname()[1], base64.b64encode(blob(host_key)).decode()))
+sys.stderr.flush()
+
+def handle(conn):
+    if mode == "silent":
+        while conn.recv(4096): pass
+        return
+    if mode == "flood":
+        while True: conn.sendall(b"x" * 100 + b"\r\n")
+    if mode == "ssh1":
+        conn.sendall(b"SSH-1.5-OldServer\r\n")
+        while conn.recv(4096): pass
+        return
+    if mode == "http":
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        return
+    f = conn.makefile("rb")
+    v_s = b"SSH-2.0-Hostile_1.0"
+    conn.sendall(b"hello operator\r\n" + v_s + b"\r\n")
+    v_c = f.readline().rstrip(b"\r\n")
+    i_c = read_packet(f)
+    lists = [b"curve25519-sha256", b"ssh-ed25519", b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256",
+             b"hmac-sha2-256", b"none", b"none", b"", b""]
+    i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
+    conn.sendall(frame(bytes([2]) + s(b"noise")) + frame(i_s))
+    init = read_packet(f)
+    q_c = init[5:5 + struct.unpack(">I", init[1:5])[0]]
+    ephemeral = x25519.X25519PrivateKey.generate()
+    q_s = ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    k = ephemeral.exchange(x25519.X25519PublicKey.from_public_bytes(q_c))
+    k_s = blob(host_key)
+    h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
+    signer = other_key if mode == "swap" else host_key
+    signed = hashlib.sha256(h).digest() if mode == "forge" else h
+    signature = s(b"ssh-ed25519") + s(signer.sign(signed))
+    conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    while conn.recv(4096): pass
+
+while True:
+    conn, _ = server.accept()
+    try:
+        handle(conn)
+    except Exception:
+        pass
+    finally:
+        conn.close()
+"""#
+}
+
+/// A long-running child started with `posix_spawn` and reaped by its PID.
+///
+/// Foundation's `Process` reaps from one thread that blocks in `wait4` on a long-lived child
+/// (sshd), after which no other `Process` in the test program is ever seen to exit.
+final class KeyExchangeTestChild {
+    let pid: pid_t
+    private var reaped = false
+
+    init(_ path: String, _ arguments: [String], stderrPath: String = "/dev/null") throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigaddset(&signals, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        guard posix_spawn(&child, path, &actions, &attributes, argv, environ) == 0 else { throw TestServerError.didNotStart(path) }
+        pid = child
+    }
+
+    deinit { terminate() }
+
+    var isRunning: Bool {
+        guard !reaped else { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) != 0 { reaped = true }
+        return !reaped
+    }
+
+    func terminate() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        reaped = true
+    }
+}
+
+enum TestServerError: Error {
+    case didNotStart(String)
+}
+
+private func keygen(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw TestServerError.didNotStart("ssh-keygen \(arguments.joined(separator: " "))") }
+}
+
+/// Output of a tool, for oracles such as `ssh-keygen -lf`.
+func toolOutput(_ path: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    guard ok else { throw TestServerError.didNotStart("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+private func waitForBanner(port: Int) -> Bool {
+    for _ in 0..<100 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 4)
+        let ready = connected && recv(fd, &buffer, 4, Int32(MSG_WAITALL)) == 4
+        close(fd)
+        if ready && buffer == Array("SSH-".utf8) { return true }
+        usleep(50_000)
+    }
+    return false
+}
