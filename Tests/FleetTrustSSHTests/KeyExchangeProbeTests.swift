@@ -91,6 +91,24 @@ final class KeyExchangeProbeTests: XCTestCase {
         }
     }
 
+    func testLegacyAlgorithmsOfAnOlderServerNegotiate() throws {
+        let legacy = try KeyExchangeTestSSHD(
+            keys: [.init(type: "rsa", bits: "2048", certificateCA: ("ed25519", "256", nil))],
+            extraConfig: ["KexAlgorithms curve25519-sha256@libssh.org", "HostKeyAlgorithms ssh-rsa,ssh-rsa-cert-v01@openssh.com",
+                          "Ciphers aes256-gcm@openssh.com", "MACs hmac-sha2-512"])
+        defer { legacy.stop() }
+        let plain = try fetch(KeyExchangeProbe.plainAlgorithms + ["ssh-rsa"], port: legacy.port).outcome.get()
+        XCTAssertEqual(plain.key, try legacy.publicKey(0))
+        XCTAssertEqual(plain.algorithms, NegotiatedAlgorithms(hostKey: "ssh-rsa", keyExchange: "curve25519-sha256@libssh.org",
+                                                              cipher: "aes256-gcm@openssh.com", mac: "<implicit>"))
+        let certificate = try fetch(["ssh-rsa-cert-v01@openssh.com"], port: legacy.port).outcome.get()
+        XCTAssertEqual(certificate.key, try legacy.certificate(0))
+        guard case .failure(let failure) = fetch(KeyExchangeProbe.plainAlgorithms, port: legacy.port).outcome else {
+            return XCTFail("negotiated an algorithm the server does not offer")
+        }
+        XCTAssertEqual(failure.code, "no-common-algorithm")
+    }
+
     func testCorrectFakeServerIsAcceptedWithItsPreambleKept() throws {
         let fake = try HostileSSHServer(mode: "honest")
         defer { fake.stop() }
@@ -125,6 +143,23 @@ final class KeyExchangeProbeTests: XCTestCase {
     func testProtocolOneServerIsNotAccepted() throws {
         let failure = try assertFailure(mode: "ssh1", stage: .banner, code: "not-ssh")
         XCTAssertTrue(failure?.message.contains("1.5") ?? false, failure?.message ?? "")
+    }
+
+    func testServerStallingAfterItsKexInitTimesOutInTheKeyExchange() throws {
+        try assertFailure(mode: "stall", stage: .keyExchange, code: "kex-timeout", timeout: 1)
+    }
+
+    func testOversizedPacketIsRefusedWithoutReadingIt() throws {
+        try assertFailure(mode: "oversize", stage: .keyExchange, code: "kex-failed")
+    }
+
+    func testAllZeroX25519ValueIsRejected() throws {
+        try assertFailure(mode: "zero-point", stage: .keyExchange, code: "kex-failed")
+    }
+
+    func testServerDisconnectReasonIsReportedCleaned() throws {
+        let failure = try assertFailure(mode: "disconnect", stage: .keyExchange, code: "kex-failed")
+        XCTAssertEqual(failure?.message, "the server disconnected: no matching host key type?[2J")
     }
 
     func testClosedPortIsRefused() throws {

@@ -19,11 +19,11 @@ final class KeyExchangeTestSSHD {
     /// The CA's private key path for each spec with a certificate.
     let caPaths: [String?]
 
-    init(keys: [HostKeySpec]) throws {
+    init(keys: [HostKeySpec], extraConfig: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-kex-sshd-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var config = ["ListenAddress 127.0.0.1", "PidFile none", "UsePAM no", "StrictModes no",
-                      "AuthorizedKeysFile none", "LogLevel ERROR"]
+                      "AuthorizedKeysFile none", "LogLevel ERROR"] + extraConfig
         var paths: [String] = [], cas: [String?] = []
         for (index, spec) in keys.enumerated() {
             let path = directory.appendingPathComponent("host\(index)-\(spec.type)").path
@@ -88,7 +88,9 @@ final class KeyExchangeTestSSHD {
 /// Modes: `honest` (a correct curve25519-sha256 exchange with an Ed25519 key, preceded by a
 /// non-SSH line and an IGNORE message), `forge` (signs the wrong hash), `swap` (signs with a
 /// different key than it presents), `silent` (accepts TCP, never speaks), `http` (reads the
-/// request, answers as a web server and closes), `flood` (endless text lines), `ssh1` (SSH 1.5 only).
+/// request, answers as a web server and closes), `flood` (endless text lines), `ssh1` (SSH 1.5 only),
+/// `stall` (stops after its KEXINIT), `oversize` (announces a 2 GiB packet), `disconnect`
+/// (disconnects with a terminal escape in its reason), `zero-point` (an all-zero X25519 value).
 final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
@@ -169,15 +171,27 @@ def handle(conn):
     conn.sendall(b"hello operator\r\n" + v_s + b"\r\n")
     v_c = f.readline().rstrip(b"\r\n")
     i_c = read_packet(f)
+    if mode == "oversize":
+        conn.sendall(struct.pack(">IB", 0x7fffffff, 4))
+        while conn.recv(4096): pass
+        return
+    if mode == "disconnect":
+        conn.sendall(frame(bytes([1]) + struct.pack(">I", 3) + s(b"no matching host key type\x1b[2J") + s(b"")))
+        return
     lists = [b"curve25519-sha256", b"ssh-ed25519", b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256",
              b"hmac-sha2-256", b"none", b"none", b"", b""]
     i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
     conn.sendall(frame(bytes([2]) + s(b"noise")) + frame(i_s))
+    if mode == "stall":
+        while conn.recv(4096): pass
+        return
     init = read_packet(f)
     q_c = init[5:5 + struct.unpack(">I", init[1:5])[0]]
     ephemeral = x25519.X25519PrivateKey.generate()
     q_s = ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     k = ephemeral.exchange(x25519.X25519PublicKey.from_public_bytes(q_c))
+    if mode == "zero-point":
+        q_s = bytes(32)
     k_s = blob(host_key)
     h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
     signer = other_key if mode == "swap" else host_key

@@ -32,7 +32,8 @@ public enum KeyExchangeProbe {
     public static func run(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
                            fd: Int32? = nil) -> KeyExchangeReport {
         let started = ContinuousClock.now
-        let deadline = started + .milliseconds(Int64(max(timeout, 0) * 1000))
+        let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 86_400)
+        let deadline = started + .milliseconds(Int64(seconds * 1000))
         var report = KeyExchangeReport(outcome: .failure(KeyExchangeFailures.kexFailed("not started")))
         do throws(ProbeFailure) {
             var offered: [String] = []
