@@ -51,9 +51,13 @@ enum IdentificationExchange {
         return line
     }
 
-    /// `heard` is what the peer said instead of an identification, nil if it said nothing.
+    /// `heard` is what the peer said instead of an identification, nil if it said nothing. A
+    /// server still in the middle of its `SSH-` line is slow or cut off, not a stranger.
     private static func failure(_ error: TransportSocket.Failure, heard: [UInt8]?) -> ProbeFailure {
-        guard let heard else { return KeyExchangeFailures.transport(error, stage: .banner) }
+        let prefix = Array("SSH-".utf8)
+        guard let heard, !heard.starts(with: prefix) && !prefix.starts(with: heard) else {
+            return KeyExchangeFailures.transport(error, stage: .banner)
+        }
         return notSSH(heard)
     }
 
