@@ -11,7 +11,7 @@ struct TestFleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "testfleet",
         abstract: "Run a local fleet of real OpenSSH sshd processes on 127.0.0.0/8.",
-        subcommands: [Demo.self, Serve.self])
+        subcommands: [Demo.self, Serve.self, Hostile.self])
 }
 
 struct FleetOptions: ParsableArguments {
@@ -79,8 +79,7 @@ extension TestFleetCommand {
             let path = running.directory + "/fleet.json"
             try data.write(to: URL(fileURLWithPath: path + ".tmp"))
             rename(path + ".tmp", path)
-            print(path)
-            FileHandle.standardOutput.synchronizeFile()
+            FileHandle.standardOutput.write(Data((path + "\n").utf8))
             var signals = sigset_t()
             sigemptyset(&signals)
             sigaddset(&signals, SIGTERM)
@@ -88,6 +87,31 @@ extension TestFleetCommand {
             pthread_sigmask(SIG_BLOCK, &signals, nil)
             var received: Int32 = 0
             sigwait(&signals, &received)
+        }
+    }
+}
+
+extension TestFleetCommand {
+    struct Hostile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a misbehaving SSH server on 127.0.0.1 for the hardening tests.",
+            discussion: "Behaviours: \(HostileBehavior.allCases.map(\.rawValue).joined(separator: ", ")). "
+                + "Prints the port it listens on, then serves until --lifetime seconds have passed.")
+
+        @Option(help: "What the server does wrong.")
+        var behavior: String
+        @Option(help: "Port on 127.0.0.1 (0: any free port).")
+        var port = 0
+        @Option(help: "Seconds after which the server exits by itself.")
+        var lifetime: Double = 120
+
+        func run() throws {
+            guard let kind = HostileBehavior(rawValue: behavior) else {
+                throw ValidationError("unknown behaviour \(behavior)")
+            }
+            let server = try HostileServer(kind, port: port)
+            FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
+            server.serve(lifetime: lifetime)
         }
     }
 }
