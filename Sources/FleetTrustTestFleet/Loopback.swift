@@ -50,10 +50,12 @@ public final class SilentListener: @unchecked Sendable {
     public let port: Int
     private var fd: Int32
 
-    public init(address: String = "127.0.0.1") throws {
+    public init(address: String = "127.0.0.1", port: Int = 0) throws {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { throw TestFleetError.noFreePort }
-        var addr = sockaddr_in(address: address, port: 0)
+        var one: Int32 = 1
+        setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in(address: address, port: port)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

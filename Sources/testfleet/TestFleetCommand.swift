@@ -11,7 +11,7 @@ struct TestFleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "testfleet",
         abstract: "Run a local fleet of real OpenSSH sshd processes on 127.0.0.0/8.",
-        subcommands: [Demo.self, Serve.self, Hostile.self])
+        subcommands: [Demo.self, Serve.self, Hostile.self, Silent.self])
 }
 
 struct FleetOptions: ParsableArguments {
@@ -112,6 +112,29 @@ extension TestFleetCommand {
             let server = try HostileServer(kind, port: port)
             FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
             server.serve(lifetime: lifetime)
+        }
+    }
+}
+
+extension TestFleetCommand {
+    struct Silent: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Listen on many loopback addresses, one port, accepting TCP and never speaking.",
+            discussion: "Addresses are 127.0.2.1, 127.0.2.2, …; prints them, one per line, then waits for --lifetime seconds.")
+
+        @Option(help: "How many silent endpoints.")
+        var count = 50
+        @Option(help: "The port they all listen on.")
+        var port: Int
+        @Option(help: "Seconds after which the listeners exit by themselves.")
+        var lifetime: Double = 600
+
+        func run() throws {
+            guard (1...250).contains(count) else { throw ValidationError("--count must be 1-250") }
+            let listeners = try (1...count).map { try SilentListener(address: "127.0.2.\($0)", port: port) }
+            FileHandle.standardOutput.write(Data(listeners.map { "\($0.address)\n" }.joined().utf8))
+            Thread.sleep(forTimeInterval: lifetime)
+            listeners.forEach { $0.close() }
         }
     }
 }
