@@ -2,8 +2,9 @@
 ///
 /// Variables resolve as Ansible does: `all` vars, then group vars from the shallowest group to the
 /// deepest (a child group beats its parent; at equal depth the later name in sort order wins),
-/// then host vars. Connection variables: `ansible_host` (else `ansible_ssh_host`), `ansible_port`
-/// (else `ansible_ssh_port`), `ansible_user` (else `ansible_ssh_user`).
+/// then host vars. Connection variables are read as Ansible's ssh connection plugin reads them: of
+/// `ansible_host`/`ansible_ssh_host` (likewise `_port`, `_user`) the later-listed `ansible_ssh_*`
+/// name wins whenever both are set, whatever level each was set at.
 struct AnsibleInventoryModel {
     private struct Group {
         var vars: [String: String] = [:]
@@ -82,7 +83,7 @@ struct AnsibleInventoryModel {
             }
             let vars = resolved.vars.merging(host.vars) { _, hostValue in hostValue }
             var port = 22
-            if let text = vars["ansible_port"] ?? vars["ansible_ssh_port"] {
+            if let text = vars["ansible_ssh_port"] ?? vars["ansible_port"] {
                 switch HostPattern.port(text) {
                 case .success(let value): port = value
                 case .failure(let error):
@@ -90,9 +91,9 @@ struct AnsibleInventoryModel {
                     continue
                 }
             }
-            let address = vars["ansible_host"] ?? vars["ansible_ssh_host"] ?? name
+            let address = vars["ansible_ssh_host"] ?? vars["ansible_host"] ?? name
             let item = InventoryHost(name: name, address: address, port: port,
-                                     user: vars["ansible_user"] ?? vars["ansible_ssh_user"],
+                                     user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
                                      groups: direct, source: host.location,
                                      inheritedGroups: resolved.inherited, format: format)
             if item.hasUnsafeText {

@@ -9,11 +9,14 @@ import Yams
 /// walk has a node budget, and deeply nested input is refused before parsing.
 enum AnsibleYAMLReader {
     static let maxNodes = 2_000_000
+    /// Group entries visited; a realistic inventory has a few thousand, an alias bomb billions.
+    static let maxGroupVisits = 50_000
     static let maxNesting = 500
 
     private struct Walk {
         var model = AnsibleInventoryModel()
         var budget = AnsibleYAMLReader.maxNodes
+        var groupVisits = AnsibleYAMLReader.maxGroupVisits
         var exhausted = false
         var options: InventoryReadOptions
         var log: DiagnosticLog
@@ -54,6 +57,12 @@ enum AnsibleYAMLReader {
 
     private static func readGroup(_ group: String, _ node: Node, walk: inout Walk) {
         guard spend(node, walk: &walk) else { return }
+        walk.groupVisits -= 1
+        if walk.groupVisits < 0 {
+            walk.budget = 0
+            _ = spend(node, walk: &walk)
+            return
+        }
         if node.null != nil { return }
         guard case .mapping(let body) = node else {
             walk.log.error(node.mark?.line ?? 1, "group \(InventoryDiagnostic.quote(group)) must be a mapping with hosts, children or vars")
@@ -160,7 +169,7 @@ enum AnsibleYAMLReader {
         guard walk.budget > 0 else {
             if !walk.exhausted {
                 walk.exhausted = true
-                walk.log.error(node.mark?.line ?? 1, "YAML expands to more than \(maxNodes) nodes (aliases?); the rest is skipped")
+                walk.log.error(node.mark?.line ?? 1, "YAML expands to more than \(maxNodes) nodes or \(maxGroupVisits) groups (aliases?); the rest is skipped")
             }
             return false
         }

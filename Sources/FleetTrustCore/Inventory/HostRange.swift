@@ -10,37 +10,39 @@ enum HostRange {
 
     private static let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
-    static func hasRange(_ pattern: String) -> Bool {
-        guard let open = pattern.firstIndex(of: "[") else { return false }
-        return pattern[open...].contains(":") && pattern[open...].contains("]")
-    }
-
     static func expand(_ pattern: String, limit: Int) -> Result<[String], HostPattern.PatternError> {
         var parts: [Part] = []
         var literal = ""
         var rest = Substring(pattern)
         var total = 1
         while let open = rest.firstIndex(of: "[") {
-            guard let close = rest[open...].firstIndex(of: "]") else { break }
+            guard let close = rest[open...].firstIndex(of: "]"), !rest[rest.index(after: open)..<close].contains("[") else {
+                return .failure(.message("unmatched '[' in \(InventoryDiagnostic.quote(pattern))"))
+            }
             let inner = rest[rest.index(after: open)..<close]
+            guard inner.contains(":") else {
+                return .failure(.message("brackets in \(InventoryDiagnostic.quote(pattern)) must hold a range such as [1:10]"))
+            }
+            guard !rest[..<open].contains("]") else {
+                return .failure(.message("unmatched ']' in \(InventoryDiagnostic.quote(pattern))"))
+            }
             literal += rest[..<open]
-            if inner.contains(":") {
-                switch values(inner, limit: limit, pattern: pattern) {
-                case .failure(let error): return .failure(error)
-                case .success(let values):
-                    parts.append(.literal(literal))
-                    literal = ""
-                    parts.append(.range(values.list))
-                    total = total.multipliedReportingOverflow(by: max(values.count, 1)).overflow
-                        ? Int.max : total * max(values.count, 1)
-                    if total > limit {
-                        return .failure(.message("range in \(InventoryDiagnostic.quote(pattern)) expands to more than \(limit) hosts"))
-                    }
+            switch values(inner, limit: limit, pattern: pattern) {
+            case .failure(let error): return .failure(error)
+            case .success(let values):
+                parts.append(.literal(literal))
+                literal = ""
+                parts.append(.range(values.list))
+                let (product, overflow) = total.multipliedReportingOverflow(by: max(values.count, 1))
+                total = overflow ? Int.max : product
+                if total > limit {
+                    return .failure(.message("range in \(InventoryDiagnostic.quote(pattern)) expands to more than \(limit) hosts"))
                 }
-            } else {
-                literal += rest[open...close]
             }
             rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("]") {
+            return .failure(.message("unmatched ']' in \(InventoryDiagnostic.quote(pattern))"))
         }
         parts.append(.literal(literal + rest))
         var names = [""]
