@@ -30,12 +30,13 @@ public struct InventoryReadOptions: Sendable {
     /// Longest line read; longer ones are reported and skipped.
     public var maxLineLength = 65_536
 
+    /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {
-        let environment = ProcessInfo.processInfo.environment
-        let home = homeDirectory ?? environment["HOME"] ?? NSHomeDirectory()
+        let account = getpwuid(getuid())
+        let home = homeDirectory ?? account.map { String(cString: $0.pointee.pw_dir) } ?? NSHomeDirectory()
         self.homeDirectory = home
         self.includeDirectory = includeDirectory ?? home + "/.ssh"
-        self.localUser = localUser ?? environment["USER"] ?? environment["LOGNAME"] ?? NSUserName()
+        self.localUser = localUser ?? account.map { String(cString: $0.pointee.pw_name) } ?? NSUserName()
     }
 }
 
