@@ -35,7 +35,12 @@ release: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	@rm -f $(BUILD_DIR)/xunit.xml
+	@status=0; \
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
+	  --xunit-output $(BUILD_DIR)/xunit.xml || status=$$?; \
+	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
+	exit $$status
 
 demo: deps
 	$(SWIFT) build -c $(CONFIG)
