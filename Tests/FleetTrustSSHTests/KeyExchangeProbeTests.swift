@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import FleetTrustCore
+import FleetTrustTestFleet
 @testable import FleetTrustSSH
 
 final class KeyExchangeProbeTests: XCTestCase {
@@ -56,7 +57,7 @@ final class KeyExchangeProbeTests: XCTestCase {
         for (algorithm, index) in [("ssh-ed25519", 0), ("ecdsa-sha2-nistp256", 1), ("rsa-sha2-512", 2), ("rsa-sha2-256", 2),
                                    ("ecdsa-sha2-nistp384", 3), ("ecdsa-sha2-nistp521", 4)] {
             let found = try fetch([algorithm], port: sshd.port).outcome.get()
-            let oracle = try toolOutput("/usr/bin/ssh-keygen", ["-lf", sshd.keyPaths[index] + ".pub"]).split(separator: " ")
+            let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", sshd.keyPaths[index] + ".pub"]).split(separator: " ")
             XCTAssertEqual(found.key.sha256Fingerprint, String(oracle[1]), algorithm)
             XCTAssertEqual(found.key, try sshd.publicKey(index))
             XCTAssertEqual(found.algorithms?.hostKey, algorithm)
@@ -163,7 +164,7 @@ final class KeyExchangeProbeTests: XCTestCase {
     }
 
     func testClosedPortIsRefused() throws {
-        let report = fetch(["ssh-ed25519"], port: try freePort())
+        let report = fetch(["ssh-ed25519"], port: try Loopback.freePort())
         guard case .failure(let failure) = report.outcome else { return XCTFail("succeeded") }
         XCTAssertEqual(failure.stage, .connect)
         XCTAssertEqual(failure.code, "connection-refused")

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import FleetTrustCore
+import FleetTrustTestFleet
 
 /// A real OpenSSH sshd on 127.0.0.1 with chosen host keys and certificates, stopped by PID.
 final class KeyExchangeTestSSHD {
@@ -13,7 +14,7 @@ final class KeyExchangeTestSSHD {
 
     let directory: URL
     let port: Int
-    private let process: KeyExchangeTestChild
+    private let process: SpawnedProcess
     /// Private key path for each spec, in order.
     let keyPaths: [String]
     /// The CA's private key path for each spec with a certificate.
@@ -27,15 +28,15 @@ final class KeyExchangeTestSSHD {
         var paths: [String] = [], cas: [String?] = []
         for (index, spec) in keys.enumerated() {
             let path = directory.appendingPathComponent("host\(index)-\(spec.type)").path
-            try keygen(["-q", "-t", spec.type, "-b", spec.bits, "-N", "", "-f", path])
+            try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", spec.type, "-b", spec.bits, "-N", "", "-f", path])
             config.append("HostKey \(path)")
             if let ca = spec.certificateCA {
                 let caPath = directory.appendingPathComponent("ca\(index)-\(ca.type)").path
-                try keygen(["-q", "-t", ca.type, "-b", ca.bits, "-N", "", "-f", caPath])
+                try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", ca.type, "-b", ca.bits, "-N", "", "-f", caPath])
                 var arguments = ["-q", "-s", caPath, "-I", "host\(index)-id", "-h", "-n", "web.example,127.0.0.1",
                                  "-z", String(100 + index), "-V", "20200101:20991231"]
                 if let signWith = ca.signWith { arguments += ["-t", signWith] }
-                try keygen(arguments + [path + ".pub"])
+                try Tool.check("/usr/bin/ssh-keygen", arguments + [path + ".pub"])
                 config.append("HostCertificate \(path)-cert.pub")
                 cas.append(caPath)
             } else {
@@ -46,12 +47,12 @@ final class KeyExchangeTestSSHD {
         keyPaths = paths
         caPaths = cas
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-        var started: (KeyExchangeTestChild, Int)?
+        var started: (SpawnedProcess, Int)?
         for _ in 0..<5 where started == nil {
-            let port = try freePort()
+            let port = try Loopback.freePort()
             let configPath = directory.appendingPathComponent("sshd_config").path
             try (config + ["Port \(port)"]).joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-            let process = try KeyExchangeTestChild("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
+            let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
             if waitForBanner(port: port) {
                 started = (process, port)
             } else {
@@ -95,14 +96,14 @@ final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
     let hostKey: HostKey
-    private let process: KeyExchangeTestChild
+    private let process: SpawnedProcess
 
     init(mode: String) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("ft-hostile-\(getpid())-\(UUID().uuidString)").path
         try Self.script.write(toFile: base + ".py", atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: base + ".py") }
         defer { try? FileManager.default.removeItem(atPath: base + ".out") }
-        process = try KeyExchangeTestChild("/usr/bin/python3", [base + ".py", mode], stderrPath: base + ".out")
+        process = try SpawnedProcess("/usr/bin/python3", [base + ".py", mode], stderrPath: base + ".out")
         var lines: [Substring] = []
         for _ in 0..<400 where lines.count < 2 && process.isRunning {
             usleep(25_000)
@@ -211,99 +212,8 @@ while True:
 """#
 }
 
-/// A long-running child started with `posix_spawn` and reaped by its PID.
-///
-/// Foundation's `Process` reaps from one thread that blocks in `wait4` on a long-lived child
-/// (sshd), after which no other `Process` in the test program is ever seen to exit.
-final class KeyExchangeTestChild {
-    let pid: pid_t
-    private var reaped = false
-
-    init(_ path: String, _ arguments: [String], stderrPath: String = "/dev/null") throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        sigaddset(&signals, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        guard posix_spawn(&child, path, &actions, &attributes, argv, environ) == 0 else { throw TestServerError.didNotStart(path) }
-        pid = child
-    }
-
-    deinit { terminate() }
-
-    var isRunning: Bool {
-        guard !reaped else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) != 0 { reaped = true }
-        return !reaped
-    }
-
-    func terminate() {
-        guard isRunning else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        reaped = true
-    }
-}
-
 enum TestServerError: Error {
     case didNotStart(String)
-}
-
-private func keygen(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestServerError.didNotStart("ssh-keygen \(arguments.joined(separator: " "))") }
-}
-
-/// Output of a tool, for oracles such as `ssh-keygen -lf`.
-func toolOutput(_ path: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    guard ok else { throw TestServerError.didNotStart("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 private func waitForBanner(port: Int) -> Bool {
