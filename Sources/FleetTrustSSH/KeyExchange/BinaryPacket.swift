@@ -9,7 +9,7 @@ enum BinaryPacket {
 
     enum Message: UInt8 {
         case disconnect = 1, ignore = 2, unimplemented = 3, debug = 4
-        case kexInit = 20, newKeys = 21
+        case kexInit = 20
         case kexECDHInit = 30, kexECDHReply = 31
     }
 
