@@ -30,16 +30,10 @@ struct HostKeyProbe: Sendable {
     func run(cancellation: ProbeCancellation) -> Outcome {
         let start = ContinuousClock.now
         let deadline = start + timeout
-        var connection: TCPConnection
+        let connection: TCPConnection
         do {
-            connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+            connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
         } catch {
-            return Outcome(failure: error)
-        }
-        do {
-            try connection.awaitServer(until: deadline, cancellation: cancellation)
-        } catch {
-            connection.close(cancellation: cancellation)
             return Outcome(failure: error)
         }
         // libssh closes the descriptor it is given (in ssh_free, or at once when ssh_connect fails),

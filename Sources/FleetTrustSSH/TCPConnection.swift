@@ -16,7 +16,7 @@ struct TCPConnection {
     static let peekLimit = 256
 
     /// Connects and registers the socket with `cancellation` (which then owns the right to shut it down).
-    init(to address: SocketAddress, deadline: ContinuousClock.Instant,
+    private init(to address: SocketAddress, deadline: ContinuousClock.Instant,
          cancellation: ProbeCancellation) throws(ProbeFailure) {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ProbeFailures.connect(errno: errno) }
@@ -51,8 +51,21 @@ struct TCPConnection {
         if cancellation.isCancelled { throw ProbeFailures.cancelled }
     }
 
+    /// Connects and waits for the server to speak; on failure nothing is left open.
+    static func open(to address: SocketAddress, deadline: ContinuousClock.Instant,
+                     cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        var connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+        do {
+            try connection.awaitServer(until: deadline, cancellation: cancellation)
+        } catch {
+            connection.close(cancellation: cancellation)
+            throw error
+        }
+        return connection
+    }
+
     /// Waits for the server's first bytes and peeks at them; hands the socket back in blocking mode.
-    mutating func awaitServer(until deadline: ContinuousClock.Instant,
+    private mutating func awaitServer(until deadline: ContinuousClock.Instant,
                               cancellation: ProbeCancellation) throws(ProbeFailure) {
         guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
             throw cancellation.isCancelled ? ProbeFailures.cancelled : ProbeFailures.bannerTimeout

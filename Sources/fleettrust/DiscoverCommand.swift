@@ -54,7 +54,7 @@ struct DiscoverCommand: AsyncParsableCommand {
                 continue
             }
             for discovered in event.result.keys {
-                print(line(for: discovered, of: host))
+                if let line = line(for: discovered, of: host) { print(line) }
                 for weakness in WeakKeys.weaknesses(of: discovered) {
                     printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
                 }
@@ -70,12 +70,17 @@ struct DiscoverCommand: AsyncParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
-    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String {
+    /// One output line; certificates have no place in known_hosts (they are trusted through
+    /// `@cert-authority` lines naming their CA), so that format leaves them out.
+    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String? {
+        let key = discovered.key
         switch format {
         case .text:
-            let key = discovered.key
-            return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
+            // ssh-keygen fingerprints a certificate by the key it certifies.
+            let fingerprint = key.isCertificate ? (try? HostCertificate(key))?.key.sha256Fingerprint : key.sha256Fingerprint
+            return "\(host.endpointLabel) \(key.type) \(key.bits) \(fingerprint ?? "?") \(key.openSSHLine)"
         case .knownHosts:
+            guard !key.isCertificate else { return nil }
             let name = host.address.lowercased()
             let knownHostsName = host.port == 22 ? name : "[\(name)]:\(host.port)"
             return "\(knownHostsName) \(discovered.key.openSSHLine)"

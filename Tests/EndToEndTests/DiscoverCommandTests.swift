@@ -24,8 +24,8 @@ final class DiscoverCommandTests: XCTestCase {
         let lines = output.stdout.split(separator: "\n")
         for host in fleet.hosts {
             let mine = lines.filter { $0.hasPrefix(host.endpoints[0].label + " ") }
-            XCTAssertEqual(mine.count, 3, host.name)
-            for file in host.publicKeyFiles {
+            XCTAssertEqual(mine.count, host.publicKeyFiles.count + (host.certificate == nil ? 0 : 1), host.name)
+            for file in host.publicKeyFiles + [host.certificateFile].compactMap({ $0 }) {
                 let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", file]).split(separator: " ")
                 let key = try HostKey(openSSHLine: String(contentsOfFile: file, encoding: .utf8))
                 let expected = "\(host.endpoints[0].label) \(key.type) \(oracle[0]) \(oracle[1]) \(key.openSSHLine)"
@@ -34,12 +34,13 @@ final class DiscoverCommandTests: XCTestCase {
         }
     }
 
-    func testKnownHostsOutputGetsSshPastHostKeyChecking() throws {
+    func testKnownHostsOutputGetsSshPastHostKeyCheckingAndLeavesCertificatesOut() throws {
         let fleet = try Self.fleet.get()
-        let host = fleet.hosts[1]
+        let host = try XCTUnwrap(fleet.hosts.first { $0.certificate != nil })
         let output = try discover(["--format", "known-hosts", host.endpoints[0].label])
         XCTAssertEqual(output.status, 0, output.stderr)
         XCTAssertEqual(output.stdout.split(separator: "\n").count, 3)
+        XCTAssertFalse(output.stdout.contains("-cert-v01@openssh.com"))
         XCTAssertTrue(output.stdout.hasPrefix("[\(host.address)]:\(host.port) "), output.stdout)
         let file = fleet.directory + "/discovered_known_hosts"
         try output.stdout.write(toFile: file, atomically: true, encoding: .utf8)
@@ -55,7 +56,7 @@ final class DiscoverCommandTests: XCTestCase {
         let closed = try Loopback.freePort()
         let start = ContinuousClock.now
         let output = try discover(["--timeout", "2", "127.0.0.1:\(closed)", "127.0.0.1:\(silent.port)",
-                                   fleet.hosts[0].endpoints[0].label])
+                                   fleet.hosts[1].endpoints[0].label])
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(7))
         XCTAssertEqual(output.status, 1)
         XCTAssertEqual(output.stdout.split(separator: "\n").count, 3, "the reachable host is still reported")

@@ -39,9 +39,21 @@ final class ProbePoolTests: XCTestCase {
                 let line = try Tool.check("/usr/bin/ssh-keygen", ["-lf", file])
                 expected.insert(String(line.split(separator: " ")[1]))
             }
-            XCTAssertEqual(Set(result.keys.map(\.key.sha256Fingerprint)), expected, host.name)
-            XCTAssertEqual(Set(result.keys.map(\.key.type)), ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], host.name)
+            let plain = result.keys.filter { !$0.key.isCertificate }
+            XCTAssertEqual(Set(plain.map(\.key.sha256Fingerprint)), expected, host.name)
+            XCTAssertEqual(Set(plain.map(\.key.type)), ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], host.name)
         }
+    }
+
+    func testHostCertificateIsFoundAndItsCertifiedKeyMatchesSshKeygen() async throws {
+        let fleet = try Self.fleet.get()
+        let host = try XCTUnwrap(fleet.hosts.first { $0.certificate != nil })
+        let result = await collect(ProbePool(), [inventoryHost(host.endpoints[0])])[0]
+        let certificates = result.keys.filter(\.key.isCertificate)
+        XCTAssertEqual(certificates.map(\.key), [host.certificate])
+        let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", try XCTUnwrap(host.certificateFile)])
+        let certified = try HostCertificate(try XCTUnwrap(certificates.first?.key)).key
+        XCTAssertEqual(String(oracle.split(separator: " ")[1]), certified.sha256Fingerprint)
     }
 
     func testNegotiatedAlgorithmsAndServerVersionAreRecorded() async throws {
@@ -50,6 +62,8 @@ final class ProbePoolTests: XCTestCase {
         XCTAssertTrue(result.serverVersion?.hasPrefix("SSH-2.0-OpenSSH_") ?? false, String(describing: result.serverVersion))
         XCTAssertEqual(result.peerAddress, fleet.hosts[0].address)
         let rsa = try XCTUnwrap(result.keys.first { $0.key.type == "ssh-rsa" })
+        XCTAssertEqual(Set(result.keys.compactMap(\.algorithms?.hostKey)),
+                       ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "ssh-ed25519-cert-v01@openssh.com"])
         XCTAssertEqual(rsa.algorithms?.hostKey, "rsa-sha2-512")
         for key in result.keys {
             let algorithms = try XCTUnwrap(key.algorithms)
@@ -102,7 +116,7 @@ final class ProbePoolTests: XCTestCase {
         for await _ in stuck.events {}
         let start = ContinuousClock.now
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
-        XCTAssertEqual(result.keys.count, 3)
+        XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the only worker stayed stuck on the silent server")
     }
 
@@ -118,7 +132,7 @@ final class ProbePoolTests: XCTestCase {
             if event.index == 1 { scan.cancel(index: 0) }
         }
         XCTAssertEqual(results[0]?.failure?.stage, .cancelled)
-        XCTAssertEqual(results[1]?.keys.count, 3)
+        XCTAssertEqual(results[1]?.keys.filter { !$0.key.isCertificate }.count, 3)
         XCTAssertEqual(scan.progress, ProbeProgress(done: 2, total: 2))
     }
 
@@ -129,7 +143,7 @@ final class ProbePoolTests: XCTestCase {
         var seen: [Int] = []
         for await event in scan.events {
             seen.append(event.index)
-            XCTAssertEqual(event.result.keys.count, 3)
+            XCTAssertEqual(event.result.keys.filter { !$0.key.isCertificate }.count, 3)
             if seen.count == 2 { XCTAssertTrue(scan.rescan(index: 1)) }
             if seen.count == 3 { scan.cancel() }
         }
@@ -152,7 +166,7 @@ final class ProbePoolTests: XCTestCase {
             switch index {
             case 3: XCTAssertEqual(result.failure?.code, "banner-timeout")
             case 7: XCTAssertEqual(result.failure?.code, "connection-refused")
-            default: XCTAssertEqual(result.keys.count, 3, "\(hosts[index].endpointLabel): \(result.failures)")
+            default: XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3, "\(hosts[index].endpointLabel): \(result.failures)")
             }
         }
         let shared = SharedKeys.groups(in: results)
@@ -181,7 +195,7 @@ final class ProbePoolTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(remaining, baseline, "sockets still open after the cancelled probes ended")
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
-        XCTAssertEqual(result.keys.count, 3)
+        XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
     }
 
     private func openDescriptors() -> Int {
