@@ -2,9 +2,9 @@ import FleetTrustCore
 
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
-/// Resolves once, then for the first address that answers: one `CertificateProbe` (which also
-/// reveals the server's host-key algorithms), then one libssh handshake per plain key type the
-/// server offers, following a `HostKeyPlan`. A failure before the key exchange (no address, no
+/// Resolves once, then for the first address that answers: one `CertificateFirstProbe` (a
+/// certificate or a plain key, and the server's host-key algorithms), then one libssh handshake
+/// per key type still missing, following a `HostKeyPlan`. A failure before the key exchange (no address, no
 /// connection, no SSH) or a stalled exchange ends the probe at once: the other key types would
 /// fail the same way, one timeout each. Runs on the calling (dedicated) thread.
 public struct HostProbe: Sendable {
@@ -34,8 +34,8 @@ public struct HostProbe: Sendable {
     private func probe(_ address: SocketAddress, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        let certificate = CertificateProbe(address: address, port: host.port, timeout: timeout).run(cancellation: cancellation)
-        if let failure = certificate.failure {
+        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout).run(cancellation: cancellation)
+        if let failure = opening.failure {
             switch failure.stage {
             case .connect:
                 result.failures.append(failure)
@@ -44,15 +44,18 @@ public struct HostProbe: Sendable {
                 result.failures.append(failure)
                 return true
             case .keyExchange:
-                // No certificate, or a server our exchange client cannot talk to: libssh may still.
+                // A server our exchange client cannot talk to: libssh may still.
                 if failure.code == "bad-signature" || failure.code == "kex-timeout" { result.failures.append(failure) }
                 if failure.code == "kex-timeout" { return true }
             }
         }
         result.peerAddress = address.numeric
-        result.serverVersion = certificate.serverVersion
-        if let key = certificate.key { result.keys.append(key) }
-        if !certificate.serverHostKeyAlgorithms.isEmpty { plan.learn(serverAlgorithms: certificate.serverHostKeyAlgorithms) }
+        result.serverVersion = opening.serverVersion
+        if let key = opening.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        }
+        if !opening.serverHostKeyAlgorithms.isEmpty { plan.learn(serverAlgorithms: opening.serverHostKeyAlgorithms) }
 
         var refused = false
         while let algorithms = plan.next() {

@@ -1,13 +1,14 @@
 import FleetTrustCore
 
-/// One key exchange offering only host-certificate algorithms, through our own exchange client.
+/// The first exchange with a host, through our own key-exchange client, offering host certificates
+/// first and then every plain key type.
 ///
 /// libssh 0.10 cannot negotiate certificates, so `KeyExchangeProbe` does this exchange (and
-/// verifies the server's signature with the certified key). It runs first for every host: when the
-/// server has no certificate it fails right after the algorithm lists are exchanged (no
-/// Diffie-Hellman), and either way the server's KEXINIT names every host-key algorithm it offers,
-/// so the libssh attempts that follow ask for exactly those.
-struct CertificateProbe: Sendable {
+/// verifies the server's signature, for a certificate with the certified key). The server picks
+/// the first offered algorithm it has, so this one exchange yields its certificate if it has one,
+/// else a plain key, and its KEXINIT names every host-key algorithm it offers: the libssh
+/// attempts that follow ask for exactly the types still missing, and no handshake is wasted.
+struct CertificateFirstProbe: Sendable {
     var address: SocketAddress
     var port: Int
     var timeout: Duration
@@ -19,6 +20,8 @@ struct CertificateProbe: Sendable {
         var serverHostKeyAlgorithms: [String] = []
     }
 
+    static let offered = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
+
     func run(cancellation: ProbeCancellation) -> Outcome {
         let deadline = ContinuousClock.now + timeout
         let connection: TCPConnection
@@ -29,7 +32,7 @@ struct CertificateProbe: Sendable {
         }
         let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
         let report = KeyExchangeProbe.run(host: address.numeric, port: port,
-                                          hostKeyAlgorithms: KeyExchangeProbe.certificateAlgorithms,
+                                          hostKeyAlgorithms: Self.offered,
                                           timeout: remaining.seconds, fd: connection.fd)
         connection.close(cancellation: cancellation)
         var outcome = Outcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
