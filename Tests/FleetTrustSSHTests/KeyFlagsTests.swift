@@ -17,10 +17,14 @@ final class KeyFlagsTests: XCTestCase {
     }
 
     private func generate(_ type: String, bits: Int? = nil) throws -> HostKey {
+        try generateFile(type, bits: bits).key
+    }
+
+    private func generateFile(_ type: String, bits: Int? = nil) throws -> (key: HostKey, path: String) {
         generated += 1
         let path = directory + "/\(type)-\(generated)"
         try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", type, "-N", "", "-f", path] + (bits.map { ["-b", String($0)] } ?? []))
-        return try HostKey(openSSHLine: String(contentsOfFile: path + ".pub", encoding: .utf8))
+        return (try HostKey(openSSHLine: String(contentsOfFile: path + ".pub", encoding: .utf8)), path)
     }
 
     private func discovered(_ key: HostKey, algorithm: String) -> DiscoveredKey {
@@ -53,5 +57,18 @@ final class KeyFlagsTests: XCTestCase {
         XCTAssertEqual(groups.first?.key, shared)
         XCTAssertEqual(groups.first?.hosts, [0, 3, 4])
         XCTAssertEqual(SharedKeys.groups(in: [result([shared]), result([other])]), [])
+    }
+
+    func testCertificateCountsAsTheKeyItCertifiesWhenLookingForSharedKeys() throws {
+        let caPath = try generateFile("ed25519").path
+        let (host, hostPath) = try generateFile("ed25519")
+        try Tool.check("/usr/bin/ssh-keygen", ["-q", "-s", caPath, "-I", "host", "-h", "-n", "127.0.0.1", hostPath + ".pub"])
+        let certificate = try HostKey(openSSHLine: String(contentsOfFile: hostPath + "-cert.pub", encoding: .utf8))
+        let results: [ProbeResult?] = [
+            ProbeResult(host: "a", port: 22, keys: [DiscoveredKey(key: certificate)]),
+            ProbeResult(host: "b", port: 22, keys: [DiscoveredKey(key: host)]),
+        ]
+        let groups = SharedKeys.groups(in: results)
+        XCTAssertEqual(groups, [SharedKeyGroup(key: host, hosts: [0, 1])])
     }
 }
