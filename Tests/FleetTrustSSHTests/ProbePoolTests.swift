@@ -174,31 +174,35 @@ final class ProbePoolTests: XCTestCase {
                        "each sshd serves the same keys on all its addresses")
     }
 
-    func testCancellingMidScanInterruptsHandshakesAndLeaksNoDescriptors() async throws {
+    func testCancellingMidScanInterruptsHandshakesAndLeaksNoSockets() async throws {
         let fleet = try Self.fleet.get()
         let silent = try SilentListener()
         defer { silent.close() }
         let hosts = Array(repeating: fleet.endpoints.map(inventoryHost), count: 4).flatMap { $0 }
             + Array(repeating: InventoryHost(name: "127.0.0.1", port: silent.port), count: 20)
         let pool = ProbePool(settings: .init(concurrency: 64, timeout: .seconds(120)))
-        let baseline = openDescriptors()
+        _ = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])
+        let baseline = openSockets()
         for _ in 0..<3 {
             let scan = pool.start(hosts.shuffled())
             for await _ in scan.events { break }
             scan.cancel()
         }
-        var remaining = openDescriptors()
+        var remaining = openSockets()
         let deadline = ContinuousClock.now + .seconds(20)
         while remaining > baseline && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
-            remaining = openDescriptors()
+            remaining = openSockets()
         }
         XCTAssertLessThanOrEqual(remaining, baseline, "sockets still open after the cancelled probes ended")
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
         XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
     }
 
-    private func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    private func openSockets() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0))?.hasPrefix("socket:") == true
+        }.count
     }
 }
