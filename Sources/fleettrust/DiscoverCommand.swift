@@ -76,18 +76,12 @@ struct DiscoverCommand: AsyncParsableCommand {
         let key = discovered.key
         switch format {
         case .text:
-            // ssh-keygen fingerprints a certificate by the key it certifies.
-            let fingerprint = key.isCertificate ? (try? HostCertificate(key))?.key.sha256Fingerprint : key.sha256Fingerprint
-            return "\(host.endpointLabel) \(key.type) \(key.bits) \(fingerprint ?? "?") \(key.openSSHLine)"
+            return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
         case .knownHosts:
             guard !key.isCertificate else { return nil }
             let name = host.address.lowercased()
             let knownHostsName = host.port == 22 ? name : "[\(name)]:\(host.port)"
             return "\(knownHostsName) \(discovered.key.openSSHLine)"
         }
-    }
-
-    private func printError(_ message: String) {
-        FileHandle.standardError.write(Data("fleettrust: \(Sanitizer.clean(message, limit: 1024))\n".utf8))
     }
 }
