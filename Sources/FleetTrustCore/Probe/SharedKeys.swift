@@ -1,0 +1,44 @@
+/// One host key presented by more than one probed endpoint.
+///
+/// Cloned VM images, a load balancer or a proxy answering for many names all show up this way;
+/// whichever it is, trusting the key for one of these hosts trusts it for all of them.
+public struct SharedKeyGroup: Hashable, Sendable {
+    /// The shared key (for a certificate, the key it certifies).
+    public var key: HostKey
+    /// Indices (into the probed list) of the hosts presenting `key`, ascending.
+    public var hosts: [Int]
+
+    public init(key: HostKey, hosts: [Int]) {
+        self.key = key
+        self.hosts = hosts
+    }
+}
+
+public enum SharedKeys {
+    /// Every key presented by two or more entries of `results`, in order of first appearance.
+    /// Certificates are compared by the key they certify. A `nil` entry is a host not yet probed.
+    public static func groups(in results: [ProbeResult?]) -> [SharedKeyGroup] {
+        var order: [[UInt8]] = []
+        var byKey: [[UInt8]: SharedKeyGroup] = [:]
+        for (index, result) in results.enumerated() {
+            guard let result else { continue }
+            for discovered in result.keys {
+                let key = plainKey(of: discovered.key)
+                if var group = byKey[key.blob] {
+                    if group.hosts.last != index { group.hosts.append(index) }
+                    byKey[key.blob] = group
+                } else {
+                    byKey[key.blob] = SharedKeyGroup(key: key, hosts: [index])
+                    order.append(key.blob)
+                }
+            }
+        }
+        return order.compactMap { byKey[$0] }.filter { $0.hosts.count > 1 }
+    }
+
+    /// For a certificate, the key it certifies; otherwise the key itself.
+    static func plainKey(of key: HostKey) -> HostKey {
+        guard key.isCertificate, let certificate = try? HostCertificate(key) else { return key }
+        return certificate.key
+    }
+}
