@@ -40,7 +40,7 @@ struct CIDRPattern: Sendable, Hashable {
     }
 }
 
-extension HostPattern {
+extension KnownHostsPattern {
     /// `match` with CIDR elements matching addresses inside their network.
     static func matchWithCIDR(name: [UInt8], elements: [Element]) -> PatternMatch {
         var positive = false

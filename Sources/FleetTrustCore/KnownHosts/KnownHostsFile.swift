@@ -74,7 +74,7 @@ public struct KnownHostsFile: Sendable {
     /// Indices of lines whose host field matches `lookup` (the exact lookup string), in file order.
     public func matchingLines(_ lookup: String, cidr: Bool = false) -> [Int] {
         let exact = Array(lookup.utf8)
-        let lowered = HostPattern.lowercased(exact)
+        let lowered = KnownHostsPattern.lowercased(exact)
         var found = literalIndex[lowered] ?? []
         for index in patternLines {
             if case .patterns(let list) = lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { found.append(index) }

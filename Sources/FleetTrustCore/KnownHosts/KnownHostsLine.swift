@@ -38,21 +38,21 @@ public enum HostField: Sendable, Hashable {
 /// A parsed pattern list: the original text and its lowercased elements.
 public struct PatternList: Sendable, Hashable {
     public let text: String
-    let elements: [HostPattern.Element]
+    let elements: [KnownHostsPattern.Element]
 
     /// Whether an element looks like an address network (for the CIDR extension).
     let hasNetworkElement: Bool
 
     init(_ bytes: ArraySlice<UInt8>) {
         self.text = String(decoding: bytes, as: UTF8.self)
-        self.elements = HostPattern.Element.split(Array(bytes))
+        self.elements = KnownHostsPattern.Element.split(Array(bytes))
         self.hasNetworkElement = elements.contains { $0.pattern.contains(UInt8(ascii: "/")) }
     }
 
     public func match(_ lowercasedName: [UInt8], cidr: Bool = false) -> PatternMatch {
         cidr && hasNetworkElement
-            ? HostPattern.matchWithCIDR(name: lowercasedName, elements: elements)
-            : HostPattern.match(name: lowercasedName, elements: elements)
+            ? KnownHostsPattern.matchWithCIDR(name: lowercasedName, elements: elements)
+            : KnownHostsPattern.match(name: lowercasedName, elements: elements)
     }
 
     /// The names this list matches exactly and only (no wildcard, no negation, no overlong

@@ -105,7 +105,7 @@ enum KnownHostsEdit {
     /// Unmarked entries for `names` whose key passes `which`: hashed lines are dropped,
     /// literal names are removed from their list (the line dropped when none is left).
     static func removal(in file: KnownHostsFile, names: [String], which: (KnownHostsEntry) -> Bool) -> [Int: LineChange] {
-        let targets = Set(names.map { HostPattern.lowercased(Array($0.utf8)) })
+        let targets = Set(names.map { KnownHostsPattern.lowercased(Array($0.utf8)) })
         var result: [Int: LineChange] = [:]
         for (index, line) in file.lines.enumerated() {
             guard let entry = line.entry, entry.marker == nil, which(entry) else { continue }
@@ -115,7 +115,7 @@ enum KnownHostsEdit {
             case .patterns(let list):
                 guard list.literalNames != nil else { continue }
                 let elements = list.text.split(separator: ",", omittingEmptySubsequences: false)
-                let kept = elements.filter { !targets.contains(HostPattern.lowercased(Array($0.utf8))) }
+                let kept = elements.filter { !targets.contains(KnownHostsPattern.lowercased(Array($0.utf8))) }
                 guard kept.count != elements.count else { continue }
                 if kept.allSatisfy(\.isEmpty) {
                     result[index] = .drop

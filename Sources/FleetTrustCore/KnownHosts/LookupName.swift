@@ -22,7 +22,7 @@ public struct LookupName: Sendable, Hashable {
         let canonical = LookupName.canonicalHost(host)
         self.host = canonical
         if let alias = hostKeyAlias {
-            let lowered = String(decoding: HostPattern.lowercased(Array(alias.utf8)), as: UTF8.self)
+            let lowered = String(decoding: KnownHostsPattern.lowercased(Array(alias.utf8)), as: UTF8.self)
             self.name = lowered
             self.hostString = lowered
             self.retryString = nil
@@ -49,7 +49,7 @@ public struct LookupName: Sendable, Hashable {
         let looksLikeAddress = bytes.contains(UInt8(ascii: ":")) || bytes.contains(UInt8(ascii: "%"))
             || bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }
         if looksLikeAddress { return host }
-        return String(decoding: HostPattern.lowercased(bytes), as: UTF8.self)
+        return String(decoding: KnownHostsPattern.lowercased(bytes), as: UTF8.self)
     }
 
     /// The numeric form of an IPv4 (any `inet_aton` syntax) or IPv6 literal, or nil.

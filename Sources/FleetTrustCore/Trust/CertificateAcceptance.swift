@@ -20,10 +20,9 @@ public enum CertificateAcceptance {
     }
 
     /// Whether the CA really signed the certificate; a certificate with a bad signature
-    /// is no key at all for OpenSSH. (Until `SignatureVerifier` lands on main this
-    /// accepts every signature; it is the one place that check belongs.)
+    /// is no key at all for OpenSSH.
     static func caSignatureIsValid(_ certificate: HostCertificate) -> Bool {
-        true
+        certificate.isSignatureValid
     }
 
     /// `sshkey_cert_check_host` for `name` (the host name without port, or the alias) at
@@ -36,15 +35,10 @@ public enum CertificateAcceptance {
             return "\(Sanitizer.clean(name, limit: 128)) is not a listed principal"
         }
         if !certificate.criticalOptions.isEmpty { return "certificate has critical options" }
-        guard let algorithm = signatureAlgorithmName(certificate),
+        guard let algorithm = certificate.signatureAlgorithm,
               defaultCASignatureAlgorithms.contains(algorithm) else {
             return "certificate is signed with a disallowed algorithm"
         }
         return nil
-    }
-
-    static func signatureAlgorithmName(_ certificate: HostCertificate) -> String? {
-        var reader = SSHWireReader(certificate.signature)
-        return try? reader.readUTF8(limit: 64)
     }
 }

@@ -9,7 +9,7 @@ public enum PatternMatch: Sendable, Equatable {
 }
 
 /// Host pattern lists as OpenSSH's `match_hostname` reads them.
-public enum HostPattern {
+public enum KnownHostsPattern {
     /// OpenSSH copies each sub-pattern into a 1024-byte buffer; one of 1023 bytes or more
     /// ends the whole list with "no match" at that point (`match_pattern_list`).
     static let maximumSubpatternLength = 1023
