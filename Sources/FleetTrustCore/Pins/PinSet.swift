@@ -43,7 +43,7 @@ public struct PinSet: Sendable {
 
     /// The pin lines whose patterns match the host (by name, or `[name]:port`).
     public func lines(for lookup: LookupName) -> [PinLine] {
-        let names = Set([lookup.name, lookup.hostString]).map { HostPattern.lowercased(Array($0.utf8)) }
+        let names = Set([lookup.name, lookup.hostString]).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
         return lines.filter { line in names.contains { line.patterns.match($0) == .match } }
     }
 }
