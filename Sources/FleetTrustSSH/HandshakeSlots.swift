@@ -20,7 +20,7 @@ final class HandshakeSlots: @unchecked Sendable {
         defer { condition.unlock() }
         while free == 0 {
             if cancellation.isCancelled { return false }
-            condition.wait(until: Date().addingTimeInterval(0.05))
+            _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
         free -= 1
         return true
