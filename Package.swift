@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "fleettrust", targets: ["fleettrust"]),
         .executable(name: "testfleet", targets: ["testfleet"]),
+        .executable(name: "fuzz-pins", targets: ["fuzz-pins"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +32,8 @@ let package = Package(
         .executableTarget(name: "fleettrust",
                           dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "fuzz-pins", dependencies: ["FleetTrustCore"]),
+        .executableTarget(name: "store-stress", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -39,7 +42,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet", "store-stress"]),
     ],
     swiftLanguageModes: [.v6]
 )
