@@ -7,7 +7,7 @@ import Glibc
 /// Typed so that callers can act (a `conflict` asks the user to look again; `noSpace` does
 /// not). Whatever the case, the original file is intact and no temporary file is left.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The file, or the file system, does not allow writing.
+    /// The file (no write permission, immutable or append-only), or its file system, does not allow writing.
     case readOnly(path: String)
     /// The directory cannot take the new copy of the file.
     case readOnlyDirectory(path: String)
@@ -60,6 +60,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch code {
         case ENOSPC, EDQUOT: return .noSpace(path: path)
         case EROFS: return .readOnly(path: path)
+        case EPERM where operation == "rename":
+            return .readOnly(path: path)
         case EACCES, EPERM:
             return operation == "create temporary file" || operation == "rename"
                 ? .readOnlyDirectory(path: directory) : .permissionDenied(path: path)
