@@ -60,6 +60,26 @@ final class StoreFaultTests: XCTestCase {
         XCTAssertEqual(scratch.text("real_known_hosts"), "\nnew.example ssh-ed25519 AAAA")
     }
 
+    /// A known_hosts that does not exist yet gets the mode the real `ssh` would give it.
+    func testNewFileGetsTheModeSshGivesItUnderTheUmask() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        defer { fleet.stop() }
+        let host = fleet.hosts[0]
+        for mask in ["022", "027", "077"] {
+            let ours = scratch.file("ours-\(mask)"), theirs = scratch.file("ssh-\(mask)")
+            let stress = BuiltProducts.directory + "/store-stress"
+            let run = try ProgramRun.run("/bin/sh", ["-c", "umask \(mask) && exec \"$0\" lines \"$1\" x 1", stress, ours])
+            XCTAssertEqual(run.status, 0, run.stderrText)
+            _ = try ProgramRun.run("/bin/sh", ["-c", "umask \(mask) && exec /usr/bin/ssh \"$@\"", "sh", "-F", "/dev/null",
+                                               "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
+                                               "-o", "UserKnownHostsFile=\(theirs)", "-o", "GlobalKnownHostsFile=/dev/null",
+                                               "-o", "PubkeyAuthentication=no", "-o", "PasswordAuthentication=no",
+                                               "-p", String(host.port), "nobody@\(host.address)", "true"], limit: 60)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: theirs), "ssh wrote no known_hosts")
+            XCTAssertEqual(scratch.status("ours-\(mask)").st_mode & 0o7777, scratch.status("ssh-\(mask)").st_mode & 0o7777, mask)
+        }
+    }
+
     func testSymlinkLoopIsReported() throws {
         XCTAssertEqual(symlink("b", scratch.file("a")), 0)
         XCTAssertEqual(symlink("a", scratch.file("b")), 0)

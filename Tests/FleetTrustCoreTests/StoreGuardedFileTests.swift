@@ -57,11 +57,13 @@ final class StoreGuardedFileTests: XCTestCase {
         XCTAssertEqual(dir.status("f").st_ino, before)
     }
 
-    func testMissingFileIsCreatedWith0644() throws {
+    func testMissingFileIsCreatedWith0666MinusTheUmask() throws {
+        let mask = umask(0o022)
+        umask(mask)
         let file = GuardedFile(path: dir.file("new_hosts"))
         try file.update(from: file.read(), appending("h ssh-ed25519 AAAA"))
         XCTAssertEqual(dir.text("new_hosts"), "h ssh-ed25519 AAAA\n")
-        XCTAssertEqual(dir.status("new_hosts").st_mode & 0o7777, 0o644)
+        XCTAssertEqual(dir.status("new_hosts").st_mode & 0o7777, 0o666 & ~mask)
     }
 
     func testMissingSSHDirectoryIsCreatedWith0700() throws {

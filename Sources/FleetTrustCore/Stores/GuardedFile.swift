@@ -24,12 +24,13 @@ public struct GuardedFile: Sendable {
     public typealias Transform = (_ planned: FileSnapshot, _ current: [UInt8]) throws -> [UInt8]
 
     public let path: String
-    /// Mode of a file created by the first write. 0644 is what `ssh` gives a new
-    /// known_hosts under the usual umask 022 (it creates it with `fopen(…, "a")`).
+    /// Mode requested for a file the first write creates, before the umask applies. The
+    /// default 0666 gives what `ssh` gives a new known_hosts (it creates it with
+    /// `fopen(…, "a")`): 0644 under the usual umask 022, 0600 under 077.
     public var newFileMode: mode_t
     static let maximumAttempts = 8
 
-    public init(path: String, newFileMode: mode_t = 0o644) {
+    public init(path: String, newFileMode: mode_t = 0o666) {
         self.path = path
         self.newFileMode = newFileMode
     }
@@ -90,7 +91,7 @@ public struct GuardedFile: Sendable {
                 unlink(temporary)
                 continue
             }
-            try install(temporary, at: target, replacing: current.identity != nil)
+            guard try install(temporary, at: target, replacing: current.identity != nil) else { continue }
             _ = fsync(directoryFD)
             if current.fd >= 0 {
                 let after = try FileSystemCalls.settledContent(current.fd, path: path)
@@ -121,7 +122,7 @@ public struct GuardedFile: Sendable {
 
     private func writeTemporary(_ bytes: [UInt8], like original: FileIdentity?, in directory: String) throws -> String {
         let name = "\(directory)/.\(FileSystemCalls.lastComponent(of: path)).fleettrust-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-        let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, original == nil ? newFileMode : 0o600)
         guard fd >= 0 else {
             throw StoreError.from(errno: errno, path: path, directory: directory, operation: "create temporary file")
         }
@@ -131,12 +132,13 @@ public struct GuardedFile: Sendable {
             return StoreError.from(errno: code, path: path, directory: directory, operation: operation)
         }
         if let code = FileSystemCalls.writeAll(fd, bytes) { throw fail(code, "write") }
-        let mode = original.map { mode_t($0.mode) & 0o7777 } ?? newFileMode
-        if let original, let made = FileSystemCalls.fileStatus(fd),
-           made.st_uid != original.owner || made.st_gid != original.group {
-            if fchown(fd, original.owner, original.group) != 0 { throw fail(errno, "keep owner") }
+        if let original {
+            if let made = FileSystemCalls.fileStatus(fd), made.st_uid != original.owner || made.st_gid != original.group,
+               fchown(fd, original.owner, original.group) != 0 {
+                throw fail(errno, "keep owner")
+            }
+            if fchmod(fd, mode_t(original.mode) & 0o7777) != 0 { throw fail(errno, "keep mode") }
         }
-        if fchmod(fd, mode) != 0 { throw fail(errno, "keep mode") }
         if fsync(fd) != 0 { throw fail(errno, "fsync") }
         if Glibc.close(fd) != 0 {
             let code = errno
@@ -147,17 +149,27 @@ public struct GuardedFile: Sendable {
     }
 
     /// Renames over an existing file; creates a missing one with `link`, which, unlike
-    /// `rename`, fails rather than replace a file someone created meanwhile.
-    private func install(_ temporary: String, at target: String, replacing: Bool) throws {
-        defer { if !replacing { unlink(temporary) } }
-        let ok = replacing ? rename(temporary, target) == 0 : link(temporary, target) == 0
-        guard ok else {
-            let code = errno
-            if replacing { unlink(temporary) }
-            if code == EEXIST { throw StoreError.tooManyRetries(path: path) }
-            throw StoreError.from(errno: code, path: path, directory: FileSystemCalls.directory(of: target),
-                                  operation: "rename")
+    /// `rename`, fails rather than replace a file someone created meanwhile (then returns
+    /// false: read again). File systems without hard links fall back to `rename`.
+    private func install(_ temporary: String, at target: String, replacing: Bool) throws -> Bool {
+        var code: Int32 = 0
+        if !replacing {
+            if link(temporary, target) == 0 {
+                unlink(temporary)
+                return true
+            }
+            code = errno
+            if code == EEXIST {
+                unlink(temporary)
+                return false
+            }
         }
+        if replacing || code == EPERM || code == ENOSYS || code == EOPNOTSUPP {
+            if rename(temporary, target) == 0 { return true }
+            code = errno
+        }
+        unlink(temporary)
+        throw StoreError.from(errno: code, path: path, directory: FileSystemCalls.directory(of: target), operation: "rename")
     }
 }
 
