@@ -33,6 +33,10 @@ enum FuzzPins {
                 precondition((try? PinFingerprint.parse(fingerprint.text).get()) == fingerprint, "not idempotent")
             }
         }
+        let pinned = try! PinFingerprint.parse("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU").get()
+        let edited = PinFile(path: "fuzz", bytes: PinWriter.adding([pinned], forPatterns: "fuzz-host", to: bytes, path: "fuzz"))
+        precondition(edited.errors == file.errors, "the pin writer changed another line")
+        precondition(edited.pins.contains { $0.patterns == "fuzz-host" && $0.fingerprints.contains(pinned) }, "pin not added")
         let names = ["host", "[127.0.0.1]:2222", String(decoding: bytes.prefix(64), as: UTF8.self)]
         for mode in PinSet.Mode.allCases {
             let judgement = PinSet(files: [file], mode: mode)

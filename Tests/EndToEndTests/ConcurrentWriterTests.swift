@@ -28,10 +28,36 @@ final class ConcurrentWriterTests: XCTestCase {
         (0..<Self.writers).flatMap { w in (0..<Self.linesPerWriter).map { "w\(w)-\($0)" } }
     }
 
+    /// Also watches the file while it is written: every read sees a whole file (ending in a
+    /// newline) and never fewer lines than the read before.
     func testFourProcessesSavingHundredLinesEachLoseNone() throws {
         try scratch.write("known_hosts", "# shared file\n")
-        for run in runWriters("lines", file: scratch.file("known_hosts")) {
+        let path = scratch.file("known_hosts")
+        let stop = WatcherStop()
+        let watcher = WatchResult()
+        let watching = Thread {
+            var previous = 0
+            while !stop.isSet {
+                guard let data = FileManager.default.contents(atPath: path) else { watcher.fail("file missing"); continue }
+                let count = data.filter { $0 == 0x0a }.count
+                if data.last != 0x0a { watcher.fail("partial file") }
+                if count < previous { watcher.fail("line count fell from \(previous) to \(count)") }
+                previous = count
+                watcher.reads += 1
+            }
+            stop.acknowledge()
+        }
+        watching.start()
+        let runs = runWriters("lines", file: path)
+        stop.set()
+        stop.waitForAcknowledgement()
+        for run in runs {
             XCTAssertEqual(run?.status, 0, run?.stderrText ?? "did not run")
+        }
+        XCTAssertEqual(watcher.failures, [])
+        XCTAssertGreaterThan(watcher.reads, 10)
+        for name in ["w0-0", "w3-99"] {
+            XCTAssertEqual(try Tool.run("/usr/bin/ssh-keygen", ["-F", name, "-f", path]).status, 0, name)
         }
         let lines = scratch.text("known_hosts").split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "# shared file")
@@ -109,5 +135,48 @@ final class ResultBox: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return storage
+    }
+}
+
+/// What the watcher thread saw.
+final class WatchResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String] = []
+    private var count = 0
+
+    func fail(_ message: String) {
+        lock.lock()
+        if seen.count < 10 { seen.append(message) }
+        lock.unlock()
+    }
+
+    var failures: [String] { lock.lock(); defer { lock.unlock() }; return seen }
+
+    var reads: Int {
+        get { lock.lock(); defer { lock.unlock() }; return count }
+        set { lock.lock(); count = newValue; lock.unlock() }
+    }
+}
+
+/// A stop request and its acknowledgement between the test and the watcher thread.
+final class WatcherStop: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var requested = false, acknowledged = false
+
+    var isSet: Bool { condition.lock(); defer { condition.unlock() }; return requested }
+
+    func set() { condition.lock(); requested = true; condition.unlock() }
+
+    func acknowledge() {
+        condition.lock()
+        acknowledged = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitForAcknowledgement() {
+        condition.lock()
+        while !acknowledged { condition.wait() }
+        condition.unlock()
     }
 }

@@ -32,8 +32,9 @@ public struct PinWriter: Sendable {
         }
     }
 
-    static func adding(_ fingerprints: [PinFingerprint], forPatterns patterns: String, to bytes: [UInt8],
-                       path: String) -> [UInt8] {
+    /// The pure edit behind `add`: `bytes` with the pins added, every other byte kept.
+    public static func adding(_ fingerprints: [PinFingerprint], forPatterns patterns: String, to bytes: [UInt8],
+                              path: String) -> [UInt8] {
         for (number, line) in PinLine.split(bytes).enumerated() {
             guard case .pin(let pin) = PinLine.parse(line, path: path, line: number + 1),
                   pin.patterns == patterns else { continue }
