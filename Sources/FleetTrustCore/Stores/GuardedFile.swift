@@ -17,10 +17,15 @@ import Glibc
 /// rename if the file moved in the meantime, and after the rename checks the replaced inode
 /// for lines appended just before it (see `FileSystemCalls.settledContent`); such lines
 /// are merged in and the write repeated, a bounded number of times.
+///
+/// Limits, as with `ssh-keygen -R`, which also replaces the file: extended attributes and
+/// ACLs are not copied, and a file with several hard links is split from the others. A
+/// writer that rewrites the file in place without our lock (not an append) is not merged.
 public struct GuardedFile: Sendable {
     /// Decides the new content. Gets the snapshot the caller planned from and the bytes the
     /// file holds now (other writers' changes included); throws (typically
     /// `StoreError.conflict`) to refuse, returns `current` unchanged to write nothing.
+    /// It may be called more than once (once per attempt), so it must not have side effects.
     public typealias Transform = (_ planned: FileSnapshot, _ current: [UInt8]) throws -> [UInt8]
 
     public let path: String
@@ -86,7 +91,7 @@ public struct GuardedFile: Sendable {
                 return FileSnapshot(path: path, resolvedPath: target, bytes: current.bytes, identity: current.identity)
             }
             if let identity = current.identity { try Self.checkWritable(identity, path: path) }
-            let temporary = try writeTemporary(result, like: current.identity, in: directory)
+            let temporary = try writeTemporary(result, like: current.identity, for: target)
             guard current.isStillInPlace(at: target) else {
                 unlink(temporary)
                 continue
@@ -120,8 +125,9 @@ public struct GuardedFile: Sendable {
         }
     }
 
-    private func writeTemporary(_ bytes: [UInt8], like original: FileIdentity?, in directory: String) throws -> String {
-        let name = "\(directory)/.\(FileSystemCalls.lastComponent(of: path)).fleettrust-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+    private func writeTemporary(_ bytes: [UInt8], like original: FileIdentity?, for target: String) throws -> String {
+        let directory = FileSystemCalls.directory(of: target)
+        let name = "\(directory)/.\(FileSystemCalls.lastComponent(of: target)).fleettrust-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
         let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, original == nil ? newFileMode : 0o600)
         guard fd >= 0 else {
             throw StoreError.from(errno: errno, path: path, directory: directory, operation: "create temporary file")
