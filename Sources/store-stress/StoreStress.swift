@@ -6,7 +6,7 @@ import FleetTrustCore
 /// Test helper: one of several processes writing one file at once through `GuardedFile`.
 ///
 ///     store-stress lines FILE PREFIX COUNT   appends COUNT lines "PREFIX-i LINE-TAIL", one write each
-///     store-stress pins FILE PREFIX COUNT    pins COUNT hosts "PREFIX-i.example" with PinWriter
+///     store-stress pins FILE PREFIX COUNT    pins COUNT hosts "PREFIX-i.example" with PinFileWriter
 ///
 /// Each write re-reads the file and adds its line to what is there, as fleettrust does.
 @main
@@ -37,8 +37,8 @@ enum StoreStress {
                         return bytes + line
                     }
                 case "pins":
-                    let fingerprint = PinFingerprint(key: try HostKey(openSSHLine: String(keyTail.dropFirst())))
-                    try PinWriter(path: path).add([fingerprint], forPatterns: "\(prefix)-\(i).example")
+                    let key = try HostKey(openSSHLine: String(keyTail.dropFirst()))
+                    try PinFileWriter(path: path).addPin(patterns: "\(prefix)-\(i).example", fingerprints: [key.sha256Fingerprint])
                 default:
                     complain("unknown mode \(mode)")
                     exit(2)

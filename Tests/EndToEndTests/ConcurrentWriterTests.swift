@@ -69,9 +69,8 @@ final class ConcurrentWriterTests: XCTestCase {
         for run in runWriters("pins", file: scratch.file("pins")) {
             XCTAssertEqual(run?.status, 0, run?.stderrText ?? "did not run")
         }
-        let file = try PinFile.load(path: scratch.file("pins"))
-        XCTAssertEqual(file.errors, [])
-        XCTAssertEqual(file.pins.map(\.patterns).sorted(), expectedWriterNames().map { $0 + ".example" }.sorted())
+        let pins = try PinSet.read(path: scratch.file("pins"))
+        XCTAssertEqual(pins.lines.map(\.patterns.text).sorted(), expectedWriterNames().map { $0 + ".example" }.sorted())
     }
 
     /// `ssh -o StrictHostKeyChecking=accept-new` appends each new host without any lock,

@@ -1,57 +1,135 @@
 import Foundation
 
-/// The pins in force for a run, from one or more pin files, and how they are applied.
+/// A team's pinned host keys: which fingerprints each host may present.
 ///
-/// Pins are a second opinion next to known_hosts: a host with pins must present a pinned
-/// key whatever known_hosts says. `report` mode (`--pins-mode report`) shows mismatches
-/// without failing them, for rolling new pins out.
+/// known_hosts answers "what did we see before"; a pin set answers "what must this host
+/// present", checked in addition, so a rotated or swapped key is caught even on a
+/// machine whose known_hosts is empty or was edited.
+///
+/// File format (one pin line per host pattern list; `#` starts a comment line):
+///
+///     PATTERNS FINGERPRINT [FINGERPRINT...] [expires=YYYY-MM-DD]
+///
+/// - `PATTERNS`: a comma-separated host pattern list exactly as in known_hosts (`*`, `?`,
+///   `!negation`; case-insensitive). It is matched against the host name and against
+///   `[host]:port` for ports other than 22.
+/// - `FINGERPRINT`: an OpenSSH SHA-256 fingerprint as `ssh-keygen -lf` prints it
+///   (`SHA256:` followed by 43 base64 characters); the `SHA256:` prefix may be left out
+///   and trailing `=` padding is accepted. Several fingerprints form a set (for example
+///   the current and the next key during a rotation): any one of them satisfies the pin.
+/// - `expires=YYYY-MM-DD` (optional, last field): the pin binds through that day (UTC)
+///   and no longer after it; an expired pin is reported, never enforced.
+///
+/// Several lines may apply to one host; their fingerprints are combined. Fields are
+/// separated by spaces or tabs; CRLF line ends are accepted.
+///
+/// A bad line is reported as `file:line: message`, every one of them at once. `parse` and
+/// `read` refuse a file with bad lines (a skipped pin would leave its host unpinned);
+/// `init(path:bytes:)` keeps the good lines and lists the bad ones in `errors`.
 public struct PinSet: Sendable {
-    public enum Mode: String, Sendable, Codable, CaseIterable {
-        case enforce
-        case report
+    public let path: String
+    public let lines: [PinLine]
+    /// The lines that were skipped, and why.
+    public let errors: [PinFileError]
+
+    public init(path: String, lines: [PinLine], errors: [PinFileError] = []) {
+        self.path = path
+        self.lines = lines
+        self.errors = errors
     }
 
-    public var pins: [Pin]
-    public var mode: Mode
-
-    public init(pins: [Pin], mode: Mode = .enforce) {
-        self.pins = pins
-        self.mode = mode
+    /// Reads any bytes, never failing: bad lines are skipped and listed in `errors`.
+    public init(path: String, bytes: [UInt8]) {
+        let parsed = PinFileParser.parse(path: path, bytes: bytes)
+        self.init(path: path, lines: parsed.lines, errors: parsed.errors)
     }
 
-    public init(files: [PinFile], mode: Mode = .enforce) {
-        self.init(pins: files.flatMap(\.pins), mode: mode)
+    /// Reads the file through `GuardedFile` (symlinks followed, typed errors); throws
+    /// `PinFileErrors` listing every bad line.
+    public static func read(path: String) throws -> PinSet {
+        let snapshot = try GuardedFile(path: path).read()
+        guard snapshot.exists else { throw StoreError.missingFile(path: path) }
+        return try parse(path: path, bytes: snapshot.bytes)
     }
 
-    /// Judges the keys a host presented (their SHA-256 fingerprints) against the pins whose
-    /// patterns match one of the host's lookup names (as known_hosts would look it up,
-    /// `[host]:port` for a non-standard port).
-    public func judge(names: [String], fingerprints: [String], now: Date) -> PinJudgement {
-        let applying = pins.filter { pin in names.contains { PinPatterns.match(name: $0, list: pin.patterns) == .match } }
-        guard !applying.isEmpty else { return PinJudgement(verdict: .unpinned, evidence: []) }
-        let binding = applying.filter { !($0.expires?.hasPassed(at: now) ?? false) }
-        guard !binding.isEmpty else { return PinJudgement(verdict: .expired, evidence: applying) }
-        let presented = Set(fingerprints.compactMap { try? PinFingerprint.parse($0).get() })
-        let matching = binding.filter { !presented.isDisjoint(with: $0.fingerprints) }
-        if !matching.isEmpty { return PinJudgement(verdict: .matched, evidence: matching) }
-        return PinJudgement(verdict: mode == .report ? .reportedMismatch : .mismatch, evidence: binding)
+    /// Throws `PinFileErrors` listing every bad line.
+    public static func parse(path: String, bytes: [UInt8]) throws -> PinSet {
+        let set = PinSet(path: path, bytes: bytes)
+        guard set.errors.isEmpty else { throw PinFileErrors(errors: set.errors) }
+        return set
+    }
+
+    /// The pin lines whose patterns match the host (by name, or `[name]:port`).
+    public func lines(for lookup: LookupName) -> [PinLine] {
+        let names = Set([lookup.name, lookup.hostString]).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
+        return lines.filter { line in names.contains { line.patterns.match($0) == .match } }
     }
 }
 
-/// The pin answer for a host, with the pin lines that decided it.
-public struct PinJudgement: Hashable, Sendable {
+/// One parsed pin line.
+public struct PinLine: Sendable, Hashable {
+    public let number: Int
+    public let patterns: PatternList
+    /// Normalised `SHA256:...` fingerprints.
+    public let fingerprints: Set<String>
+    /// Seconds since the epoch from which the pin no longer binds.
+    public let expiresAt: UInt64?
+
+    public func isExpired(at now: UInt64) -> Bool { expiresAt.map { now >= $0 } ?? false }
+}
+
+/// A pin file line that cannot be read, with where it is.
+public struct PinFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let path: String
+    public let line: Int
+    public let reason: String
+
+    public var description: String {
+        line > 0 ? "\(Sanitizer.clean(path)):\(line): \(reason)" : "\(Sanitizer.clean(path)): \(reason)"
+    }
+}
+
+/// Every bad line of a pin file; prints one `file:line: message` per line.
+public struct PinFileErrors: Error, Sendable, Hashable, CustomStringConvertible {
+    public let errors: [PinFileError]
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
+/// How pin mismatches count (`--pins-mode`).
+public enum PinMode: String, Sendable, Codable, CaseIterable {
+    /// A mismatch makes the host `pin-mismatch`.
+    case enforce
+    /// A mismatch is shown but does not fail the host (for rolling pins out).
+    case report
+}
+
+/// The pin answer for a host, with the lines that decided it.
+public struct PinJudgement: Sendable, Hashable {
     public var verdict: PinVerdict
-    /// For `matched`, the lines holding the presented key; for a mismatch, every binding
-    /// line (the keys that would have been accepted); for `expired`, the expired lines.
-    public var evidence: [Pin]
+    public var evidence: [TrustEvidence]
 
-    public var locations: [String] { evidence.map(\.location) }
-    public var acceptedFingerprints: [PinFingerprint] {
-        var seen: [PinFingerprint] = []
-        for fingerprint in evidence.flatMap(\.fingerprints) where !seen.contains(fingerprint) { seen.append(fingerprint) }
-        return seen
+    /// Judges the presented keys: the pin holds when any of them is pinned.
+    public static func judge(keys: [HostKey], lookup: LookupName, pins: PinSet?, mode: PinMode,
+                             now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
+        guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
+        let applicable = pins.lines(for: lookup)
+        if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
+        let active = applicable.filter { !$0.isExpired(at: now) }
+        if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }
+        let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
+        if keys.contains(where: { pinned.contains($0.sha256Fingerprint) }) {
+            let deciding = active.filter { line in keys.contains { line.fingerprints.contains($0.sha256Fingerprint) } }
+            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path))
+        }
+        return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path))
+    }
+
+    private static func evidence(_ lines: [PinLine], _ path: String) -> [TrustEvidence] {
+        lines.flatMap { line in
+            line.fingerprints.sorted().map {
+                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "pin", fingerprint: $0, hashed: false)
+            }
+        }
     }
 }
-
-/// known_hosts pattern lists, shared with the known_hosts matcher.
-typealias PinPatterns = KnownHostPattern

@@ -51,6 +51,16 @@ public struct GuardedFile: Sendable {
     /// was saved. On any error the file is as it was and no temporary file is left.
     @discardableResult
     public func update(from snapshot: FileSnapshot, _ transform: Transform) throws -> FileSnapshot {
+        try apply { current in try transform(snapshot, current) }
+    }
+
+    /// As `update(from:_:)`, for callers that keep their own parsed snapshot to compare with.
+    @discardableResult
+    public func update(_ transform: (_ current: [UInt8]) throws -> [UInt8]) throws -> FileSnapshot {
+        try apply(transform)
+    }
+
+    private func apply(_ transform: (_ current: [UInt8]) throws -> [UInt8]) throws -> FileSnapshot {
         let target = try FileSystemCalls.resolveSymlinks(path)
         let directory = FileSystemCalls.directory(of: target)
         try FileSystemCalls.ensureDirectory(directory)
@@ -78,7 +88,7 @@ public struct GuardedFile: Sendable {
             }
             var result: [UInt8]
             do {
-                result = try transform(snapshot, others)
+                result = try transform(others)
             } catch {
                 // A refusal found only after an earlier attempt was renamed into place:
                 // put back everyone else's bytes without ours, then report it.
