@@ -101,10 +101,12 @@ enum FileSystemCalls {
     /// our rename may still be writing to it. A write lease can be taken only while nobody else
     /// has the file open, and it is broken by anyone opening it, so holding one while reading
     /// proves the bytes read are final. Where leases are unavailable (not the owner, some
-    /// network file systems), a short pause stands in for that proof.
+    /// network file systems), a short pause stands in for that proof. `ssh` holds the file
+    /// open only for the microseconds of one append, so a holder that outlasts the bound
+    /// (a pager, `tail -f`) is not a writer, and the write does not wait for it.
     static func settledContent(_ fd: Int32, path: String) throws -> [UInt8] {
         _ = fcntl(fd, setSignal, SIGURG)
-        for _ in 0..<2_000 {
+        for _ in 0..<250 {
             if fcntl(fd, setLease, Int32(F_WRLCK)) == 0 {
                 let bytes = try readAll(fd, path: path)
                 let held = fcntl(fd, getLease)
