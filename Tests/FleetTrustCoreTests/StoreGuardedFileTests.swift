@@ -126,13 +126,7 @@ final class StoreGuardedFileTests: XCTestCase {
         try file.update(from: file.read()) { planned, current in
             if lateFD < 0 {
                 lateFD = open(self.dir.file("known_hosts"), O_WRONLY | O_APPEND)
-                let fd = lateFD
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-                    let line = Array("late ssh-ed25519 AAAA\n".utf8)
-                    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    close(fd)
-                    done.signal()
-                }
+                Self.appendAfterRename(fd: lateFD, path: self.dir.file("known_hosts"), line: "late ssh-ed25519 AAAA\n", done: done)
             }
             return try Self.compareAndSetAppend(host: "mine", line: "mine ssh-ed25519 AAAA")(planned, current)
         }
@@ -148,16 +142,27 @@ final class StoreGuardedFileTests: XCTestCase {
         XCTAssertThrowsError(try file.update(from: file.read()) { planned, current in
             if lateFD < 0 {
                 lateFD = open(self.dir.file("known_hosts"), O_WRONLY | O_APPEND)
-                let fd = lateFD
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-                    let line = Array("mine ssh-rsa AAAB\n".utf8)
-                    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    close(fd)
-                }
+                Self.appendAfterRename(fd: lateFD, path: self.dir.file("known_hosts"), line: "mine ssh-rsa AAAB\n", done: nil)
             }
             return try Self.compareAndSetAppend(host: "mine", line: "mine ssh-ed25519 AAAA")(planned, current)
         }) { guard case .conflict? = $0 as? StoreError else { return XCTFail("\($0)") } }
         XCTAssertEqual(dir.text("known_hosts"), "first ssh-ed25519 AAAA\nmine ssh-rsa AAAB\n")
+    }
+
+    /// As `ssh` would if it opened the file just before our rename: waits until the path
+    /// names another inode, then (after a pause, so that the writer has read the old inode
+    /// once already) appends through the descriptor opened on the old one.
+    static func appendAfterRename(fd: Int32, path: String, line: String, done: DispatchSemaphore?) {
+        Thread.detachNewThread {
+            var opened = stat(), now = stat()
+            fstat(fd, &opened)
+            while stat(path, &now) == 0, now.st_ino == opened.st_ino { usleep(200) }
+            usleep(50_000)
+            let bytes = Array(line.utf8)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            done?.signal()
+        }
     }
 
     /// Adds `line` unless a line for `host` was added or removed since the snapshot.

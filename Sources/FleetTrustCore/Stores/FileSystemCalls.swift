@@ -106,7 +106,8 @@ enum FileSystemCalls {
     /// (a pager, `tail -f`) is not a writer, and the write does not wait for it.
     static func settledContent(_ fd: Int32, path: String) throws -> [UInt8] {
         _ = fcntl(fd, setSignal, SIGURG)
-        for _ in 0..<250 {
+        let deadline = monotonicMilliseconds() + 250
+        while monotonicMilliseconds() < deadline {
             if fcntl(fd, setLease, Int32(F_WRLCK)) == 0 {
                 let bytes = try readAll(fd, path: path)
                 let held = fcntl(fd, getLease)
@@ -119,5 +120,11 @@ enum FileSystemCalls {
         }
         usleep(20_000)
         return try readAll(fd, path: path)
+    }
+
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000 + now.tv_nsec / 1_000_000
     }
 }
