@@ -8,6 +8,7 @@ import FleetTrustTestFleet
 /// afterwards, with the raw-byte helpers the store tests need.
 struct StoreFaultScratch {
     let path: String
+    static let sampleKeyLine = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKNVpLh/jJtEMGuMZHkgFkq6jkXKETMhrjGpsVTvO2Dc"
 
     init() throws {
         path = "/tmp/ft-store-e2e-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

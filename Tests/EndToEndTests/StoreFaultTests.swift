@@ -97,6 +97,23 @@ final class StoreFaultTests: XCTestCase {
         assertIntact()
     }
 
+    /// The known_hosts and pin writers save through the same guarded path, with the same errors.
+    func testKnownHostsAndPinWritersGiveTheSameClearErrors() throws {
+        try scratch.write("known_hosts", Self.original)
+        XCTAssertEqual(chmod(scratch.file("known_hosts"), 0o444), 0)
+        let key = try HostKey(openSSHLine: StoreFaultScratch.sampleKeyLine)
+        XCTAssertThrowsError(try KnownHostsWriter(path: scratch.file("known_hosts"), hashNames: false).add(key, for: ["web"])) {
+            XCTAssertEqual($0 as? StoreError, .readOnly(path: scratch.file("known_hosts")))
+        }
+        XCTAssertThrowsError(try PinFileWriter(path: scratch.file("known_hosts")).addPin(patterns: "web", fingerprints: [key.sha256Fingerprint])) {
+            XCTAssertEqual($0 as? StoreError, .readOnly(path: scratch.file("known_hosts")))
+        }
+        assertIntact()
+        XCTAssertThrowsError(try KnownHostsWriter(path: scratch.file("a/b/known_hosts"), hashNames: false).add(key, for: ["web"])) {
+            XCTAssertEqual("\($0)", "directory \(scratch.file("a")) does not exist; create it first.")
+        }
+    }
+
     func testImmutableFileIsRefusedAndKept() throws {
         try scratch.write("known_hosts", Self.original)
         try Tool.check("/usr/bin/chattr", ["+i", scratch.file("known_hosts")])
