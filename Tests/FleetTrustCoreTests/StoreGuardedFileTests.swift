@@ -165,6 +165,21 @@ final class StoreGuardedFileTests: XCTestCase {
         }
     }
 
+    func testFileCreatedBySomeoneElseMeanwhileIsMergedNotReplaced() throws {
+        let file = GuardedFile(path: dir.file("known_hosts"))
+        let planned = try file.read()
+        XCTAssertFalse(planned.exists)
+        nonisolated(unsafe) var calls = 0
+        try file.update(from: planned) { planned, current in
+            calls += 1
+            if calls == 1 { try self.dir.write("known_hosts", "ssh-created ssh-ed25519 AAAA\n") }
+            return try Self.compareAndSetAppend(host: "mine", line: "mine ssh-ed25519 AAAA")(planned, current)
+        }
+        XCTAssertEqual(calls, 2)
+        XCTAssertEqual(dir.text("known_hosts"), "ssh-created ssh-ed25519 AAAA\nmine ssh-ed25519 AAAA\n")
+        XCTAssertEqual(dir.entries(), ["known_hosts"])
+    }
+
     /// Adds `line` unless a line for `host` was added or removed since the snapshot.
     static func compareAndSetAppend(host: String, line: String) -> GuardedFile.Transform {
         { planned, current in
