@@ -61,6 +61,17 @@ public struct HashedHostName: Sendable, Hashable {
 
     public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
 
+    /// `matches` for many names at once, without allocating; false for every name when the
+    /// field records no canonical hash.
+    func matches(_ names: [[UInt8]], _ found: (Int) -> Void) {
+        guard let expected else { return }
+        expected.withUnsafeBufferPointer { expectedBytes in
+            for (index, name) in names.enumerated() where name.withUnsafeBufferPointer({ hmac.verifies($0, expected: expectedBytes) }) {
+                found(index)
+            }
+        }
+    }
+
     static func encode(salt: [UInt8], hash: [UInt8]) -> String {
         magic + Base64.encode(salt) + "|" + Base64.encode(hash)
     }
@@ -87,6 +98,22 @@ struct HMACSHA1Key: @unchecked Sendable {
         SHA1_Update(&outer, outerPad, 64)
         self.inner = inner
         self.outer = outer
+    }
+
+    /// Whether HMAC(message) equals `expected` (20 bytes), without allocating: the inner loop
+    /// of batch matching runs this once per (hashed line, lookup name) pair.
+    func verifies(_ message: UnsafeBufferPointer<UInt8>, expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        var digest: (UInt64, UInt64, UInt32) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &digest) { raw in
+            let out = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var context = inner
+            _ = SHA1_Update(&context, message.baseAddress, message.count)
+            _ = SHA1_Final(out, &context)
+            var outerContext = outer
+            _ = SHA1_Update(&outerContext, out, 20)
+            _ = SHA1_Final(out, &outerContext)
+            return memcmp(out, expected.baseAddress!, 20) == 0
+        }
     }
 
     func authenticate(_ message: [UInt8]) -> [UInt8] {

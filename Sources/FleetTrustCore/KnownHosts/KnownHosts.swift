@@ -29,6 +29,12 @@ public struct KnownHosts: Sendable {
         public let entry: KnownHostsEntry
     }
 
+    /// A copy with every file's hashed lines matched against `lookups` once, in bulk (see
+    /// `KnownHostsFile.preparing(lookups:)`); later lookups of those strings are cheap.
+    public func preparing(lookups: [String]) -> KnownHosts {
+        KnownHosts(files: files.map { $0.preparing(lookups: lookups) }, options: options)
+    }
+
     /// Every valid entry whose host field matches `lookup`, in file and line order.
     public func entries(matching lookup: String) -> [Match] {
         var matches: [Match] = []

@@ -15,6 +15,8 @@ public struct KnownHostsFile: Sendable {
     let hashedLines: [Int]
     /// Indices of entries whose pattern lists must be evaluated.
     let patternLines: [Int]
+    /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
+    private(set) var hashedMatchCache: [[UInt8]: [Int]]?
 
     public enum ReadError: Error, Sendable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
@@ -79,9 +81,60 @@ public struct KnownHostsFile: Sendable {
         for index in patternLines {
             if case .patterns(let list) = lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { found.append(index) }
         }
-        for index in hashedLines {
-            if case .hashed(let hashed) = lines[index].entry!.hosts, hashed.matches(exact) { found.append(index) }
+        if let cached = hashedMatchCache?[exact] {
+            found += cached
+        } else {
+            for index in hashedLines {
+                if case .hashed(let hashed) = lines[index].entry!.hosts, hashed.matches(exact) { found.append(index) }
+            }
         }
         return found.count > 1 ? found.sorted() : found
     }
+
+    /// A copy that knows, for each of `lookups`, which hashed lines match it. Each hashed line
+    /// has its own salt, so there is no index: the work is one HMAC per (line, name) pair, done
+    /// here once with lines outer and names inner, spread over every core, instead of once per
+    /// lookup later. Only line numbers are kept: plaintext names of hashed lines never are.
+    public func preparing(lookups: [String]) -> KnownHostsFile {
+        var copy = self
+        let names = Array(Set(lookups.map { Array($0.utf8) }))
+        guard !hashedLines.isEmpty, !names.isEmpty else {
+            copy.hashedMatchCache = Dictionary(uniqueKeysWithValues: names.map { ($0, []) })
+            return copy
+        }
+        let chunks = min(hashedLines.count, ProcessInfo.processInfo.activeProcessorCount * 8)
+        let perChunk = (hashedLines.count + chunks - 1) / chunks
+        let results = ChunkResults(count: chunks)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var hits: [(name: Int, line: Int)] = []
+            let range = chunk * perChunk..<min(hashedLines.count, (chunk + 1) * perChunk)
+            for position in range {
+                let index = hashedLines[position]
+                guard case .hashed(let hashed) = lines[index].entry!.hosts else { continue }
+                hashed.matches(names) { hits.append((name: $0, line: index)) }
+            }
+            results[chunk] = hits
+        }
+        var cache = Dictionary(uniqueKeysWithValues: names.map { ($0, [Int]()) })
+        for hits in results.all {
+            for hit in hits { cache[names[hit.name], default: []].append(hit.line) }
+        }
+        copy.hashedMatchCache = cache
+        return copy
+    }
+}
+
+/// One slot per chunk of a parallel pass; each chunk writes only its own slot.
+private final class ChunkResults: @unchecked Sendable {
+    private var slots: [[(name: Int, line: Int)]]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: [], count: count) }
+
+    subscript(chunk: Int) -> [(name: Int, line: Int)] {
+        get { lock.withLock { slots[chunk] } }
+        set { lock.withLock { slots[chunk] = newValue } }
+    }
+
+    var all: [[(name: Int, line: Int)]] { lock.withLock { slots } }
 }
