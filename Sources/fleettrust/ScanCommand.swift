@@ -120,12 +120,12 @@ struct ScanCommand: AsyncParsableCommand {
 }
 
 extension FleetOptions {
-    /// Reads the pin files into one set; nil when none is given.
+    /// Reads the pin file; nil when none is given. A pin file with bad lines is refused: a
+    /// skipped pin would leave its host unpinned.
     func loadPins() throws -> PinSet? {
-        guard !pinFiles.isEmpty else { return nil }
+        guard let pinFile else { return nil }
         do {
-            let sets = try pinFiles.map { try PinSet.read(path: expandTilde($0)) }
-            return sets.count == 1 ? sets[0] : PinSet(path: sets.map(\.path).joined(separator: ","), lines: sets.flatMap(\.lines))
+            return try PinSet.read(path: expandTilde(pinFile))
         } catch {
             throw CommandFailure.unreadableInput("\(error)")
         }
