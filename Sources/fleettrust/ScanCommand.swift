@@ -29,6 +29,9 @@ struct ScanCommand: AsyncParsableCommand {
                                valueName: "file"))
     var replay: String?
 
+    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed, and probe nothing.")
+    var dryRun = false
+
     func validate() throws {
         try fleet.validateShared()
         if replay != nil && !fleet.inventories.isEmpty {
@@ -39,10 +42,18 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
+            let judge = try makeJudge()
+            if dryRun {
+                let hosts = try fleet.loadInventory().hosts
+                let lines = judge.knownHosts.files.reduce(0) { $0 + $1.lines.count }
+                print("would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
+                      + "\(lines) known_hosts lines read from \(judge.knownHosts.files.count) file\(judge.knownHosts.files.count == 1 ? "" : "s")")
+                return
+            }
             let (hosts, results) = try await gather()
-            let judge = try makeJudge().preparing(for: hosts)
+            let prepared = judge.preparing(for: hosts)
             let shared = sharedKeyNames(hosts: hosts, results: results)
-            let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+            let rows = hosts.indices.map { prepared.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, hosts: rows)
             try emit(report)
             if report.summary.exitStatus != 0 { throw ExitCode(report.summary.exitStatus) }
