@@ -1,0 +1,45 @@
+import FleetTrustCore
+
+/// Which host-key algorithm lists to offer, one handshake each, to collect every key a server has.
+///
+/// One handshake yields one key, so (as `ssh-keyscan` does) we ask once per key type. Without
+/// knowing what the server has, we start with the common types; the first time the server
+/// refuses a list, libssh's error names every host-key algorithm the server offers, and the
+/// rest of the plan shrinks to exactly those: no further wasted handshakes. RSA is asked for
+/// one signature algorithm at a time so the negotiated one is known, and `ssh-rsa` (SHA-1) is
+/// asked for only when the server offers nothing better. libssh 0.10 here cannot verify `ssh-dss`
+/// or certificates (`*-cert-v01@openssh.com`), so those are never asked for.
+struct HostKeyPlan: Sendable {
+    static let ecdsaAlgorithms = ["ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"]
+    static let rsaAlgorithms = ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]
+
+    private(set) var pending: [[String]] = [["ssh-ed25519"], ecdsaAlgorithms, ["rsa-sha2-512"]]
+    /// The server's full list, once an error revealed it.
+    private(set) var serverAlgorithms: [String]?
+    private var foundTypes: Set<String> = []
+
+    /// The next list to offer (comma-separated), or nil when done.
+    mutating func next() -> String? {
+        while let request = pending.first {
+            pending.removeFirst()
+            let wanted = request.filter { !foundTypes.contains(KeyType.canonicalName($0)) }
+            if !wanted.isEmpty { return wanted.joined(separator: ",") }
+        }
+        return nil
+    }
+
+    mutating func found(keyType: String) {
+        foundTypes.insert(keyType)
+    }
+
+    /// Replans from the server's own list (from a "no match" error); later lists are ignored.
+    mutating func learn(serverAlgorithms offered: [String]) {
+        guard serverAlgorithms == nil else { return }
+        serverAlgorithms = offered
+        var plan: [[String]] = []
+        if offered.contains("ssh-ed25519") { plan.append(["ssh-ed25519"]) }
+        for curve in Self.ecdsaAlgorithms where offered.contains(curve) { plan.append([curve]) }
+        if let rsa = Self.rsaAlgorithms.first(where: offered.contains) { plan.append([rsa]) }
+        pending = plan
+    }
+}

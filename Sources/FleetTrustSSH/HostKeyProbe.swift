@@ -1,0 +1,163 @@
+import CLibSSH
+import Glibc
+import FleetTrustCore
+
+/// One complete SSH key exchange with one endpoint, offering one list of host-key algorithms.
+///
+/// `ssh_connect` completes the exchange and verifies the server's signature over the exchange
+/// hash, so a key returned here is one the server proved it holds (unlike `ssh-keyscan`, which
+/// stops before that check). Runs entirely on the calling thread, which must be a dedicated
+/// thread: every libssh call blocks. The libssh session never leaves this function.
+struct HostKeyProbe: Sendable {
+    var address: SocketAddress
+    var port: Int
+    /// Comma-separated, as for `SSH_OPTIONS_HOSTKEYS`.
+    var hostKeyAlgorithms: String
+    var timeout: Duration
+
+    /// What one attempt established.
+    struct Outcome: Sendable {
+        var key: DiscoveredKey?
+        var failure: ProbeFailure?
+        /// The server's identification string, sanitized and bounded.
+        var serverVersion: String?
+        /// The server's host-key algorithms, when its "no match" error listed them.
+        var serverHostKeyAlgorithms: [String]?
+    }
+
+    static let serverVersionLimit = 255
+
+    func run(cancellation: ProbeCancellation) -> Outcome {
+        let start = ContinuousClock.now
+        let deadline = start + timeout
+        var connection: TCPConnection
+        do {
+            connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+        } catch {
+            return Outcome(failure: error)
+        }
+        do {
+            try connection.awaitServer(until: deadline, cancellation: cancellation)
+        } catch {
+            connection.close(cancellation: cancellation)
+            return Outcome(failure: error)
+        }
+        // libssh closes the descriptor it is given in ssh_free, so it gets a duplicate: ours stays
+        // open (and registered for cancellation) until we close it ourselves.
+        let libsshFD = dup(connection.fd)
+        guard libsshFD >= 0 else {
+            connection.close(cancellation: cancellation)
+            return Outcome(failure: ProbeFailures.connect(errno: errno))
+        }
+        let outcome = handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start, deadline: deadline,
+                                cancellation: cancellation)
+        connection.close(cancellation: cancellation)
+        return outcome
+    }
+
+    private func handshake(fd: Int32, firstBytes: [UInt8], start: ContinuousClock.Instant,
+                           deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) -> Outcome {
+        guard let session = ssh_new() else {
+            close(fd)
+            return Outcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not create a session"))
+        }
+        var connectCalled = false
+        defer {
+            if !connectCalled { close(fd) }
+            ssh_free(session)
+        }
+        let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
+        guard configure(session, fd: fd, remaining: remaining) else {
+            return Outcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed",
+                                                 message: "libssh rejected the options: \(lastError(session))"))
+        }
+        if cancellation.isCancelled { return Outcome(failure: ProbeFailures.cancelled) }
+        connectCalled = true
+        let status = ssh_connect(session)
+        let serverVersion = ssh_get_serverbanner(session).map {
+            Sanitizer.clean(String(cString: $0), limit: Self.serverVersionLimit)
+        }
+        guard status == SSH_OK else {
+            if cancellation.isCancelled { return Outcome(failure: ProbeFailures.cancelled, serverVersion: serverVersion) }
+            let text = lastError(session)
+            let failure = ProbeFailures.handshake(libsshError: text, serverIdentified: serverVersion != nil,
+                                                  firstBytes: firstBytes)
+            return Outcome(failure: failure, serverVersion: serverVersion,
+                           serverHostKeyAlgorithms: ProbeFailures.serverHostKeyAlgorithms(inLibsshError: text))
+        }
+        let elapsed = ContinuousClock.now - start
+        let result: Outcome
+        switch serverKey(session) {
+        case .success(let key):
+            let algorithms = NegotiatedAlgorithms(
+                hostKey: negotiatedHostKeyAlgorithm(for: key),
+                keyExchange: string(ssh_get_kex_algo(session)),
+                cipher: string(ssh_get_cipher_in(session)),
+                mac: string(ssh_get_hmac_in(session)))
+            result = Outcome(key: DiscoveredKey(key: key, algorithms: algorithms,
+                                                handshakeMilliseconds: elapsed.seconds * 1000),
+                             serverVersion: serverVersion)
+        case .failure(let failure):
+            result = Outcome(failure: failure, serverVersion: serverVersion)
+        }
+        ssh_disconnect(session)
+        return result
+    }
+
+    private func configure(_ session: ssh_session, fd: Int32, remaining: Duration) -> Bool {
+        var zero: Int32 = 0
+        var verbosity = Int32(SSH_LOG_NOLOG)
+        var socket = fd
+        var port = UInt32(port)
+        var seconds = Int(remaining.components.seconds)
+        var microseconds = Int(remaining.components.attoseconds / 1_000_000_000_000)
+        if seconds == 0 && microseconds == 0 { microseconds = 1 }
+        let results = [
+            ssh_options_set(session, SSH_OPTIONS_PROCESS_CONFIG, &zero),
+            ssh_options_set(session, SSH_OPTIONS_LOG_VERBOSITY, &verbosity),
+            ssh_options_set(session, SSH_OPTIONS_HOST, address.numeric),
+            ssh_options_set(session, SSH_OPTIONS_PORT, &port),
+            ssh_options_set(session, SSH_OPTIONS_HOSTKEYS, hostKeyAlgorithms),
+            ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds),
+            ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &microseconds),
+            ssh_options_set(session, SSH_OPTIONS_FD, &socket),
+        ]
+        return results.allSatisfy { $0 == SSH_OK }
+    }
+
+    private func serverKey(_ session: ssh_session) -> Result<HostKey, ProbeFailure> {
+        var key: ssh_key?
+        guard ssh_get_server_publickey(session, &key) == SSH_OK, let key else {
+            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh returned no server key"))
+        }
+        defer { ssh_key_free(key) }
+        var base64: UnsafeMutablePointer<CChar>?
+        guard ssh_pki_export_pubkey_base64(key, &base64) == SSH_OK, let base64 else {
+            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not export the server key"))
+        }
+        defer { ssh_string_free_char(base64) }
+        guard let blob = Base64.decode(String(cString: base64)) else {
+            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh exported a key that is not base64"))
+        }
+        do {
+            return .success(try HostKey(blob: blob))
+        } catch {
+            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "the server's key is malformed: \(error)"))
+        }
+    }
+
+    /// The algorithm libssh chose (it does not say): the plan offers at most one algorithm per
+    /// key type in a list, so the key's type tells which one it was.
+    private func negotiatedHostKeyAlgorithm(for key: HostKey) -> String {
+        let offered = hostKeyAlgorithms.split(separator: ",").map(String.init)
+        return offered.first { KeyType.canonicalName($0) == key.type } ?? key.type
+    }
+
+    private func lastError(_ session: ssh_session) -> String {
+        string(ssh_get_error(UnsafeMutableRawPointer(session)))
+    }
+
+    private func string(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { Sanitizer.clean(String(cString: $0), limit: 1024) } ?? ""
+    }
+}

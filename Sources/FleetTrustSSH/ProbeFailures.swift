@@ -1,0 +1,80 @@
+import Glibc
+import FleetTrustCore
+
+/// Maps what the socket layer and libssh report into `ProbeFailure`s with stable codes.
+///
+/// libssh reports most errors as free text; the stage comes from what we observed ourselves
+/// (connected? did the server send its identification?) and the code from the text.
+enum ProbeFailures {
+    static let cancelled = ProbeFailure(stage: .cancelled, code: "cancelled", message: "the probe was cancelled")
+
+    static func connect(errno code: Int32) -> ProbeFailure {
+        let why = String(cString: strerror(code))
+        switch code {
+        case ECONNREFUSED:
+            return ProbeFailure(stage: .connect, code: "connection-refused", message: "connection refused")
+        case ETIMEDOUT:
+            return connectTimeout
+        case EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT:
+            return ProbeFailure(stage: .connect, code: "host-unreachable", message: "host unreachable: \(why)")
+        default:
+            return ProbeFailure(stage: .connect, code: "connection-refused", message: "cannot connect: \(why)")
+        }
+    }
+
+    static let connectTimeout = ProbeFailure(stage: .connect, code: "connect-timeout",
+                                             message: "no TCP connection within the timeout")
+    static let bannerTimeout = ProbeFailure(stage: .banner, code: "banner-timeout",
+                                            message: "the port accepted TCP but sent no SSH identification within the timeout")
+
+    static func closedBeforeBanner(_ detail: String? = nil) -> ProbeFailure {
+        ProbeFailure(stage: .banner, code: "connection-closed",
+                     message: "the server closed the connection before identifying itself" + (detail.map { " (\($0))" } ?? ""))
+    }
+
+    /// The server spoke, but its first line is not an SSH identification string.
+    static func notSSH(firstBytes: [UInt8]) -> ProbeFailure {
+        let line = firstBytes.prefix { $0 != 0x0a && $0 != 0x0d }
+        return ProbeFailure(stage: .banner, code: "not-ssh",
+                            message: "the server does not speak SSH; it said \"\(Sanitizer.clean(bytes: Array(line), limit: 60))\"")
+    }
+
+    /// Classifies a failed `ssh_connect`, given whether the server's identification arrived.
+    static func handshake(libsshError text: String, serverIdentified: Bool, firstBytes: [UInt8]) -> ProbeFailure {
+        let lower = text.lowercased()
+        if !serverIdentified {
+            if !firstBytes.isEmpty && !firstBytes.starts(with: Array("SSH-".utf8)) {
+                return notSSH(firstBytes: firstBytes)
+            }
+            if lower.contains("timeout") { return bannerTimeout }
+            if lower.contains("protocol") || lower.contains("version") {
+                return ProbeFailure(stage: .banner, code: "not-ssh", message: "unsupported SSH version: \(text)")
+            }
+            return closedBeforeBanner(text)
+        }
+        if lower.contains("no match for method") {
+            return ProbeFailure(stage: .keyExchange, code: "no-common-algorithm", message: text)
+        }
+        if lower.contains("timeout") {
+            return ProbeFailure(stage: .keyExchange, code: "kex-timeout",
+                                message: "the key exchange did not finish within the timeout")
+        }
+        if lower.contains("signature") {
+            return ProbeFailure(stage: .keyExchange, code: "bad-signature",
+                                message: "the server's signature over the key exchange did not verify: \(text)")
+        }
+        if lower.contains("socket error") || lower.contains("disconnected") || lower.contains("reset") {
+            return ProbeFailure(stage: .keyExchange, code: "connection-closed",
+                                message: "the server closed the connection during the key exchange (\(text))")
+        }
+        return ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "key exchange failed: \(text)")
+    }
+
+    /// The host-key algorithms a server listed in libssh's "no match" error, if it did.
+    static func serverHostKeyAlgorithms(inLibsshError text: String) -> [String]? {
+        guard let method = text.range(of: "no match for method server host key algo"),
+              let open = text[method.upperBound...].range(of: "server ["),
+              let close = text[open.upperBound...].firstIndex(of: "]") else { return nil }
+        return text[open.upperBound..<close].split(separator: ",").map(String.init)
+    }
+}

@@ -1,0 +1,38 @@
+import FleetTrustCore
+
+/// Runs many `HostProbe`s at once on dedicated threads and streams their results.
+///
+/// The blocking libssh work stays on `concurrency` OS threads (never Swift's cooperative pool,
+/// which runs only as many blocking calls as there are cores); callers see a Sendable value API
+/// that is safe from any task or actor. Each probe carries its own timeout per connection
+/// attempt, so hosts that hang cost their own worker one timeout and never slow the others.
+public final class ProbePool: FleetProber, Sendable {
+    public struct Settings: Sendable {
+        /// How many handshakes may be in flight at once.
+        public var concurrency: Int
+        /// Bound on each connection attempt (TCP connect, identification, key exchange).
+        public var timeout: Duration
+
+        public init(concurrency: Int = 64, timeout: Duration = .seconds(5)) {
+            self.concurrency = concurrency
+            self.timeout = timeout
+        }
+    }
+
+    public let settings: Settings
+    private let workers: WorkerThreads
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+        self.workers = WorkerThreads(limit: settings.concurrency)
+    }
+
+    public func probe(_ hosts: [InventoryHost]) -> AsyncStream<ProbeEvent> {
+        start(hosts).events
+    }
+
+    /// Starts a scan with controls for progress, cancellation and rescans.
+    public func start(_ hosts: [InventoryHost], keepsOpen: Bool = false) -> ProbeScan {
+        ProbeScan(hosts: hosts, timeout: settings.timeout, keepsOpen: keepsOpen, workers: workers)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import FleetTrustCore
+
+/// A resolved socket address as plain bytes, so it can cross threads.
+struct SocketAddress: Sendable, Hashable {
+    var bytes: [UInt8]
+    var family: Int32
+    /// The numeric form (`192.0.2.1`, `2001:db8::1`), for messages and libssh's host option.
+    var numeric: String
+
+    init(_ address: UnsafePointer<sockaddr>, length: socklen_t) {
+        bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(length)))
+        family = Int32(address.pointee.sa_family)
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let status = getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+        numeric = status == 0 ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+    }
+
+    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        bytes.withUnsafeBytes { raw in
+            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
+        }
+    }
+}
+
+/// Turns a host name into addresses without letting a stuck resolver hold a probe past its timeout.
+///
+/// `getaddrinfo` blocks and cannot be interrupted. Numeric addresses are parsed in place; names
+/// are resolved on a short-lived thread of their own that the probe stops waiting for when the
+/// deadline passes or the probe is cancelled (the thread finishes and frees its result later).
+enum Resolver {
+    private final class Lookup: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var result: Result<[SocketAddress], ProbeFailure>?
+    }
+
+    static let maximumAddresses = 4
+
+    static func resolve(_ host: String, port: Int, deadline: ContinuousClock.Instant,
+                        cancellation: ProbeCancellation) -> Result<[SocketAddress], ProbeFailure> {
+        if case .success(let numeric) = lookup(host, port: port, numericOnly: true) { return .success(numeric) }
+        let lookup = Lookup()
+        Thread.detachNewThread {
+            let result = Resolver.lookup(host, port: port, numericOnly: false)
+            lookup.lock.withLock { lookup.result = result }
+            lookup.done.signal()
+        }
+        while ContinuousClock.now < deadline {
+            if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
+            let slice = min(deadline - ContinuousClock.now, .milliseconds(50))
+            if lookup.done.wait(timeout: .now() + slice.seconds) == .success {
+                return lookup.lock.withLock { lookup.result! }
+            }
+        }
+        return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed",
+                                     message: "name lookup did not finish within the timeout"))
+    }
+
+    private static func lookup(_ host: String, port: Int, numericOnly: Bool) -> Result<[SocketAddress], ProbeFailure> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV | (numericOnly ? AI_NUMERICHOST : AI_ADDRCONFIG)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            let why = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
+            return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed", message: "cannot resolve the name: \(why)"))
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry, addresses.count < maximumAddresses {
+            if let address = current.pointee.ai_addr {
+                let resolved = SocketAddress(address, length: current.pointee.ai_addrlen)
+                if !addresses.contains(resolved) { addresses.append(resolved) }
+            }
+            entry = current.pointee.ai_next
+        }
+        guard !addresses.isEmpty else {
+            return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed", message: "the name has no addresses"))
+        }
+        return .success(addresses)
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

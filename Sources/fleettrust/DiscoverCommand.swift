@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import FleetTrustCore
+import FleetTrustSSH
+
+/// `fleettrust discover`: the keys each target proves it holds, like `ssh-keyscan` but verified.
+struct DiscoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Fetch and verify the SSH host keys of the given hosts.",
+        discussion: """
+            Completes one key exchange per host-key type (the server proves it holds each key). \
+            Failures go to standard error, one line per host. Exit status: 0 every host answered, \
+            1 some host failed, 64 bad usage.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case knownHosts = "known-hosts"
+    }
+
+    @Argument(help: "Targets: HOST, HOST:PORT, [HOST]:PORT or [IPv6]:PORT.")
+    var targets: [String]
+
+    @Option(help: "Output: text (type, fingerprint, key line) or known-hosts (lines like ssh-keyscan).")
+    var format: Format = .text
+
+    @Option(help: "Seconds allowed for each connection attempt.")
+    var timeout: Double = 5
+
+    @Option(help: "How many handshakes to run at once.")
+    var concurrency: Int = 64
+
+    func validate() throws {
+        guard !targets.isEmpty else { throw ValidationError("give at least one target") }
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
+        for target in targets {
+            do { _ = try ProbeTarget(parsing: target) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    func run() async throws {
+        let hosts = try targets.map { try ProbeTarget(parsing: $0).inventoryHost }
+        let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
+        var results = [ProbeResult?](repeating: nil, count: hosts.count)
+        var failed = false
+        for await event in pool.probe(hosts) {
+            results[event.index] = event.result
+            let host = hosts[event.index]
+            if let failure = event.result.failure {
+                failed = true
+                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code))")
+                continue
+            }
+            for discovered in event.result.keys {
+                print(line(for: discovered, of: host))
+                for weakness in WeakKeys.weaknesses(of: discovered) {
+                    printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
+                }
+            }
+        }
+        for group in SharedKeys.groups(in: results) {
+            let names = group.hosts.map { hosts[$0].endpointLabel }.joined(separator: ", ")
+            printError("warning: the same \(group.key.type) key \(group.key.sha256Fingerprint) is presented by \(names)")
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String {
+        switch format {
+        case .text:
+            let key = discovered.key
+            return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
+        case .knownHosts:
+            let name = host.address.lowercased()
+            let knownHostsName = host.port == 22 ? name : "[\(name)]:\(host.port)"
+            return "\(knownHostsName) \(discovered.key.openSSHLine)"
+        }
+    }
+
+    private func printError(_ message: String) {
+        FileHandle.standardError.write(Data("fleettrust: \(Sanitizer.clean(message, limit: 1024))\n".utf8))
+    }
+}
