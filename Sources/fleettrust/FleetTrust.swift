@@ -1,8 +1,81 @@
 import ArgumentParser
+import FleetTrustCore
+import FleetTrustDashboard
+import FleetTrustSSH
+import Foundation
 
+/// `fleettrust --inventory FILE`: the dashboard. Subcommands are the scriptable tools.
 @main
 struct FleetTrust: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "fleettrust", abstract: "Establish and audit SSH host-key trust across a fleet.",
-                                                    subcommands: [DiscoverCommand.self])
-    mutating func run() async throws {}
+    static let configuration = CommandConfiguration(
+        commandName: "fleettrust",
+        abstract: "Establish and audit SSH host-key trust across a fleet.",
+        discussion: """
+            With --inventory, opens the dashboard: every host is probed in the background and its keys \
+            checked against your known_hosts files. Press ? inside for the keys. Decisions are appended \
+            to an audit log (JSON lines), by default $XDG_STATE_HOME/fleettrust/audit.jsonl or \
+            ~/.local/state/fleettrust/audit.jsonl.
+            """,
+        subcommands: [
+            DiscoverCommand.self,
+        ])
+
+    @Option(help: "Inventory file: one host, host:port or [host]:port per line.")
+    var inventory: String?
+
+    @Option(name: .customLong("known-hosts"), help: "known_hosts file to check and write (repeatable; default ~/.ssh/known_hosts).")
+    var knownHosts: [String] = []
+
+    @Option(help: "Pin file for `p`.")
+    var pins: String?
+
+    @Option(help: "Seconds allowed for each connection attempt.")
+    var timeout: Double = 5
+
+    @Option(help: "How many handshakes to run at once.")
+    var concurrency: Int = 64
+
+    @Option(help: "Theme name (default, light, high-contrast, monochrome) or path to a .theme file.")
+    var theme: String = "default"
+
+    @Flag(name: .customLong("read-only"), help: "Never write anything: no trust, pin, forget, no audit log.")
+    var readOnly = false
+
+    @Option(name: .customLong("audit-log"), help: "Where decisions are appended as JSON lines.")
+    var auditLog: String?
+
+    @Option(name: .customLong("connect-command"),
+            help: "Command for `c`: placeholders {options} {port} {target} {host} {name}.")
+    var connectCommand: String = ConnectCommand.defaultTemplate
+
+    @Option(help: "Login user for `c` when the inventory names none.")
+    var user: String?
+
+    func validate() throws {
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
+    }
+
+    mutating func run() async throws {
+        guard let inventory else { throw CleanExit.helpRequest(self) }
+        let environment = ProcessInfo.processInfo.environment
+        let hosts = try PlainInventory.read(path: inventory)
+        let knownHostsFiles = knownHosts.isEmpty ? [(environment["HOME"] ?? NSHomeDirectory()) + "/.ssh/known_hosts"] : knownHosts
+        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).path } ?? "."
+        let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
+        let settings = DashboardSettings(inventoryPath: inventory, knownHostsFiles: knownHostsFiles, pinFile: pins,
+                                         readOnly: readOnly,
+                                         auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
+        let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
+        let services = DashboardServices(
+            prober: pool, assessor: DiscoveryAssessor(knownHostsFile: knownHostsFiles[0]),
+            write: DashboardWrites.perform,
+            connect: ConnectCommand(template: connectCommand, knownHostsFiles: knownHostsFiles, user: user),
+            auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
+            user: AuditLog.currentUser(environment: environment))
+        let state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
+        let ending = await DashboardThread.run(state: state, services: services, theme: chosenTheme, noColor: noColor)
+        if case .interrupted(let signal) = ending { throw ExitCode(128 + signal) }
+    }
 }

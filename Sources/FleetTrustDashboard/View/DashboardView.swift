@@ -68,7 +68,12 @@ enum HeaderView {
         var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
         if !state.filterText.isEmpty { view += " · /\(state.filterText)" }
         if counts.width + DisplayWidth.of(view) < width { counts.append(view, .dim) }
-        return [title, counts, HostListView.columnHeader(Columns.layout(width: width))]
+        switch state.mode {
+        case .list, .filterInput, .quitConfirm:
+            return [title, counts, HostListView.columnHeader(Columns.layout(width: width))]
+        default:
+            return [title, counts]
+        }
     }
 }
 

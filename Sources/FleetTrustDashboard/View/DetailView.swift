@@ -64,7 +64,7 @@ enum DetailView {
             lines.append(ScreenLine("    kex \(algorithms.keyExchange)  cipher \(algorithms.cipher)  mac \(algorithms.mac)", .dim))
         }
         if let ms = assessed.key.handshakeMilliseconds { lines.append(ScreenLine("    handshake \(Int(ms.rounded())) ms", .dim)) }
-        lines += KeyWarnings.warnings(for: key).map { ScreenLine("    warning: " + $0, .warning) }
+        lines += WeakKeys.weaknesses(of: assessed.key).map { ScreenLine("    warning: " + $0.sentence, .warning) }
         return lines
     }
 
@@ -84,18 +84,5 @@ enum DetailView {
             start += perRow
         }
         return lines
-    }
-}
-
-/// Warnings about keys that are weak by today's standards (OpenSSH 9 refuses DSA, and RSA under
-/// 2048 bits outright; 3072 is the current default).
-public enum KeyWarnings {
-    public static func warnings(for key: HostKey) -> [String] {
-        switch key.kind.plain {
-        case .dsa: return ["DSA keys are disabled in OpenSSH since 7.0; replace this key"]
-        case .rsa where key.bits < 2048: return ["RSA key of \(key.bits) bits is too short (OpenSSH refuses < 2048)"]
-        case .rsa where key.bits < 3072: return ["RSA key of \(key.bits) bits is below the 3072-bit default"]
-        default: return []
-        }
     }
 }

@@ -15,7 +15,7 @@ struct Columns: Equatable {
     static func == (a: Columns, b: Columns) -> Bool { a.widths.map(\.1) == b.widths.map(\.1) }
 
     static func layout(width: Int) -> Columns {
-        let minimum: [Kind: Int] = [.mark: 1, .status: 11, .name: 10, .endpoint: 15, .types: 17, .fingerprint: 16,
+        let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 17, .fingerprint: 16,
                                     .knownHosts: 11, .pin: 9, .method: 10, .rtt: 7]
         let dropOrder: [Kind] = [.method, .pin, .rtt, .types, .knownHosts, .endpoint, .fingerprint]
         var kinds = Kind.allCases
