@@ -45,7 +45,8 @@ extension DashboardUpdate {
         guard !indices.isEmpty else { return }
         if indices.count == 1, state.rows[indices[0]].status == .changed {
             let row = state.rows[indices[0]]
-            let previous = row.assessment?.keys.flatMap(\.recorded) ?? []
+            var previous: [RecordedLine] = []
+            for line in row.assessment?.keys.flatMap(\.recorded) ?? [] where !previous.contains(line) { previous.append(line) }
             state.mode = .confirm(.replace(item: item(indices[0], state, previous: previous), typed: ""))
             return
         }
