@@ -6,7 +6,7 @@ SWIFT      ?= swift
 CONFIG     ?= debug
 BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
-DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config
+DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography
 DEMO_HOSTS ?= 8
 
 export LANG ?= C.UTF-8
@@ -35,7 +35,12 @@ release: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	@rm -f $(BUILD_DIR)/xunit.xml
+	@status=0; \
+	$(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
+	  --xunit-output $(BUILD_DIR)/xunit.xml || status=$$?; \
+	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
+	exit $$status
 
 demo: deps
 	$(SWIFT) build -c $(CONFIG)

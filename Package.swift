@@ -35,7 +35,8 @@ let package = Package(
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),
+        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),

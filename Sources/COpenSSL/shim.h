@@ -10,5 +10,6 @@
 #include <openssl/ec.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #endif

@@ -43,10 +43,14 @@ enum ProbeFailures {
     static func handshake(libsshError text: String, serverIdentified: Bool, firstBytes: [UInt8]) -> ProbeFailure {
         let lower = text.lowercased()
         if !serverIdentified {
-            if !firstBytes.isEmpty && !firstBytes.starts(with: Array("SSH-".utf8)) {
-                return notSSH(firstBytes: firstBytes)
-            }
+            let magic = Array("SSH-".utf8)
+            let couldBeSSH = firstBytes.starts(with: magic) || magic.starts(with: firstBytes)
+            if !couldBeSSH { return notSSH(firstBytes: firstBytes) }
             if lower.contains("timeout") { return bannerTimeout }
+            if lower.contains("too large banner") {
+                return ProbeFailure(stage: .banner, code: "not-ssh",
+                                    message: "the server's identification line is longer than SSH allows")
+            }
             if lower.contains("protocol") || lower.contains("version") {
                 return ProbeFailure(stage: .banner, code: "not-ssh", message: "unsupported SSH version: \(text)")
             }

@@ -16,10 +16,15 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     public var userKnownHostsFiles: [String]
     /// Where the host was defined, for messages.
     public var source: SourceLocation?
+    /// Groups the host belongs to through `children` (parents of its groups, transitively), not `all`.
+    public var inheritedGroups: [String]
+    /// The reader that produced this host; decides whether `name` is also a host name ssh might know.
+    public var format: InventoryFormat?
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,
-                userKnownHostsFiles: [String] = [], source: SourceLocation? = nil) {
+                userKnownHostsFiles: [String] = [], source: SourceLocation? = nil,
+                inheritedGroups: [String] = [], format: InventoryFormat? = nil) {
         self.name = name
         self.address = address ?? name
         self.port = port
@@ -28,6 +33,8 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.hostKeyAlias = hostKeyAlias
         self.userKnownHostsFiles = userKnownHostsFiles
         self.source = source
+        self.inheritedGroups = inheritedGroups
+        self.format = format
     }
 
     /// `address:port`, or `[address]:port` for IPv6 literals, for display.

@@ -34,6 +34,10 @@ public struct NegotiatedAlgorithms: Hashable, Sendable, Codable {
     public var cipher: String
     public var mac: String
 
+    enum CodingKeys: String, CodingKey {
+        case hostKey = "host_key", keyExchange = "kex", cipher, mac
+    }
+
     public init(hostKey: String, keyExchange: String, cipher: String, mac: String) {
         self.hostKey = hostKey
         self.keyExchange = keyExchange

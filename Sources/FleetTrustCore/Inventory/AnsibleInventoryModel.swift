@@ -1,0 +1,153 @@
+/// The group tree both Ansible readers fill in, and Ansible's rules for turning it into hosts.
+///
+/// Variables resolve as Ansible does: `all` vars, then group vars from the shallowest group to the
+/// deepest (a child group beats its parent; at equal depth the later name in sort order wins),
+/// then host vars. Connection variables are read as Ansible's ssh connection plugin reads them: of
+/// `ansible_host`/`ansible_ssh_host` (likewise `_port`, `_user`) the later-listed `ansible_ssh_*`
+/// name wins whenever both are set, whatever level each was set at.
+struct AnsibleInventoryModel {
+    private struct Group {
+        var vars: [String: String] = [:]
+        var parents: [String] = []
+    }
+
+    private struct Host {
+        var vars: [String: String] = [:]
+        var groups: [String] = []
+        var location: SourceLocation
+    }
+
+    private var groups: [String: Group] = ["all": Group(), "ungrouped": Group()]
+    private var hostOrder: [String] = []
+    private var hostTable: [String: Host] = [:]
+    private var depthMemo: [String: Int] = [:]
+
+    var hostCount: Int { hostOrder.count }
+
+    mutating func declareGroup(_ name: String) {
+        if groups[name] == nil { groups[name] = Group() }
+    }
+
+    /// Adds a host (or another appearance of it) to `group`, with the variables given there.
+    mutating func addHost(_ name: String, group: String, vars: [String: String], location: SourceLocation) {
+        declareGroup(group)
+        if hostTable[name] == nil {
+            hostOrder.append(name)
+            hostTable[name] = Host(location: location)
+        }
+        if group != "all" && group != "ungrouped" && !hostTable[name]!.groups.contains(group) {
+            hostTable[name]!.groups.append(group)
+        }
+        hostTable[name]!.vars.merge(vars) { _, new in new }
+    }
+
+    mutating func setGroupVar(_ group: String, key: String, value: String) {
+        declareGroup(group)
+        groups[group]!.vars[key] = value
+    }
+
+    enum ChildLink {
+        case added
+        /// The link would make a group its own ancestor, which Ansible also rejects.
+        case cycle
+        /// More than `maxGroups` groups: a bound against hostile inputs.
+        case tooManyGroups
+    }
+
+    static let maxGroups = 10_000
+
+    mutating func addChild(_ child: String, to parent: String) -> ChildLink {
+        if groups.count >= Self.maxGroups && (groups[child] == nil || groups[parent] == nil) { return .tooManyGroups }
+        declareGroup(parent)
+        declareGroup(child)
+        if child == parent || ancestors(of: parent).contains(child) { return .cycle }
+        if !groups[child]!.parents.contains(parent) { groups[child]!.parents.append(parent) }
+        depthMemo.removeAll()
+        return .added
+    }
+
+    /// Resolves every host into an `InventoryHost`.
+    mutating func hosts(format: InventoryFormat, log: inout DiagnosticLog) -> [InventoryHost] {
+        var resolvedGroups: [[String]: (inherited: [String], vars: [String: String])] = [:]
+        var result: [InventoryHost] = []
+        result.reserveCapacity(hostOrder.count)
+        for name in hostOrder {
+            let host = hostTable[name]!
+            let direct = host.groups.isEmpty ? ["ungrouped"] : host.groups
+            let resolved: (inherited: [String], vars: [String: String])
+            if let known = resolvedGroups[direct] {
+                resolved = known
+            } else {
+                resolved = resolve(direct)
+                resolvedGroups[direct] = resolved
+            }
+            let vars = resolved.vars.merging(host.vars) { _, hostValue in hostValue }
+            var port = 22
+            if let text = vars["ansible_ssh_port"] ?? vars["ansible_port"] {
+                switch HostPattern.port(text) {
+                case .success(let value): port = value
+                case .failure(let error):
+                    log.error(host.location.line, "host \(InventoryDiagnostic.quote(name)): \(error.text); skipped", skipping: 1)
+                    continue
+                }
+            }
+            let address = vars["ansible_ssh_host"] ?? vars["ansible_host"] ?? name
+            let item = InventoryHost(name: name, address: address, port: port,
+                                     user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
+                                     groups: direct, source: host.location,
+                                     inheritedGroups: resolved.inherited, format: format)
+            if item.hasUnsafeText {
+                log.warning(host.location.line, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
+            }
+            result.append(item)
+        }
+        return result
+    }
+
+    private mutating func resolve(_ direct: [String]) -> (inherited: [String], vars: [String: String]) {
+        var inherited: [String] = []
+        for group in direct {
+            for ancestor in ancestors(of: group) where ancestor != "all" && !direct.contains(ancestor) && !inherited.contains(ancestor) {
+                inherited.append(ancestor)
+            }
+        }
+        let ordered = (direct + inherited).sorted { (depth($0), $0) < (depth($1), $1) }
+        var vars = groups["all"]?.vars ?? [:]
+        for group in ordered where group != "all" {
+            vars.merge(groups[group]?.vars ?? [:]) { _, new in new }
+        }
+        return (inherited, vars)
+    }
+
+    private func ancestors(of group: String) -> [String] {
+        var seen: [String] = []
+        var stack = groups[group]?.parents ?? []
+        while let next = stack.popLast() {
+            guard !seen.contains(next) else { continue }
+            seen.append(next)
+            stack += groups[next]?.parents ?? []
+        }
+        return seen
+    }
+
+    /// Ansible's group depth: `all` is 0, a top-level group 1, a child one more than its deepest
+    /// parent. Iterative, since a hostile file can chain thousands of groups.
+    private mutating func depth(_ group: String) -> Int {
+        var stack = [group]
+        while let top = stack.last {
+            if top == "all" || depthMemo[top] != nil {
+                stack.removeLast()
+                continue
+            }
+            let parents = groups[top]?.parents.filter { $0 != "all" } ?? []
+            let missing = parents.filter { depthMemo[$0] == nil }
+            if missing.isEmpty {
+                depthMemo[top] = 1 + (parents.compactMap { depthMemo[$0] }.max() ?? 0)
+                stack.removeLast()
+            } else {
+                stack += missing
+            }
+        }
+        return group == "all" ? 0 : depthMemo[group]!
+    }
+}

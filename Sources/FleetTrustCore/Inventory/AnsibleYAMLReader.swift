@@ -1,0 +1,228 @@
+import Foundation
+import Yams
+
+/// Reads Ansible YAML inventories (`all: hosts: / children: / vars:`) with Yams.
+///
+/// Each top-level key is a group (normally `all`); a group may have `hosts` (a mapping from host
+/// pattern to its variables), `children` (a mapping of groups) and `vars`. Host patterns take the
+/// same ports and ranges as INI. YAML aliases can make a small file describe a huge tree, so the
+/// walk has a node budget, and deeply nested input is refused before parsing.
+enum AnsibleYAMLReader {
+    static let maxNodes = 2_000_000
+    /// Group entries visited; a realistic inventory has a few thousand, an alias bomb billions.
+    static let maxGroupVisits = 50_000
+    static let maxNesting = 500
+
+    private struct Walk {
+        var model = AnsibleInventoryModel()
+        var budget = AnsibleYAMLReader.maxNodes
+        var groupVisits = AnsibleYAMLReader.maxGroupVisits
+        var exhausted = false
+        var options: InventoryReadOptions
+        var log: DiagnosticLog
+    }
+
+    static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
+        if let line = tooDeep(contents) {
+            log.error(line, "YAML nested more than \(maxNesting) levels deep; file skipped")
+            return []
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: contents)
+        } catch let error as YamlError {
+            log.error(line(of: error), "YAML syntax error: \(problem(of: error)); file skipped")
+            return []
+        } catch {
+            log.error(1, "YAML could not be read; file skipped")
+            return []
+        }
+        guard let root else { return [] }
+        guard case .mapping(let top) = root else {
+            log.error(root.mark?.line ?? 1, "an Ansible YAML inventory must be a mapping of groups (such as all:); file skipped")
+            return []
+        }
+        var walk = Walk(options: options, log: log)
+        for (key, value) in top {
+            guard let group = scalar(key) else {
+                walk.log.error(key.mark?.line ?? 1, "group names must be plain text")
+                continue
+            }
+            walk.model.declareGroup(group)
+            readGroup(group, value, walk: &walk)
+        }
+        log = walk.log
+        return walk.model.hosts(format: .ansibleYAML, log: &log)
+    }
+
+    private static func readGroup(_ group: String, _ node: Node, walk: inout Walk) {
+        guard spend(node, walk: &walk) else { return }
+        walk.groupVisits -= 1
+        if walk.groupVisits < 0 {
+            walk.budget = 0
+            _ = spend(node, walk: &walk)
+            return
+        }
+        if node.null != nil { return }
+        guard case .mapping(let body) = node else {
+            walk.log.error(node.mark?.line ?? 1, "group \(InventoryDiagnostic.quote(group)) must be a mapping with hosts, children or vars")
+            return
+        }
+        for (key, value) in body {
+            guard spend(key, walk: &walk) else { return }
+            switch scalar(key) {
+            case "hosts": readHosts(group, value, walk: &walk)
+            case "vars":
+                for (name, text) in variables(value, what: "vars of group \(InventoryDiagnostic.quote(group))", walk: &walk) {
+                    walk.model.setGroupVar(group, key: name, value: text)
+                }
+            case "children":
+                guard let children = mappingOrNull(value, what: "children of group \(InventoryDiagnostic.quote(group))", walk: &walk) else { continue }
+                for (childKey, childValue) in children {
+                    guard spend(childKey, walk: &walk) else { return }
+                    guard let child = scalar(childKey) else {
+                        walk.log.error(childKey.mark?.line ?? 1, "group names must be plain text")
+                        continue
+                    }
+                    switch walk.model.addChild(child, to: group) {
+                    case .added: readGroup(child, childValue, walk: &walk)
+                    case .cycle:
+                        walk.log.error(childKey.mark?.line ?? 1, "group \(InventoryDiagnostic.quote(child)) cannot be a child of \(InventoryDiagnostic.quote(group)): that makes a cycle; skipped")
+                    case .tooManyGroups:
+                        walk.log.error(childKey.mark?.line ?? 1, "more than \(AnsibleInventoryModel.maxGroups) groups; group skipped")
+                    }
+                }
+            default:
+                walk.log.warning(key.mark?.line ?? 1, "unknown key \(InventoryDiagnostic.quote(scalar(key) ?? "?")) in group \(InventoryDiagnostic.quote(group)) ignored (expected hosts, children or vars)")
+            }
+        }
+    }
+
+    private static func readHosts(_ group: String, _ node: Node, walk: inout Walk) {
+        guard let hosts = mappingOrNull(node, what: "hosts of group \(InventoryDiagnostic.quote(group))", walk: &walk) else { return }
+        for (key, value) in hosts {
+            guard spend(key, walk: &walk) else { return }
+            let line = key.mark?.line ?? 1
+            guard let pattern = scalar(key), !pattern.isEmpty else {
+                walk.log.error(line, "host names must be plain text; skipped", skipping: 1)
+                continue
+            }
+            var vars: [String: String] = [:]
+            for (name, text) in variables(value, what: "host \(InventoryDiagnostic.quote(pattern))", walk: &walk) {
+                vars[name] = text
+            }
+            let endpoint: HostPattern.Endpoint
+            switch HostPattern.endpoint(pattern) {
+            case .failure(let error):
+                walk.log.error(line, "\(error.text); host skipped", skipping: 1)
+                continue
+            case .success(let value):
+                endpoint = value
+            }
+            if let port = endpoint.port, vars["ansible_port"] == nil { vars["ansible_port"] = String(port) }
+            switch HostRange.expand(endpoint.host, limit: walk.options.maxHostsPerRange) {
+            case .failure(let error):
+                walk.log.error(line, "\(error.text); skipped", skipping: 1)
+            case .success(let names):
+                for name in names {
+                    walk.model.addHost(name, group: group, vars: vars, location: walk.log.location(line))
+                }
+            }
+            if walk.model.hostCount > walk.options.maxHosts {
+                walk.log.error(line, "more than \(walk.options.maxHosts) hosts; the rest of the file is skipped")
+                walk.budget = 0
+                walk.exhausted = true
+                return
+            }
+        }
+    }
+
+    /// Scalar variables of a `vars` mapping or a host entry; lists and mappings are not connection
+    /// settings and are left out.
+    private static func variables(_ node: Node, what: String, walk: inout Walk) -> [(String, String)] {
+        guard let mapping = mappingOrNull(node, what: what, walk: &walk) else { return [] }
+        var result: [(String, String)] = []
+        for (key, value) in mapping {
+            guard spend(key, walk: &walk), spend(value, walk: &walk) else { break }
+            if let name = scalar(key), let text = scalar(value) { result.append((name, text)) }
+        }
+        return result
+    }
+
+    private static func mappingOrNull(_ node: Node, what: String, walk: inout Walk) -> Node.Mapping? {
+        guard spend(node, walk: &walk) else { return nil }
+        switch node {
+        case .mapping(let mapping): return mapping
+        case .scalar where node.null != nil: return nil
+        default:
+            walk.log.error(node.mark?.line ?? 1, "\(what) must be a mapping")
+            return nil
+        }
+    }
+
+    private static func scalar(_ node: Node) -> String? {
+        guard case .scalar(let value) = node else { return nil }
+        return value.string
+    }
+
+    private static func spend(_ node: Node, walk: inout Walk) -> Bool {
+        guard walk.budget > 0 else {
+            if !walk.exhausted {
+                walk.exhausted = true
+                walk.log.error(node.mark?.line ?? 1, "YAML expands to more than \(maxNodes) nodes or \(maxGroupVisits) groups (aliases?); the rest is skipped")
+            }
+            return false
+        }
+        walk.budget -= 1
+        return true
+    }
+
+    /// A conservative bound on how deep the YAML composer will recurse: flow brackets plus
+    /// indentation plus block indicators on a line. Yams composes recursively, so this prevents a
+    /// stack overflow on hostile input.
+    private static func tooDeep(_ contents: String) -> Int? {
+        var flow = 0
+        for line in InventoryLines.split(contents) {
+            var indent = 0
+            var indicators = 0
+            var leading = true
+            var previous: UInt8 = 0x20
+            for byte in line.text.utf8 {
+                if leading && (byte == 0x20 || byte == 0x09) {
+                    indent += 1
+                } else {
+                    leading = false
+                }
+                switch byte {
+                case UInt8(ascii: "["), UInt8(ascii: "{"): flow += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"): flow = max(0, flow - 1)
+                case UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":"):
+                    if previous == 0x20 || previous == 0x09 { indicators += 1 }
+                default: break
+                }
+                previous = byte
+            }
+            if flow + indent + indicators > maxNesting { return line.number }
+        }
+        return nil
+    }
+
+    private static func line(of error: YamlError) -> Int {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
+            return mark.line
+        default:
+            return 1
+        }
+    }
+
+    private static func problem(of error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _),
+             .reader(let problem, _, _, _):
+            return Sanitizer.clean(problem, limit: 120)
+        default:
+            return "unreadable input"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// The inventory file formats fleettrust reads, so it can be pointed at what a team already keeps.
+///
+/// `detect` guesses from the content; `--inventory-format` overrides the guess (see `init(argument:)`).
+public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
+    /// One `[user@]host[:port]` per line.
+    case plain
+    /// Ansible INI inventory (`[group]`, `[group:children]`, `[group:vars]`).
+    case ansibleINI = "ini"
+    /// Ansible YAML inventory (`all: hosts: / children: / vars:`).
+    case ansibleYAML = "yaml"
+    /// OpenSSH client configuration (`~/.ssh/config` style).
+    case sshConfig = "ssh-config"
+
+    /// Accepts the names a user may type after `--inventory-format`.
+    public init?(argument: String) {
+        switch argument.lowercased() {
+        case "plain", "list", "text": self = .plain
+        case "ini", "ansible-ini", "ansible": self = .ansibleINI
+        case "yaml", "yml", "ansible-yaml": self = .ansibleYAML
+        case "ssh-config", "ssh_config", "sshconfig", "ssh": self = .sshConfig
+        default: return nil
+        }
+    }
+
+    /// Guesses the format from the first meaningful lines of a file.
+    ///
+    /// ssh_config is recognised by its keywords (`Host`, `Match`, `Include`, `HostName`…), YAML by a
+    /// `---` marker or a top-level `key:` with nothing after it, INI by a `[section]` header or a
+    /// `key=value` host variable; everything else is a plain list.
+    public static func detect(_ contents: String) -> InventoryFormat {
+        var examined = 0
+        for rawLine in InventoryLines.split(contents, limit: 200_000) {
+            let line = rawLine.text.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if let format = detect(line: line) { return format }
+            examined += 1
+            if examined >= 200 { break }
+        }
+        return .plain
+    }
+
+    private static let sshKeywords: Set<String> = [
+        "host", "match", "include", "hostname", "port", "user", "hostkeyalias", "userknownhostsfile",
+        "identityfile", "proxyjump", "proxycommand", "stricthostkeychecking", "forwardagent",
+        "serveraliveinterval", "controlmaster", "controlpath", "controlpersist", "addkeystoagent",
+        "identitiesonly", "loglevel", "compression", "globalknownhostsfile", "hashknownhosts",
+        "ignoreunknown", "pubkeyauthentication", "passwordauthentication", "connecttimeout",
+        "canonicalizehostname", "sendenv", "setenv", "localforward", "remoteforward", "dynamicforward",
+    ]
+
+    private static func detect(line: Substring) -> InventoryFormat? {
+        if line == "---" || line.hasPrefix("--- ") { return .ansibleYAML }
+        let keyword = line.prefix { $0 != " " && $0 != "\t" && $0 != "=" }
+        let rest = line.dropFirst(keyword.count)
+        if sshKeywords.contains(keyword.lowercased()), rest.first == " " || rest.first == "\t" || rest.first == "=" {
+            return .sshConfig
+        }
+        if AnsibleINIReader.sectionHeader(line) != nil { return .ansibleINI }
+        if line.hasSuffix(":"), !line.contains(" "), !line.hasPrefix("[") { return .ansibleYAML }
+        if line.hasPrefix("- ") || line.contains(": ") && !line.contains("=") { return .ansibleYAML }
+        if line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().contains(where: { $0.contains("=") }) {
+            return .ansibleINI
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\u{0C}" }
+        guard let start = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        let end = lastIndex(where: { !isSpace($0) })!
+        return self[start...end]
+    }
+}

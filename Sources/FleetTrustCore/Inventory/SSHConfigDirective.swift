@@ -1,0 +1,88 @@
+/// One `Keyword arguments` line of an ssh_config file, split as OpenSSH's `readconf.c` does.
+///
+/// The keyword ends at blanks or one `=` (so `Port=22`, `Port = 22` and `Port 22` are the same),
+/// is case-insensitive, and the arguments are split like a shell with `#` starting a comment.
+struct SSHConfigDirective {
+    var keyword: String
+    var arguments: [String]
+    var location: SourceLocation
+
+    enum ParseError: Error {
+        case noArgument(String)
+        case invalidQuotes
+    }
+
+    /// `nil` for blank and comment lines.
+    static func parse(_ text: Substring, location: SourceLocation) throws(ParseError) -> SSHConfigDirective? {
+        let line = text.trimmingWhitespace()
+        guard let first = line.first, first != "#" else { return nil }
+        let keywordEnd = line.firstIndex(where: { $0 == " " || $0 == "\t" || $0 == "=" || $0 == "\u{0C}" }) ?? line.endIndex
+        let keyword = line[..<keywordEnd]
+        var rest = line[keywordEnd...]
+        rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\u{0C}" })
+        if rest.first == "=" { rest = rest.dropFirst() }
+        rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\u{0C}" })
+        guard !rest.isEmpty else { throw .noArgument(String(keyword)) }
+        let arguments: [String]
+        do {
+            arguments = try InventoryLines.words(rest)
+        } catch {
+            throw .invalidQuotes
+        }
+        guard !arguments.isEmpty else { throw .noArgument(String(keyword)) }
+        return SSHConfigDirective(keyword: keyword.lowercased(), arguments: arguments, location: location)
+    }
+}
+
+/// A condition on which the settings after a `Host` or `Match` line apply.
+enum SSHConfigCondition {
+    /// `Host` patterns: active when one positive pattern matches the alias and no `!` pattern does.
+    case host([String])
+    /// `Match` criteria, all of which must hold.
+    case match([Criterion])
+    /// Never applies: an unsupported `Match` (reported once) is skipped this way.
+    case never
+
+    struct Criterion {
+        enum Kind {
+            case all
+            /// `Match host`: the `HostName` obtained so far (with `%h` expanded), else the alias.
+            case host(String)
+            /// `Match originalhost`: the alias as typed.
+            case originalHost(String)
+        }
+
+        var kind: Kind
+        var negated: Bool
+    }
+
+    /// Parses the arguments of a `Match` line, or says which criterion is not supported.
+    static func match(_ arguments: [String]) -> Result<SSHConfigCondition, HostPattern.PatternError> {
+        var criteria: [Criterion] = []
+        var index = 0
+        while index < arguments.count {
+            var word = arguments[index].lowercased()
+            let negated = word.hasPrefix("!")
+            if negated { word.removeFirst() }
+            index += 1
+            switch word {
+            case "all":
+                criteria.append(Criterion(kind: .all, negated: negated))
+            case "host", "originalhost":
+                guard index < arguments.count else {
+                    return .failure(.message("Match \(word) needs a pattern list"))
+                }
+                let list = arguments[index]
+                index += 1
+                criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
+            default:
+                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; this Match block is skipped"))
+            }
+        }
+        if criteria.isEmpty { return .failure(.message("Match needs criteria")) }
+        if criteria.count > 1, criteria.contains(where: { if case .all = $0.kind { return true } else { return false } }) {
+            return .failure(.message("Match all cannot be combined with other criteria; this Match block is skipped"))
+        }
+        return .success(.match(criteria))
+    }
+}

@@ -1,0 +1,74 @@
+import FleetTrustCore
+
+/// The binary packet of RFC 4253 §6 before any keys are in use: no encryption, no MAC.
+///
+/// This client disconnects before NEWKEYS, so it never needs more; sizes are bounded because the
+/// peer is untrusted.
+enum BinaryPacket {
+    static let maximumLength = 256 * 1024
+
+    enum Message: UInt8 {
+        case disconnect = 1, ignore = 2, unimplemented = 3, debug = 4
+        case kexInit = 20
+        case kexECDHInit = 30, kexECDHReply = 31
+    }
+
+    /// `payload` framed with random padding (at least 4 bytes, total a multiple of 8).
+    static func frame(_ payload: [UInt8]) -> [UInt8] {
+        var padding = 8 - (5 + payload.count) % 8
+        if padding < 4 { padding += 8 }
+        var writer = SSHWireWriter()
+        writer.writeUInt32(UInt32(1 + payload.count + padding))
+        writer.writeByte(UInt8(padding))
+        writer.writeRaw(payload)
+        writer.writeRaw((0..<padding).map { _ in UInt8.random(in: 0...255) })
+        return writer.bytes
+    }
+
+    static func readPayload(from socket: inout TransportSocket, stage: ProbeStage) throws(ProbeFailure) -> [UInt8] {
+        do {
+            var header = SSHWireReader(try socket.read(exactly: 5))
+            let length = Int((try? header.readUInt32()) ?? 0)
+            let padding = Int((try? header.readByte()) ?? 0)
+            guard length <= maximumLength, padding >= 4, padding + 1 < length else {
+                throw KeyExchangeFailures.kexFailed("malformed packet (length \(length), padding \(padding))")
+            }
+            let rest = try socket.read(exactly: length - 1)
+            return Array(rest[..<(length - 1 - padding)])
+        } catch let failure as ProbeFailure {
+            throw failure
+        } catch let error as TransportSocket.Failure {
+            throw KeyExchangeFailures.transport(error, stage: stage)
+        } catch {
+            throw KeyExchangeFailures.kexFailed("\(error)")
+        }
+    }
+
+    /// The next message that matters, skipping IGNORE, DEBUG and UNIMPLEMENTED; DISCONNECT fails.
+    static func readMessage(from socket: inout TransportSocket, stage: ProbeStage) throws(ProbeFailure) -> [UInt8] {
+        while true {
+            let payload = try readPayload(from: &socket, stage: stage)
+            switch Message(rawValue: payload[0]) {
+            case .ignore, .debug, .unimplemented:
+                continue
+            case .disconnect:
+                var reader = SSHWireReader(Array(payload.dropFirst()))
+                let reason = (try? reader.readUInt32()) ?? 0
+                let description = (try? reader.readString(limit: 1024)) ?? []
+                throw KeyExchangeFailures.disconnected(reason: reason, description: description, stage: stage)
+            default:
+                return payload
+            }
+        }
+    }
+
+    /// SSH_MSG_DISCONNECT with reason 11, "disconnected by application".
+    static let goodbye: [UInt8] = {
+        var writer = SSHWireWriter()
+        writer.writeByte(Message.disconnect.rawValue)
+        writer.writeUInt32(11)
+        writer.writeString("host key fetched")
+        writer.writeString("")
+        return frame(writer.bytes)
+    }()
+}

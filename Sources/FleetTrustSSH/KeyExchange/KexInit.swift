@@ -1,0 +1,88 @@
+import FleetTrustCore
+
+/// SSH_MSG_KEXINIT (RFC 4253 §7.1): the algorithm lists one side offers, and the negotiation rule.
+struct KexInit {
+    /// The ten name-lists, in wire order.
+    enum List: Int, CaseIterable {
+        case keyExchange, hostKey, cipherToServer, cipherToClient, macToServer, macToClient
+        case compressionToServer, compressionToClient, languageToServer, languageToClient
+    }
+
+    var lists: [[String]]
+    var firstKexPacketFollows: Bool
+    /// The message exactly as sent or received: it enters the exchange hash byte for byte.
+    let payload: [UInt8]
+
+    static let keyExchangeAlgorithms = ["curve25519-sha256", "curve25519-sha256@libssh.org"]
+    /// Offered only so the server agrees; this client never encrypts anything.
+    static let ciphers = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
+                          "aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes256-cbc", "aes128-cbc"]
+    static let macs = ["umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256-etm@openssh.com",
+                       "hmac-sha2-512-etm@openssh.com", "hmac-sha1-etm@openssh.com", "umac-64@openssh.com",
+                       "umac-128@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1"]
+    static let compressions = ["none", "zlib@openssh.com", "zlib"]
+    /// Ciphers that authenticate themselves, for which no MAC is negotiated (OpenSSH `kex.c`).
+    static let authenticatedCiphers: Set = ["chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
+
+    /// Our KEXINIT, offering `hostKeyAlgorithms` in order of preference.
+    init(clientOffering hostKeyAlgorithms: [String]) {
+        lists = [Self.keyExchangeAlgorithms, hostKeyAlgorithms, Self.ciphers, Self.ciphers, Self.macs, Self.macs,
+                 Self.compressions, Self.compressions, [], []]
+        firstKexPacketFollows = false
+        var writer = SSHWireWriter()
+        writer.writeByte(BinaryPacket.Message.kexInit.rawValue)
+        writer.writeRaw((0..<16).map { _ in UInt8.random(in: 0...255) })
+        for list in lists { writer.writeString(list.joined(separator: ",")) }
+        writer.writeByte(0)
+        writer.writeUInt32(0)
+        payload = writer.bytes
+    }
+
+    init(parsing payload: [UInt8]) throws(ProbeFailure) {
+        self.payload = payload
+        var reader = SSHWireReader(payload)
+        do {
+            guard try reader.readByte() == BinaryPacket.Message.kexInit.rawValue else {
+                throw KeyExchangeFailures.kexFailed("expected KEXINIT, got message \(payload[0])")
+            }
+            _ = try reader.readBytes(16)
+            lists = try List.allCases.map { _ in
+                try reader.readString(limit: 64 * 1024).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+                    .map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
+            }
+            firstKexPacketFollows = try reader.readBoolean()
+            _ = try reader.readUInt32()
+        } catch let failure as ProbeFailure {
+            throw failure
+        } catch {
+            throw KeyExchangeFailures.kexFailed("malformed KEXINIT from the server")
+        }
+    }
+
+    subscript(_ list: List) -> [String] { lists[list.rawValue] }
+
+    /// What both sides agreed on, in the terms of `NegotiatedAlgorithms`.
+    static func negotiate(client: KexInit, server: KexInit) throws(ProbeFailure) -> NegotiatedAlgorithms {
+        func pick(_ list: List, _ what: String) throws(ProbeFailure) -> String {
+            guard let chosen = client[list].first(where: server[list].contains) else {
+                throw KeyExchangeFailures.noCommonAlgorithm(what, server: server[list])
+            }
+            return chosen
+        }
+        let keyExchange = try pick(.keyExchange, "key exchange")
+        let hostKey = try pick(.hostKey, "host key")
+        let cipher = try pick(.cipherToServer, "cipher")
+        _ = try pick(.cipherToClient, "cipher")
+        var mac = "<implicit>"
+        if !authenticatedCiphers.contains(cipher) { mac = try pick(.macToServer, "MAC") }
+        _ = try pick(.compressionToServer, "compression")
+        _ = try pick(.compressionToClient, "compression")
+        return NegotiatedAlgorithms(hostKey: hostKey, keyExchange: keyExchange, cipher: cipher, mac: mac)
+    }
+
+    /// Whether the packet the server sent after its KEXINIT guessed wrong and must be ignored (§7).
+    static func serverGuessWasWrong(server: KexInit, negotiated: NegotiatedAlgorithms) -> Bool {
+        server.firstKexPacketFollows
+            && (server[.keyExchange].first != negotiated.keyExchange || server[.hostKey].first != negotiated.hostKey)
+    }
+}

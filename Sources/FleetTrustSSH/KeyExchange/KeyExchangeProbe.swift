@@ -1,0 +1,153 @@
+import FleetTrustCore
+
+/// Fetches one host key or host certificate through a real key exchange, with proof of possession.
+///
+/// libssh 0.10 cannot negotiate `*-cert-v01@openssh.com` host-key algorithms, and
+/// `ssh-keyscan -c` fetches certificates without checking anything. This minimal, read-only SSH
+/// client (RFC 4253 transport, curve25519-sha256 of RFC 8731) runs the exchange itself and checks
+/// the server's signature over the exchange hash with the host key (for a certificate, the
+/// certified key), then disconnects before NEWKEYS: no session keys, no authentication, nothing
+/// encrypted. Whether a certificate's CA signature is valid and trusted is the trust engine's
+/// question (`HostCertificate.isSignatureValid`). Synchronous: run it on a dedicated thread.
+public enum KeyExchangeProbe {
+    public static let certificateAlgorithms = [
+        "ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+        "rsa-sha2-512-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com",
+    ]
+    public static let plainAlgorithms = [
+        "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+        "rsa-sha2-512", "rsa-sha2-256",
+    ]
+    /// Everything this client can verify; `ssh-rsa` (SHA-1) only when asked for explicitly.
+    public static let supportedAlgorithms = certificateAlgorithms + plainAlgorithms
+        + ["ssh-rsa-cert-v01@openssh.com", "ssh-rsa"]
+
+    /// Runs one key exchange offering `hostKeyAlgorithms` (in preference order; names this client
+    /// cannot verify are dropped) and reports the key the server proved it holds.
+    ///
+    /// With `fd`, the exchange runs over that connected socket, which stays the caller's to close
+    /// (so a pool can cancel by `shutdown(2)` without racing a close); otherwise it connects to
+    /// `host`:`port` itself. `timeout` bounds the whole exchange, connection included.
+    public static func run(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
+                           fd: Int32? = nil) -> KeyExchangeReport {
+        let started = ContinuousClock.now
+        let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 86_400)
+        let deadline = started + .milliseconds(Int64(seconds * 1000))
+        var report = KeyExchangeReport(outcome: .failure(KeyExchangeFailures.kexFailed("not started")))
+        do throws(ProbeFailure) {
+            var offered: [String] = []
+            for name in hostKeyAlgorithms where supportedAlgorithms.contains(name) && !offered.contains(name) {
+                offered.append(name)
+            }
+            guard !offered.isEmpty else {
+                throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
+            }
+            var socket = if let fd { TransportSocket(adopting: fd, deadline: deadline) }
+                         else { try TransportSocket.connect(host: host, port: port, deadline: deadline) }
+            report.peerAddress = socket.peerAddress
+            var key = try exchange(over: &socket, offering: offered, report: &report)
+            try? socket.write(BinaryPacket.goodbye)
+            let elapsed = (ContinuousClock.now - started).components
+            key.handshakeMilliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+            report.outcome = .success(key)
+        } catch {
+            report.outcome = .failure(error)
+        }
+        return report
+    }
+
+    /// `run`, when only the key or the failure matters.
+    public static func fetchHostKey(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
+                                    fd: Int32? = nil) -> Result<DiscoveredKey, ProbeFailure> {
+        run(host: host, port: port, hostKeyAlgorithms: hostKeyAlgorithms, timeout: timeout, fd: fd).outcome
+    }
+
+    private static func exchange(over socket: inout TransportSocket, offering: [String],
+                                 report: inout KeyExchangeReport) throws(ProbeFailure) -> DiscoveredKey {
+        let agreement = try Curve25519KeyAgreement()
+        let clientInit = KexInit(clientOffering: offering)
+        do {
+            try socket.write(IdentificationExchange.clientVersion + [0x0d, 0x0a] + BinaryPacket.frame(clientInit.payload))
+        } catch {
+            throw KeyExchangeFailures.transport(error, stage: .banner)
+        }
+        let identification = try IdentificationExchange.readServer(from: &socket)
+        report.serverVersion = Sanitizer.clean(bytes: identification.version, limit: 255)
+        report.serverPreamble = identification.preamble
+
+        let serverInit = try KexInit(parsing: try BinaryPacket.readMessage(from: &socket, stage: .keyExchange))
+        report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+        let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
+        if KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) {
+            _ = try BinaryPacket.readPayload(from: &socket, stage: .keyExchange)
+        }
+
+        var ecdhInit = SSHWireWriter()
+        ecdhInit.writeByte(BinaryPacket.Message.kexECDHInit.rawValue)
+        ecdhInit.writeString(agreement.publicKey)
+        do {
+            try socket.write(BinaryPacket.frame(ecdhInit.bytes))
+        } catch {
+            throw KeyExchangeFailures.transport(error, stage: .keyExchange)
+        }
+
+        let reply = try ECDHReply(try BinaryPacket.readMessage(from: &socket, stage: .keyExchange))
+        let key: HostKey
+        do {
+            key = try HostKey(blob: reply.hostKeyBlob)
+        } catch {
+            throw KeyExchangeFailures.kexFailed("the server's host key is malformed (\(error))")
+        }
+        guard key.type == KeyType.canonicalName(negotiated.hostKey) else {
+            throw KeyExchangeFailures.kexFailed("the server sent a \(Sanitizer.clean(key.type, limit: 64)) key for \(negotiated.hostKey)")
+        }
+        guard let secret = agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else {
+            throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
+        }
+        let hash = Curve25519KeyAgreement.exchangeHash(
+            clientVersion: IdentificationExchange.clientVersion, serverVersion: identification.version,
+            clientKexInit: clientInit.payload, serverKexInit: serverInit.payload, hostKeyBlob: reply.hostKeyBlob,
+            clientPublicKey: agreement.publicKey, serverPublicKey: reply.serverPublicKey, sharedSecret: secret)
+        try checkSignature(reply.signature, over: hash, key: key, hostKeyAlgorithm: negotiated.hostKey)
+        return DiscoveredKey(key: key, algorithms: negotiated)
+    }
+
+    /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies
+    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`), so a server cannot downgrade to SHA-1.
+    private static func checkSignature(_ signature: [UInt8], over hash: [UInt8], key: HostKey,
+                                       hostKeyAlgorithm: String) throws(ProbeFailure) {
+        let certificateSuffix = "-cert-v01@openssh.com"
+        let expected = hostKeyAlgorithm.hasSuffix(certificateSuffix)
+            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count)) : hostKeyAlgorithm
+        var reader = SSHWireReader(signature)
+        let algorithm = (try? reader.readUTF8(limit: 64)) ?? ""
+        guard algorithm == expected else {
+            throw KeyExchangeFailures.badSignature("signature algorithm \(Sanitizer.clean(algorithm, limit: 64)) instead of \(expected)")
+        }
+        guard SignatureVerifier.verify(signatureBlob: signature, data: hash, key: key) else {
+            throw KeyExchangeFailures.badSignature("the signature over the exchange hash does not verify")
+        }
+    }
+}
+
+/// SSH_MSG_KEX_ECDH_REPLY (RFC 5656 §4): K_S, Q_S and the signature over H.
+private struct ECDHReply {
+    var hostKeyBlob: [UInt8]
+    var serverPublicKey: [UInt8]
+    var signature: [UInt8]
+
+    init(_ payload: [UInt8]) throws(ProbeFailure) {
+        guard payload.first == BinaryPacket.Message.kexECDHReply.rawValue else {
+            throw KeyExchangeFailures.kexFailed("expected KEX_ECDH_REPLY, got message \(payload.first ?? 0)")
+        }
+        var reader = SSHWireReader(Array(payload.dropFirst()))
+        do {
+            hostKeyBlob = try reader.readString(limit: 16 * 1024)
+            serverPublicKey = try reader.readString(limit: 256)
+            signature = try reader.readString(limit: 8192)
+        } catch {
+            throw KeyExchangeFailures.kexFailed("malformed KEX_ECDH_REPLY")
+        }
+    }
+}

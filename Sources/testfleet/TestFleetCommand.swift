@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import FleetTrustTestFleet
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts a local fleet of real sshd processes for the demo and the benchmarks.
+@main
+struct TestFleetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "testfleet",
+        abstract: "Run a local fleet of real OpenSSH sshd processes on 127.0.0.0/8.",
+        subcommands: [Demo.self, Serve.self, Hostile.self, Silent.self])
+}
+
+struct FleetOptions: ParsableArguments {
+    @Option(help: "Number of sshd processes.")
+    var hosts = 8
+    @Option(help: "Loopback addresses each sshd listens on (1-16).")
+    var addressesPerHost = 1
+    @Flag(help: "Serve every endpoint on one port, on distinct 127.0.x.y addresses (as ssh-keyscan -p needs).")
+    var samePort = false
+    @Option(help: "RSA host key size.")
+    var rsaBits = 3072
+    @Option(help: "Directory for keys, configs, inventory and known_hosts (default: a new temporary one).")
+    var directory: String?
+
+    func makeOptions() -> TestFleet.Options {
+        var options = TestFleet.Options(hosts: hosts)
+        options.addressesPerHost = addressesPerHost
+        options.samePort = samePort
+        options.rsaBits = rsaBits
+        options.directory = directory
+        return options
+    }
+}
+
+extension TestFleetCommand {
+    struct Demo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start a fleet, open the fleettrust dashboard on it, and stop the fleet when it exits.")
+
+        @OptionGroup var fleet: FleetOptions
+        @Argument(help: "The fleettrust binary, then extra arguments for it.")
+        var command: [String]
+
+        func run() throws {
+            guard let binary = command.first else { throw ValidationError("name the fleettrust binary") }
+            print("starting \(fleet.hosts) sshd hosts on 127.0.0.1 …")
+            let running = try TestFleet(fleet.makeOptions())
+            defer { running.stop() }
+            let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath]
+                + Array(command.dropFirst())
+            let status = try runInForeground(binary, arguments)
+            print("fleet stopped; its files were in \(running.directory)")
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start a fleet, describe it in DIRECTORY/fleet.json, and serve until SIGTERM or SIGINT.")
+
+        @OptionGroup var fleet: FleetOptions
+
+        func run() throws {
+            let running = try TestFleet(fleet.makeOptions())
+            defer { running.stop() }
+            let description: [String: Any] = [
+                "directory": running.directory,
+                "inventory": running.inventoryPath,
+                "known_hosts": running.knownHostsPath,
+                "pids": running.hosts.map { Int($0.pid) },
+                "endpoints": running.endpoints.map { ["address": $0.address, "port": $0.port] },
+                "public_keys": running.hosts.map { $0.publicKeyFiles },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: description, options: [.prettyPrinted, .sortedKeys])
+            let path = running.directory + "/fleet.json"
+            try data.write(to: URL(fileURLWithPath: path + ".tmp"))
+            rename(path + ".tmp", path)
+            FileHandle.standardOutput.write(Data((path + "\n").utf8))
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGTERM)
+            sigaddset(&signals, SIGINT)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            var received: Int32 = 0
+            sigwait(&signals, &received)
+        }
+    }
+}
+
+extension TestFleetCommand {
+    struct Hostile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a misbehaving SSH server on 127.0.0.1 for the hardening tests.",
+            discussion: "Behaviours: \(HostileBehavior.allCases.map(\.rawValue).joined(separator: ", ")). "
+                + "Prints the port it listens on, then serves until --lifetime seconds have passed.")
+
+        @Option(help: "What the server does wrong.")
+        var behavior: String
+        @Option(help: "Port on 127.0.0.1 (0: any free port).")
+        var port = 0
+        @Option(help: "Seconds after which the server exits by itself.")
+        var lifetime: Double = 120
+
+        func run() throws {
+            guard let kind = HostileBehavior(rawValue: behavior) else {
+                throw ValidationError("unknown behaviour \(behavior)")
+            }
+            let server = try HostileServer(kind, port: port)
+            FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
+            server.serve(lifetime: lifetime)
+        }
+    }
+}
+
+extension TestFleetCommand {
+    struct Silent: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Listen on many loopback addresses, one port, accepting TCP and never speaking.",
+            discussion: "Addresses are 127.0.2.1, 127.0.2.2, …; prints them, one per line, then waits for --lifetime seconds.")
+
+        @Option(help: "How many silent endpoints.")
+        var count = 50
+        @Option(help: "The port they all listen on.")
+        var port: Int
+        @Option(help: "Seconds after which the listeners exit by themselves.")
+        var lifetime: Double = 600
+
+        func run() throws {
+            guard (1...250).contains(count) else { throw ValidationError("--count must be 1-250") }
+            let listeners = try (1...count).map { try SilentListener(address: "127.0.2.\($0)", port: port) }
+            FileHandle.standardOutput.write(Data(listeners.map { "\($0.address)\n" }.joined().utf8))
+            Thread.sleep(forTimeInterval: lifetime)
+            listeners.forEach { $0.close() }
+        }
+    }
+}
+
+/// Runs a program in this terminal's foreground process group (so it can read the keyboard),
+/// ignoring SIGINT/SIGQUIT here while it runs, as system(3) does.
+func runInForeground(_ path: String, _ arguments: [String]) throws -> Int32 {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    sigaddset(&defaults, SIGINT)
+    sigaddset(&defaults, SIGQUIT)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+    let previousInt = signal(SIGINT, SIG_IGN)
+    let previousQuit = signal(SIGQUIT, SIG_IGN)
+    defer {
+        signal(SIGINT, previousInt)
+        signal(SIGQUIT, previousQuit)
+    }
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, nil, &attributes, argv, environ)
+    guard rc == 0 else { throw ValidationError("cannot run \(path): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}

@@ -1,0 +1,238 @@
+import Foundation
+import XCTest
+import FleetTrustCore
+import FleetTrustTestFleet
+
+/// A real OpenSSH sshd on 127.0.0.1 with chosen host keys and certificates, stopped by PID.
+final class KeyExchangeTestSSHD {
+    struct HostKeySpec {
+        var type: String
+        var bits: String
+        /// When set, a host certificate signed by a CA of this type (and RSA signature algorithm).
+        var certificateCA: (type: String, bits: String, signWith: String?)?
+    }
+
+    let directory: URL
+    let port: Int
+    private let process: SpawnedProcess
+    /// Private key path for each spec, in order.
+    let keyPaths: [String]
+    /// The CA's private key path for each spec with a certificate.
+    let caPaths: [String?]
+
+    init(keys: [HostKeySpec], extraConfig: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-kex-sshd-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = ["ListenAddress 127.0.0.1", "PidFile none", "UsePAM no", "StrictModes no",
+                      "AuthorizedKeysFile none", "LogLevel ERROR"] + extraConfig
+        var paths: [String] = [], cas: [String?] = []
+        for (index, spec) in keys.enumerated() {
+            let path = directory.appendingPathComponent("host\(index)-\(spec.type)").path
+            try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", spec.type, "-b", spec.bits, "-N", "", "-f", path])
+            config.append("HostKey \(path)")
+            if let ca = spec.certificateCA {
+                let caPath = directory.appendingPathComponent("ca\(index)-\(ca.type)").path
+                try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", ca.type, "-b", ca.bits, "-N", "", "-f", caPath])
+                var arguments = ["-q", "-s", caPath, "-I", "host\(index)-id", "-h", "-n", "web.example,127.0.0.1",
+                                 "-z", String(100 + index), "-V", "20200101:20991231"]
+                if let signWith = ca.signWith { arguments += ["-t", signWith] }
+                try Tool.check("/usr/bin/ssh-keygen", arguments + [path + ".pub"])
+                config.append("HostCertificate \(path)-cert.pub")
+                cas.append(caPath)
+            } else {
+                cas.append(nil)
+            }
+            paths.append(path)
+        }
+        keyPaths = paths
+        caPaths = cas
+        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        var started: (SpawnedProcess, Int)?
+        for _ in 0..<5 where started == nil {
+            let port = try Loopback.freePort()
+            let configPath = directory.appendingPathComponent("sshd_config").path
+            try (config + ["Port \(port)"]).joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+            let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
+            if waitForBanner(port: port) {
+                started = (process, port)
+            } else {
+                process.terminate()
+            }
+        }
+        guard let started else { throw TestServerError.didNotStart("sshd") }
+        (process, port) = started
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func publicKey(_ index: Int) throws -> HostKey {
+        try HostKey(openSSHLine: String(contentsOfFile: keyPaths[index] + ".pub", encoding: .utf8))
+    }
+
+    func certificate(_ index: Int) throws -> HostKey {
+        try HostKey(openSSHLine: String(contentsOfFile: keyPaths[index] + "-cert.pub", encoding: .utf8))
+    }
+
+    func caPublicKey(_ index: Int) throws -> HostKey {
+        let path = try XCTUnwrap(caPaths[index])
+        return try HostKey(openSSHLine: String(contentsOfFile: path + ".pub", encoding: .utf8))
+    }
+}
+
+/// A fake SSH server in Python (`cryptography`), for peers that a real sshd will not imitate.
+///
+/// Modes: `honest` (a correct curve25519-sha256 exchange with an Ed25519 key, preceded by a
+/// non-SSH line and an IGNORE message), `forge` (signs the wrong hash), `swap` (signs with a
+/// different key than it presents), `silent` (accepts TCP, never speaks), `http` (reads the
+/// request, answers as a web server and closes), `flood` (endless text lines), `ssh1` (SSH 1.5 only),
+/// `stall` (stops after its KEXINIT), `oversize` (announces a 2 GiB packet), `disconnect`
+/// (disconnects with a terminal escape in its reason), `zero-point` (an all-zero X25519 value).
+final class HostileSSHServer {
+    let port: Int
+    /// The host key it presents.
+    let hostKey: HostKey
+    private let process: SpawnedProcess
+
+    init(mode: String) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ft-hostile-\(getpid())-\(UUID().uuidString)").path
+        try Self.script.write(toFile: base + ".py", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: base + ".py") }
+        defer { try? FileManager.default.removeItem(atPath: base + ".out") }
+        process = try SpawnedProcess("/usr/bin/python3", [base + ".py", mode], stderrPath: base + ".out")
+        var lines: [Substring] = []
+        for _ in 0..<400 where lines.count < 2 && process.isRunning {
+            usleep(25_000)
+            lines = ((try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "").split(separator: "\n")
+        }
+        guard lines.count >= 2, let port = Int(lines[0]), let key = try? HostKey(openSSHLine: lines[1]) else {
+            process.terminate()
+            throw TestServerError.didNotStart("hostile server \(mode)")
+        }
+        self.port = port
+        self.hostKey = key
+    }
+
+    deinit { stop() }
+
+    func stop() { process.terminate() }
+
+    private static let script = #"""
+import base64, hashlib, os, socket, struct, sys
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+mode = sys.argv[1]
+def s(b): return struct.pack(">I", len(b)) + b
+def mpint(b):
+    b = b.lstrip(b"\0")
+    return s(b"\0" + b if b and b[0] & 0x80 else b)
+def blob(key): return s(b"ssh-ed25519") + s(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+def frame(payload):
+    pad = 8 - (5 + len(payload)) % 8
+    if pad < 4: pad += 8
+    return struct.pack(">IB", 1 + len(payload) + pad, pad) + payload + os.urandom(pad)
+def read_exact(f, n):
+    data = f.read(n)
+    if len(data) != n: raise EOFError
+    return data
+def read_packet(f):
+    length, pad = struct.unpack(">IB", read_exact(f, 5))
+    return read_exact(f, length - 1)[: length - 1 - pad]
+
+host_key = ed25519.Ed25519PrivateKey.generate()
+other_key = ed25519.Ed25519PrivateKey.generate()
+server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", 0))
+server.listen(16)
+sys.stderr.write("%d\nssh-ed25519 %s\n" % (server.getsockname()[1], base64.b64encode(blob(host_key)).decode()))
+sys.stderr.flush()
+
+def handle(conn):
+    if mode == "silent":
+        while conn.recv(4096): pass
+        return
+    if mode == "flood":
+        while True: conn.sendall(b"x" * 100 + b"\r\n")
+    if mode == "ssh1":
+        conn.sendall(b"SSH-1.5-OldServer\r\n")
+        while conn.recv(4096): pass
+        return
+    if mode == "http":
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        return
+    f = conn.makefile("rb")
+    v_s = b"SSH-2.0-Hostile_1.0"
+    conn.sendall(b"hello operator\r\n" + v_s + b"\r\n")
+    v_c = f.readline().rstrip(b"\r\n")
+    i_c = read_packet(f)
+    if mode == "oversize":
+        conn.sendall(struct.pack(">IB", 0x7fffffff, 4))
+        while conn.recv(4096): pass
+        return
+    if mode == "disconnect":
+        conn.sendall(frame(bytes([1]) + struct.pack(">I", 3) + s(b"no matching host key type\x1b[2J") + s(b"")))
+        return
+    lists = [b"curve25519-sha256", b"ssh-ed25519", b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256",
+             b"hmac-sha2-256", b"none", b"none", b"", b""]
+    i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
+    conn.sendall(frame(bytes([2]) + s(b"noise")) + frame(i_s))
+    if mode == "stall":
+        while conn.recv(4096): pass
+        return
+    init = read_packet(f)
+    q_c = init[5:5 + struct.unpack(">I", init[1:5])[0]]
+    ephemeral = x25519.X25519PrivateKey.generate()
+    q_s = ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    k = ephemeral.exchange(x25519.X25519PublicKey.from_public_bytes(q_c))
+    if mode == "zero-point":
+        q_s = bytes(32)
+    k_s = blob(host_key)
+    h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
+    signer = other_key if mode == "swap" else host_key
+    signed = hashlib.sha256(h).digest() if mode == "forge" else h
+    signature = s(b"ssh-ed25519") + s(signer.sign(signed))
+    conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    while conn.recv(4096): pass
+
+while True:
+    conn, _ = server.accept()
+    try:
+        handle(conn)
+    except Exception:
+        pass
+    finally:
+        conn.close()
+"""#
+}
+
+enum TestServerError: Error {
+    case didNotStart(String)
+}
+
+private func waitForBanner(port: Int) -> Bool {
+    for _ in 0..<100 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 4)
+        let ready = connected && recv(fd, &buffer, 4, Int32(MSG_WAITALL)) == 4
+        close(fd)
+        if ready && buffer == Array("SSH-".utf8) { return true }
+        usleep(50_000)
+    }
+    return false
+}
