@@ -38,6 +38,7 @@ enum HeaderView {
     static func lines(_ state: DashboardState, width: Int) -> [ScreenLine] {
         var title = ScreenLine(fill: .header)
         title.append(" fleettrust ", .header)
+        if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
         title.append(" inventory ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
         title.append(" known_hosts ", .headerLabel)
@@ -46,7 +47,6 @@ enum HeaderView {
             title.append(" pins ", .headerLabel)
             title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
         }
-        if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
 
         var counts = ScreenLine()
         var tally: [HostStatus: Int] = [:]
