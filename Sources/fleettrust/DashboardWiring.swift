@@ -1,6 +1,5 @@
 import FleetTrustCore
 import FleetTrustDashboard
-import FleetTrustSSH
 import Foundation
 
 /// Runs the dashboard on a thread of its own: curses wants a single thread, and a blocking UI loop
@@ -19,33 +18,25 @@ enum DashboardThread {
     }
 }
 
-/// The plain inventory format: one `host`, `host:port` or `[host]:port` per line, `#` comments.
-/// Stands in until the inventory readers (plain, Ansible, ssh_config) are wired in.
-enum PlainInventory {
-    struct LineError: Error, CustomStringConvertible {
-        var location: SourceLocation
-        var reason: String
-        var description: String { "\(location): \(reason)" }
+/// Reads the inventory (any format the readers detect). Problems are printed one per line
+/// before the terminal is taken over; any error stops the dashboard from starting.
+enum DashboardInventory {
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
     }
 
     static func read(path: String) throws -> [InventoryHost] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw LineError(location: SourceLocation(file: path, line: 0), reason: "cannot read the inventory file")
+            throw Unreadable(description: "\(path): cannot read the inventory file")
         }
-        var hosts: [InventoryHost] = []
-        for (offset, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let text = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else { continue }
-            let location = SourceLocation(file: path, line: offset + 1)
-            do {
-                var host = try ProbeTarget(parsing: text).inventoryHost
-                host.source = location
-                hosts.append(host)
-            } catch {
-                throw LineError(location: location, reason: error.description)
-            }
+        let inventory = Inventory.read(InventorySource(name: path, bytes: Array(data)))
+        for diagnostic in inventory.diagnostics {
+            FileHandle.standardError.write(Data("fleettrust: \(diagnostic)\n".utf8))
         }
-        return hosts
+        if !inventory.errors.isEmpty {
+            throw Unreadable(description: "\(inventory.errors.count) problem(s) in the inventory; nothing was probed")
+        }
+        return inventory.hosts
     }
 }
 

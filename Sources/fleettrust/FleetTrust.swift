@@ -20,7 +20,7 @@ struct FleetTrust: AsyncParsableCommand {
             DiscoverCommand.self,
         ])
 
-    @Option(help: "Inventory file: one host, host:port or [host]:port per line.")
+    @Option(help: "Inventory file: a plain list (host, host:port, [host]:port per line), Ansible INI/YAML, or ssh_config.")
     var inventory: String?
 
     @Option(name: .customLong("known-hosts"), help: "known_hosts file to check and write (repeatable; default ~/.ssh/known_hosts).")
@@ -59,9 +59,9 @@ struct FleetTrust: AsyncParsableCommand {
     mutating func run() async throws {
         guard let inventory else { throw CleanExit.helpRequest(self) }
         let environment = ProcessInfo.processInfo.environment
-        let hosts = try PlainInventory.read(path: inventory)
+        let hosts = try DashboardInventory.read(path: inventory)
         let knownHostsFiles = knownHosts.isEmpty ? [(environment["HOME"] ?? NSHomeDirectory()) + "/.ssh/known_hosts"] : knownHosts
-        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).path } ?? "."
+        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
         let settings = DashboardSettings(inventoryPath: inventory, knownHostsFiles: knownHostsFiles, pinFile: pins,
                                          readOnly: readOnly,
