@@ -20,10 +20,11 @@ final class DashboardTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    private func open(_ fleet: TestFleet, _ extra: [String] = [], width: Int = 160, height: Int = 45) throws -> DashboardTmux {
+    private func open(_ fleet: TestFleet, _ extra: [String] = [], width: Int = 160, height: Int = 45,
+                      environment: [String: String] = [:]) throws -> DashboardTmux {
         let terminal = try DashboardTmux(arguments: ["--inventory", fleet.inventoryPath, "--known-hosts", scratch + "/known_hosts",
                                                      "--audit-log", scratch + "/audit.jsonl"] + extra,
-                                         width: width, height: height)
+                                         width: width, height: height, environment: environment)
         self.terminal = terminal
         return terminal
     }
@@ -162,5 +163,29 @@ final class DashboardTests: XCTestCase {
         XCTAssertTrue(reported, screen)
         XCTAssertTrue(screen.contains("bad.theme:2: unknown colour 'mauve'"), screen)
         XCTAssertFalse(screen.contains("\(DashboardTmux.exitMarker)0"), screen)
+    }
+
+    func testNoColorDrawsWithAttributesOnlyAndEightColourTerminalsStillGetColour() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let colourCodes = try NSRegularExpression(pattern: "\u{1b}\\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|9[0-7])[;m]")
+        func colours(_ text: String) -> Int { colourCodes.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text)) }
+
+        let plain = try open(fleet, environment: ["NO_COLOR": "1"])
+        XCTAssertTrue(plain.waitFor { $0.contains("N new") }.0)
+        let monochrome = plain.captureWithAttributes()
+        XCTAssertEqual(colours(monochrome), 0, monochrome)
+        XCTAssertTrue(monochrome.contains("\u{1b}[7m") || monochrome.contains(";7m"), "no reverse video: \(monochrome)")
+        plain.send("q")
+        assertRestored(plain, status: 0)
+        plain.stop()
+
+        let eight = try open(fleet, environment: ["TERM": "screen"])
+        XCTAssertTrue(eight.waitFor { $0.contains("N new") }.0)
+        let coloured = eight.captureWithAttributes()
+        XCTAssertGreaterThan(colours(coloured), 0, coloured)
+        XCTAssertFalse(coloured.contains("38;5;"), coloured)
+        eight.send("q")
+        assertRestored(eight, status: 0)
     }
 }

@@ -25,7 +25,7 @@ final class DashboardTmux {
         let env = (["LANG": "C.UTF-8", "TERM": "screen-256color"].merging(environment) { $1 })
             .map { "\($0.key)=\(DashboardTmux.quote($0.value))" }.sorted().joined(separator: " ")
         let command = ([DashboardTmux.executable] + arguments).map(DashboardTmux.quote).joined(separator: " ")
-        let script = "trap : INT; env \(env) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
+        let script = "trap : INT; env -u NO_COLOR \(env) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
         try tmux(["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height), "sh", "-c", script],
                  readingOutput: false)
         shellPID = pid_t(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
@@ -78,6 +78,9 @@ final class DashboardTmux {
     }
 
     func capture() -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
+
+    /// The screen with its colours and attributes as escape sequences.
+    func captureWithAttributes() -> String { (try? tmux(["capture-pane", "-p", "-e", "-t", session])) ?? "" }
 
     func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", session] + keys) }
 
