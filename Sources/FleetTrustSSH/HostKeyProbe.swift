@@ -30,20 +30,14 @@ struct HostKeyProbe: Sendable {
     func run(cancellation: ProbeCancellation) -> Outcome {
         let start = ContinuousClock.now
         let deadline = start + timeout
-        var connection: TCPConnection
+        let connection: TCPConnection
         do {
-            connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+            connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
         } catch {
             return Outcome(failure: error)
         }
-        do {
-            try connection.awaitServer(until: deadline, cancellation: cancellation)
-        } catch {
-            connection.close(cancellation: cancellation)
-            return Outcome(failure: error)
-        }
-        // libssh closes the descriptor it is given in ssh_free, so it gets a duplicate: ours stays
-        // open (and registered for cancellation) until we close it ourselves.
+        // libssh closes the descriptor it is given (in ssh_free, or at once when ssh_connect fails),
+        // so it gets a duplicate: ours stays open, and registered for cancellation, until we close it.
         let libsshFD = dup(connection.fd)
         guard libsshFD >= 0 else {
             connection.close(cancellation: cancellation)
@@ -86,7 +80,8 @@ struct HostKeyProbe: Sendable {
                            serverHostKeyAlgorithms: ProbeFailures.serverHostKeyAlgorithms(inLibsshError: text))
         }
         let elapsed = ContinuousClock.now - start
-        let result: Outcome
+        // No ssh_disconnect: with SSH_OPTIONS_FD it forgets the descriptor without closing it
+        // (measured, libssh 0.10.6), while ssh_free closes it.
         switch serverKey(session) {
         case .success(let key):
             let algorithms = NegotiatedAlgorithms(
@@ -94,14 +89,12 @@ struct HostKeyProbe: Sendable {
                 keyExchange: string(ssh_get_kex_algo(session)),
                 cipher: string(ssh_get_cipher_in(session)),
                 mac: string(ssh_get_hmac_in(session)))
-            result = Outcome(key: DiscoveredKey(key: key, algorithms: algorithms,
-                                                handshakeMilliseconds: elapsed.seconds * 1000),
-                             serverVersion: serverVersion)
+            return Outcome(key: DiscoveredKey(key: key, algorithms: algorithms,
+                                              handshakeMilliseconds: elapsed.seconds * 1000),
+                           serverVersion: serverVersion)
         case .failure(let failure):
-            result = Outcome(failure: failure, serverVersion: serverVersion)
+            return Outcome(failure: failure, serverVersion: serverVersion)
         }
-        ssh_disconnect(session)
-        return result
     }
 
     private func configure(_ session: ssh_session, fd: Int32, remaining: Duration) -> Bool {

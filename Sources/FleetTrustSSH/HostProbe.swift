@@ -1,10 +1,12 @@
 import FleetTrustCore
 
-/// Everything we can prove about one endpoint: every host key it holds, one handshake per type.
+/// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
-/// Resolves once, then follows a `HostKeyPlan`. A failure before the key exchange (no address,
-/// no connection, no SSH) or a stalled exchange ends the probe at once: the other key types
-/// would fail the same way, one timeout each. Runs on the calling (dedicated) thread.
+/// Resolves once, then for the first address that answers: one `CertificateFirstProbe` (a
+/// certificate or a plain key, and the server's host-key algorithms), then one libssh handshake
+/// per key type still missing, following a `HostKeyPlan`. A failure before the key exchange (no address, no
+/// connection, no SSH) or a stalled exchange ends the probe at once: the other key types would
+/// fail the same way, one timeout each. Runs on the calling (dedicated) thread.
 public struct HostProbe: Sendable {
     public var host: InventoryHost
     /// Bound on each connection attempt: TCP connect, identification and key exchange together.
@@ -17,51 +19,66 @@ public struct HostProbe: Sendable {
 
     public func run(cancellation: ProbeCancellation) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
-        let addresses: [SocketAddress]
         switch Resolver.resolve(host.address, port: host.port, deadline: .now + timeout, cancellation: cancellation) {
-        case .success(let resolved): addresses = resolved
+        case .success(let addresses):
+            for address in addresses {
+                if probe(address, into: &result, cancellation: cancellation) { break }
+            }
         case .failure(let failure):
             result.failures = [failure]
-            return result
         }
+        return result
+    }
+
+    /// Probes one address; false when it could not even be connected to (try the next one).
+    private func probe(_ address: SocketAddress, into result: inout ProbeResult,
+                       cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        var candidates = addresses[...]
+        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout).run(cancellation: cancellation)
+        if let failure = opening.failure {
+            switch failure.stage {
+            case .connect:
+                result.failures.append(failure)
+                return false
+            case .resolve, .banner, .cancelled:
+                result.failures.append(failure)
+                return true
+            case .keyExchange:
+                // A server our exchange client cannot talk to: libssh may still.
+                if failure.code == "bad-signature" || failure.code == "kex-timeout" { result.failures.append(failure) }
+                if failure.code == "kex-timeout" { return true }
+            }
+        }
+        result.peerAddress = address.numeric
+        result.serverVersion = opening.serverVersion
+        if let key = opening.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        }
+        if !opening.serverHostKeyAlgorithms.isEmpty { plan.learn(serverAlgorithms: opening.serverHostKeyAlgorithms) }
+
         var refused = false
         while let algorithms = plan.next() {
-            guard let address = candidates.first else { break }
             let outcome = HostKeyProbe(address: address, port: host.port, hostKeyAlgorithms: algorithms,
                                        timeout: timeout).run(cancellation: cancellation)
             if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
             if let key = outcome.key {
-                result.peerAddress = address.numeric
                 result.keys.append(key)
                 plan.found(keyType: key.key.type)
-                candidates = [address]
-                continue
-            }
-            guard let failure = outcome.failure else { continue }
-            if let offered = outcome.serverHostKeyAlgorithms {
-                result.peerAddress = address.numeric
-                candidates = [address]
+            } else if let offered = outcome.serverHostKeyAlgorithms {
                 plan.learn(serverAlgorithms: offered)
                 refused = true
-                continue
-            }
-            if failure.stage == .connect && result.peerAddress == nil && candidates.count > 1 {
-                candidates = candidates.dropFirst()
-                plan = HostKeyPlan()
+            } else if let failure = outcome.failure {
                 result.failures.append(failure)
-                continue
+                if Self.endsProbe(failure) { break }
             }
-            result.failures.append(failure)
-            if Self.endsProbe(failure) { break }
         }
-        if result.keys.isEmpty && result.failures.isEmpty && refused {
+        if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: "no-common-algorithm",
                                             message: "the server offers no host-key algorithm that can be verified here (it offers \(offered))")]
         }
-        return result
+        return true
     }
 
     static func endsProbe(_ failure: ProbeFailure) -> Bool {

@@ -43,16 +43,18 @@ enum ProbeFailures {
     static func handshake(libsshError text: String, serverIdentified: Bool, firstBytes: [UInt8]) -> ProbeFailure {
         let lower = text.lowercased()
         if !serverIdentified {
-            let magic = Array("SSH-".utf8)
-            let couldBeSSH = firstBytes.starts(with: magic) || magic.starts(with: firstBytes)
-            if !couldBeSSH { return notSSH(firstBytes: firstBytes) }
-            if lower.contains("timeout") { return bannerTimeout }
-            if lower.contains("too large banner") {
-                return ProbeFailure(stage: .banner, code: "not-ssh",
-                                    message: "the server's identification line is longer than SSH allows")
+            if firstBytes.isEmpty {
+                return lower.contains("timeout") ? bannerTimeout : closedBeforeBanner(text)
             }
-            if lower.contains("protocol") || lower.contains("version") {
-                return ProbeFailure(stage: .banner, code: "not-ssh", message: "unsupported SSH version: \(text)")
+            if !firstBytes.beginsLikeSSH && !firstBytes.containsSSHLine {
+                return notSSH(firstBytes: firstBytes)
+            }
+            if lower.contains("banner") || lower.contains("protocol") || lower.contains("version") {
+                return ProbeFailure(stage: .banner, code: "not-ssh", message: "the server's SSH identification is unusable: \(text)")
+            }
+            if lower.contains("timeout") {
+                return ProbeFailure(stage: .banner, code: "banner-timeout",
+                                    message: "the server started but did not complete its SSH identification within the timeout")
             }
             return closedBeforeBanner(text)
         }
@@ -80,5 +82,21 @@ enum ProbeFailures {
               let open = text[method.upperBound...].range(of: "server ["),
               let close = text[open.upperBound...].firstIndex(of: "]") else { return nil }
         return text[open.upperBound..<close].split(separator: ",").map(String.init)
+    }
+}
+
+private extension [UInt8] {
+    /// Whether these bytes start with `SSH-`, or with as much of it as has arrived.
+    var beginsLikeSSH: Bool {
+        let marker = Array("SSH-".utf8)
+        let length = Swift.min(count, marker.count)
+        return self[..<length].elementsEqual(marker[..<length])
+    }
+
+    /// Whether an identification line starts after some pre-identification line.
+    var containsSSHLine: Bool {
+        let marker = Array("\nSSH-".utf8)
+        guard count >= marker.count else { return false }
+        return (0...(count - marker.count)).contains { self[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import FleetTrustCore
 
 /// A command-line target: `host`, `host:port`, `[host]:port`, `[v6addr]:port`, or a bare IPv6 address.
@@ -28,6 +29,10 @@ public struct ProbeTarget: Hashable, Sendable {
             host = host[..<colon]
         }
         guard !host.isEmpty else { throw fail("empty host") }
+        if host.contains(":") {
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, String(host), &address) == 1 else { throw fail("not an IPv6 address; write [HOST]:PORT") }
+        }
         guard host.utf8.count <= 255, !host.contains(where: { $0.isWhitespace || $0 == "/" || $0.asciiValue.map { $0 < 0x20 } ?? false })
         else { throw fail("not a host name or address") }
         self.host = String(host)

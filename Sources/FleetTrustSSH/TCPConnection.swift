@@ -5,8 +5,10 @@ import FleetTrustCore
 /// that another thread can interrupt it (see `ProbeCancellation`).
 ///
 /// The socket is connected without blocking, then we wait for the server to speak first (SSH
-/// servers send their identification unasked) and peek at what it said, without consuming it,
-/// so that a silent port, a closed one and a non-SSH speaker each get their own failure.
+/// servers send their identification unasked, and `ssh-keyscan` waits the same way) and peek at
+/// what it said without consuming it, so that a silent port, a closed one and a non-SSH speaker
+/// each get their own failure. Lines before the identification are legal (RFC 4253 4.2), so
+/// "not SSH" is decided only once libssh has given up.
 struct TCPConnection {
     let fd: Int32
     /// Up to `peekLimit` bytes the server sent first, still unread.
@@ -14,7 +16,7 @@ struct TCPConnection {
     static let peekLimit = 256
 
     /// Connects and registers the socket with `cancellation` (which then owns the right to shut it down).
-    init(to address: SocketAddress, deadline: ContinuousClock.Instant,
+    private init(to address: SocketAddress, deadline: ContinuousClock.Instant,
          cancellation: ProbeCancellation) throws(ProbeFailure) {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ProbeFailures.connect(errno: errno) }
@@ -49,8 +51,21 @@ struct TCPConnection {
         if cancellation.isCancelled { throw ProbeFailures.cancelled }
     }
 
+    /// Connects and waits for the server to speak; on failure nothing is left open.
+    static func open(to address: SocketAddress, deadline: ContinuousClock.Instant,
+                     cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        var connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+        do {
+            try connection.awaitServer(until: deadline, cancellation: cancellation)
+        } catch {
+            connection.close(cancellation: cancellation)
+            throw error
+        }
+        return connection
+    }
+
     /// Waits for the server's first bytes and peeks at them; hands the socket back in blocking mode.
-    mutating func awaitServer(until deadline: ContinuousClock.Instant,
+    private mutating func awaitServer(until deadline: ContinuousClock.Instant,
                               cancellation: ProbeCancellation) throws(ProbeFailure) {
         guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
             throw cancellation.isCancelled ? ProbeFailures.cancelled : ProbeFailures.bannerTimeout
@@ -61,12 +76,6 @@ struct TCPConnection {
         if count < 0 { throw ProbeFailures.closedBeforeBanner(String(cString: strerror(errno))) }
         if count == 0 { throw ProbeFailures.closedBeforeBanner() }
         firstBytes = Array(buffer.prefix(count))
-        if !firstBytes.starts(with: Array("SSH-".utf8)), firstBytes.contains(0x0a),
-           !firstBytes.containsSSHLine {
-            // RFC 4253 allows other lines before the identification; a complete first line that
-            // is not SSH, with no identification anywhere in sight, is another protocol.
-            throw ProbeFailures.notSSH(firstBytes: firstBytes)
-        }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
     }
@@ -88,13 +97,5 @@ struct TCPConnection {
             if status > 0 { return true }
             if status < 0 && errno != EINTR { return true }
         }
-    }
-}
-
-private extension [UInt8] {
-    var containsSSHLine: Bool {
-        let marker = Array("\nSSH-".utf8)
-        guard count >= marker.count else { return false }
-        return (0...(count - marker.count)).contains { self[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 }

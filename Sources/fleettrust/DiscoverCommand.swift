@@ -54,32 +54,34 @@ struct DiscoverCommand: AsyncParsableCommand {
                 continue
             }
             for discovered in event.result.keys {
-                print(line(for: discovered, of: host))
+                if let line = line(for: discovered, of: host) { print(line) }
                 for weakness in WeakKeys.weaknesses(of: discovered) {
                     printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
                 }
             }
         }
-        for group in SharedKeys.groups(in: results) {
+        let groups = SharedKeys.groups(in: results)
+        var reported: Set<[Int]> = []
+        for group in groups where reported.insert(group.hosts).inserted {
             let names = group.hosts.map { hosts[$0].endpointLabel }.joined(separator: ", ")
-            printError("warning: the same \(group.key.type) key \(group.key.sha256Fingerprint) is presented by \(names)")
+            let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
+            printError("warning: \(names) present the same host keys (\(keys))")
         }
         if failed { throw ExitCode(1) }
     }
 
-    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String {
+    /// One output line; certificates have no place in known_hosts (they are trusted through
+    /// `@cert-authority` lines naming their CA), so that format leaves them out.
+    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String? {
+        let key = discovered.key
         switch format {
         case .text:
-            let key = discovered.key
             return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
         case .knownHosts:
+            guard !key.isCertificate else { return nil }
             let name = host.address.lowercased()
             let knownHostsName = host.port == 22 ? name : "[\(name)]:\(host.port)"
             return "\(knownHostsName) \(discovered.key.openSSHLine)"
         }
-    }
-
-    private func printError(_ message: String) {
-        FileHandle.standardError.write(Data("fleettrust: \(Sanitizer.clean(message, limit: 1024))\n".utf8))
     }
 }

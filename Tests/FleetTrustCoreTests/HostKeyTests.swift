@@ -43,6 +43,10 @@ final class HostKeyTests: XCTestCase {
         XCTAssertEqual(parsed.keyID, "web-id")
         XCTAssertEqual(parsed.role, .host)
         XCTAssertTrue(parsed.isValid(at: 1_800_000_000))
+        let oracle = try runTool("/usr/bin/ssh-keygen", ["-lv", "-f", host + "-cert.pub"]).split(separator: "\n").map(String.init)
+        XCTAssertEqual(String(oracle[0].split(separator: " ")[1]), cert.sha256Fingerprint, "a certificate is fingerprinted by its key")
+        XCTAssertEqual(cert.sha256Fingerprint, plain.sha256Fingerprint)
+        XCTAssertEqual(Array(oracle.dropFirst()), Randomart.draw(cert))
         XCTAssertFalse(parsed.isValid(at: 1_500_000_000))
     }
 

@@ -72,11 +72,18 @@ public struct HostKey: Hashable, Sendable {
     /// `type base64`, as OpenSSH writes it in `known_hosts` and `.pub` files.
     public var openSSHLine: String { "\(type) \(base64)" }
 
-    /// `SHA256:` + unpadded base64, exactly as `ssh-keygen -lf` prints it.
-    public var sha256Fingerprint: String { "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false) }
+    /// The blob OpenSSH fingerprints: a certificate is fingerprinted by the key it certifies.
+    public var fingerprintedBlob: [UInt8] {
+        guard isCertificate, let certificate = try? HostCertificate(self) else { return blob }
+        return certificate.key.blob
+    }
+
+    /// `SHA256:` + unpadded base64, exactly as `ssh-keygen -lf` prints it (for a certificate,
+    /// that of the certified key, as ssh-keygen does).
+    public var sha256Fingerprint: String { "SHA256:" + Base64.encode(Digest.sha256(fingerprintedBlob), padded: false) }
     /// `MD5:aa:bb:...`, as `ssh-keygen -E md5 -lf` prints it.
     public var md5Fingerprint: String {
-        "MD5:" + Digest.md5(blob).map { byte in
+        "MD5:" + Digest.md5(fingerprintedBlob).map { byte in
             let hex = String(byte, radix: 16)
             return hex.count == 1 ? "0" + hex : hex
         }.joined(separator: ":")

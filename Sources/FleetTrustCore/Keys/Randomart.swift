@@ -3,7 +3,7 @@
 public enum Randomart {
     public static func draw(_ key: HostKey) -> [String] {
         let title = "[\(key.kind.label) \(key.bits)]"
-        return draw(digest: Digest.sha256(key.blob), title: title, hashName: "[SHA256]")
+        return draw(digest: Digest.sha256(key.fingerprintedBlob), title: title, hashName: "[SHA256]")
     }
 
     public static func draw(digest: [UInt8], title: String, hashName: String) -> [String] {

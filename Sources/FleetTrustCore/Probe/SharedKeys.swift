@@ -3,9 +3,15 @@
 /// Cloned VM images, a load balancer or a proxy answering for many names all show up this way;
 /// whichever it is, trusting the key for one of these hosts trusts it for all of them.
 public struct SharedKeyGroup: Hashable, Sendable {
+    /// The shared key (for a certificate, the key it certifies).
     public var key: HostKey
     /// Indices (into the probed list) of the hosts presenting `key`, ascending.
     public var hosts: [Int]
+
+    public init(key: HostKey, hosts: [Int]) {
+        self.key = key
+        self.hosts = hosts
+    }
 }
 
 public enum SharedKeys {
@@ -17,22 +23,22 @@ public enum SharedKeys {
         for (index, result) in results.enumerated() {
             guard let result else { continue }
             for discovered in result.keys {
-                let identity = plainBlob(of: discovered.key)
-                if var group = byKey[identity] {
+                let key = plainKey(of: discovered.key)
+                if var group = byKey[key.blob] {
                     if group.hosts.last != index { group.hosts.append(index) }
-                    byKey[identity] = group
+                    byKey[key.blob] = group
                 } else {
-                    byKey[identity] = SharedKeyGroup(key: discovered.key, hosts: [index])
-                    order.append(identity)
+                    byKey[key.blob] = SharedKeyGroup(key: key, hosts: [index])
+                    order.append(key.blob)
                 }
             }
         }
         return order.compactMap { byKey[$0] }.filter { $0.hosts.count > 1 }
     }
 
-    /// For a certificate, the wire blob of the key it certifies; otherwise the key's own blob.
-    static func plainBlob(of key: HostKey) -> [UInt8] {
-        guard key.isCertificate, let certificate = try? HostCertificate(key) else { return key.blob }
-        return certificate.key.blob
+    /// For a certificate, the key it certifies; otherwise the key itself.
+    static func plainKey(of key: HostKey) -> HostKey {
+        guard key.isCertificate, let certificate = try? HostCertificate(key) else { return key }
+        return certificate.key
     }
 }

@@ -1,0 +1,45 @@
+import FleetTrustCore
+
+/// The first exchange with a host, through our own key-exchange client, offering host certificates
+/// first and then every plain key type.
+///
+/// libssh 0.10 cannot negotiate certificates, so `KeyExchangeProbe` does this exchange (and
+/// verifies the server's signature, for a certificate with the certified key). The server picks
+/// the first offered algorithm it has, so this one exchange yields its certificate if it has one,
+/// else a plain key, and its KEXINIT names every host-key algorithm it offers: the libssh
+/// attempts that follow ask for exactly the types still missing, and no handshake is wasted.
+struct CertificateFirstProbe: Sendable {
+    var address: SocketAddress
+    var port: Int
+    var timeout: Duration
+
+    struct Outcome: Sendable {
+        var key: DiscoveredKey?
+        var failure: ProbeFailure?
+        var serverVersion: String?
+        var serverHostKeyAlgorithms: [String] = []
+    }
+
+    static let offered = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
+
+    func run(cancellation: ProbeCancellation) -> Outcome {
+        let deadline = ContinuousClock.now + timeout
+        let connection: TCPConnection
+        do {
+            connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
+        } catch {
+            return Outcome(failure: error)
+        }
+        let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
+        let report = KeyExchangeProbe.run(host: address.numeric, port: port,
+                                          hostKeyAlgorithms: Self.offered,
+                                          timeout: remaining.seconds, fd: connection.fd)
+        connection.close(cancellation: cancellation)
+        var outcome = Outcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
+        switch report.outcome {
+        case .success(let key): outcome.key = key
+        case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import FleetTrustCore
+
+/// The options `fleettrust --inventory` (the dashboard) and `fleettrust scan` share, so that what
+/// the dashboard shows and what `scan` prints always agree.
+struct FleetOptions: ParsableArguments {
+    @Option(name: .customLong("inventory"), help: ArgumentHelp(
+        "Inventory file: a plain host list, Ansible INI or YAML, or an ssh_config; '-' reads standard input. Repeatable.",
+        valueName: "file"))
+    var inventories: [String] = []
+
+    @Option(help: ArgumentHelp("Inventory format instead of detecting it: plain, ini, yaml, ssh-config.", valueName: "format"))
+    var inventoryFormat: String?
+
+    @Option(help: ArgumentHelp("Only hosts in this inventory group (children included). Repeatable.", valueName: "name"))
+    var group: [String] = []
+
+    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
+        "known_hosts file to judge against and save to (the first one). Repeatable. "
+            + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
+    var knownHostsFiles: [String] = []
+
+    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints. Repeatable.", valueName: "file"))
+    var pinFiles: [String] = []
+
+    @Option(help: ArgumentHelp("enforce: a pin mismatch fails the host; report: it is shown but does not fail.", valueName: "mode"))
+    var pinsMode: String = "enforce"
+
+    @Option(help: "Seconds allowed for each connection attempt.")
+    var timeout: Double = 5
+
+    @Option(help: "How many handshakes run at once.")
+    var concurrency: Int = 64
+
+    @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
+    var additionalNames = false
+
+    func validateShared() throws {
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
+        if let inventoryFormat, InventoryFormat(argument: inventoryFormat) == nil {
+            throw ValidationError("--inventory-format must be plain, ini, yaml or ssh-config")
+        }
+        guard ["enforce", "report"].contains(pinsMode) else { throw ValidationError("--pins-mode must be enforce or report") }
+    }
+
+    /// The known_hosts files in use: as given, or OpenSSH's defaults.
+    var effectiveKnownHostsFiles: [String] {
+        if !knownHostsFiles.isEmpty { return knownHostsFiles.map(expandTilde) }
+        return [expandTilde("~/.ssh/known_hosts"), "/etc/ssh/ssh_known_hosts"]
+    }
+
+    /// Reads every inventory, prints each problem as `file:line: message` on standard error,
+    /// and returns the hosts that could be read (filtered by `--group`).
+    func loadInventory() throws -> Inventory {
+        guard !inventories.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
+        var sources: [InventorySource] = []
+        for path in inventories {
+            if path == "-" {
+                sources.append(InventorySource(name: "<stdin>", bytes: [UInt8](FileHandle.standardInput.readDataToEndOfFile())))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: expandTilde(path)) else {
+                throw CommandFailure.unreadableInput("\(path): cannot read the inventory (\(String(cString: strerror(errno))))")
+            }
+            sources.append(InventorySource(name: path, bytes: [UInt8](data)))
+        }
+        var inventory = Inventory.read(sources, format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
+        for diagnostic in inventory.diagnostics { printError(diagnostic.description) }
+        if inventory.skipped > 0 {
+            printError("fleettrust: skipped \(inventory.skipped) inventory entr\(inventory.skipped == 1 ? "y" : "ies") with errors; going on with \(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s")")
+        }
+        if !group.isEmpty {
+            var seen = Set<Int>()
+            var selected: [InventoryHost] = []
+            for name in group {
+                for host in inventory.hosts(inGroup: name) where seen.insert(host.hashValue).inserted { selected.append(host) }
+            }
+            inventory.hosts = inventory.hosts.filter { host in selected.contains(host) }
+        }
+        guard !inventory.hosts.isEmpty else {
+            throw CommandFailure.unreadableInput("no hosts to check in \(inventories.joined(separator: ", "))"
+                + (group.isEmpty ? "" : " (groups: \(group.joined(separator: ", ")))"))
+        }
+        return inventory
+    }
+}
+
+/// Failures that end a command with a documented exit status and one clear sentence.
+enum CommandFailure: Error, CustomStringConvertible {
+    /// Bad usage or input that cannot be read: exit 64.
+    case unreadableInput(String)
+
+    var description: String {
+        switch self {
+        case .unreadableInput(let message): return message
+        }
+    }
+}
+
+func expandTilde(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/") else { return path }
+    let home = getpwuid(getuid()).map { String(cString: $0.pointee.pw_dir) } ?? NSHomeDirectory()
+    return home + path.dropFirst()
+}

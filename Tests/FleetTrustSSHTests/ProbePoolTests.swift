@@ -1,0 +1,208 @@
+import Foundation
+import XCTest
+import FleetTrustCore
+import FleetTrustTestFleet
+@testable import FleetTrustSSH
+
+final class ProbePoolTests: XCTestCase {
+    private static let fleet = Result { try TestFleet(options(hosts: 2, addressesPerHost: 12)) }
+
+    private static func options(hosts: Int, addressesPerHost: Int) -> TestFleet.Options {
+        var options = TestFleet.Options(hosts: hosts)
+        options.addressesPerHost = addressesPerHost
+        return options
+    }
+
+    override class func tearDown() {
+        if case .success(let fleet) = fleet { fleet.stop() }
+        super.tearDown()
+    }
+
+    private func collect(_ pool: ProbePool, _ hosts: [InventoryHost]) async -> [ProbeResult] {
+        var results = [ProbeResult?](repeating: nil, count: hosts.count)
+        for await event in pool.probe(hosts) { results[event.index] = event.result }
+        return results.map { $0 ?? ProbeResult(host: "missing", port: 0) }
+    }
+
+    private func inventoryHost(_ endpoint: TestFleet.Endpoint) -> InventoryHost {
+        InventoryHost(name: endpoint.address, address: endpoint.address, port: endpoint.port)
+    }
+
+    func testEveryDiscoveredFingerprintEqualsSshKeygenOfTheServerKeyFiles() async throws {
+        let fleet = try Self.fleet.get()
+        let hosts = fleet.hosts.map { inventoryHost($0.endpoints[0]) }
+        let results = await collect(ProbePool(), hosts)
+        for (host, result) in zip(fleet.hosts, results) {
+            XCTAssertNil(result.failure, "\(host.name): \(String(describing: result.failure))")
+            var expected: Set<String> = []
+            for file in host.publicKeyFiles {
+                let line = try Tool.check("/usr/bin/ssh-keygen", ["-lf", file])
+                expected.insert(String(line.split(separator: " ")[1]))
+            }
+            let plain = result.keys.filter { !$0.key.isCertificate }
+            XCTAssertEqual(Set(plain.map(\.key.sha256Fingerprint)), expected, host.name)
+            XCTAssertEqual(Set(plain.map(\.key.type)), ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], host.name)
+        }
+    }
+
+    func testHostCertificateIsFoundAndItsCertifiedKeyMatchesSshKeygen() async throws {
+        let fleet = try Self.fleet.get()
+        let host = try XCTUnwrap(fleet.hosts.first { $0.certificate != nil })
+        let result = await collect(ProbePool(), [inventoryHost(host.endpoints[0])])[0]
+        let certificates = result.keys.filter(\.key.isCertificate)
+        XCTAssertEqual(certificates.map(\.key), [host.certificate])
+        let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", try XCTUnwrap(host.certificateFile)])
+        let certified = try HostCertificate(try XCTUnwrap(certificates.first?.key)).key
+        XCTAssertEqual(String(oracle.split(separator: " ")[1]), certified.sha256Fingerprint)
+    }
+
+    func testNegotiatedAlgorithmsAndServerVersionAreRecorded() async throws {
+        let fleet = try Self.fleet.get()
+        let result = await collect(ProbePool(), [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
+        XCTAssertTrue(result.serverVersion?.hasPrefix("SSH-2.0-OpenSSH_") ?? false, String(describing: result.serverVersion))
+        XCTAssertEqual(result.peerAddress, fleet.hosts[0].address)
+        let rsa = try XCTUnwrap(result.keys.first { $0.key.type == "ssh-rsa" })
+        XCTAssertEqual(Set(result.keys.compactMap(\.algorithms?.hostKey)),
+                       ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "ssh-ed25519-cert-v01@openssh.com"])
+        XCTAssertEqual(rsa.algorithms?.hostKey, "rsa-sha2-512")
+        for key in result.keys {
+            let algorithms = try XCTUnwrap(key.algorithms)
+            XCTAssertFalse(algorithms.keyExchange.isEmpty)
+            XCTAssertFalse(algorithms.cipher.isEmpty)
+            XCTAssertFalse(algorithms.mac.isEmpty)
+            XCTAssertEqual(WeakKeys.weaknesses(of: key), [])
+        }
+    }
+
+    func testClosedPortFailsAtConnectStage() async throws {
+        let port = try Loopback.freePort()
+        let result = await collect(ProbePool(settings: .init(timeout: .seconds(2))),
+                                   [InventoryHost(name: "127.0.0.1", port: port)])[0]
+        XCTAssertEqual(result.failure?.stage, .connect)
+        XCTAssertEqual(result.failure?.code, "connection-refused")
+    }
+
+    func testSilentPortFailsAtBannerStageWithinTheTimeout() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let start = ContinuousClock.now
+        let result = await collect(ProbePool(settings: .init(timeout: .seconds(1))),
+                                   [InventoryHost(name: "127.0.0.1", port: silent.port)])[0]
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(6))
+        XCTAssertEqual(result.failure?.stage, .banner)
+        XCTAssertEqual(result.failure?.code, "banner-timeout")
+        XCTAssertEqual(result.failures.count, 1, "a silent host must not be retried for every key type")
+    }
+
+    func testServerSpeakingAnotherProtocolIsReportedAsNotSSH() async throws {
+        let smtp = try TalkingListener(greeting: "220 mail.example ESMTP \u{1b}[2Jready\r\n")
+        defer { smtp.close() }
+        let result = await collect(ProbePool(settings: .init(timeout: .seconds(2))),
+                                   [InventoryHost(name: "127.0.0.1", port: smtp.port)])[0]
+        XCTAssertEqual(result.failure?.stage, .banner)
+        XCTAssertEqual(result.failure?.code, "not-ssh")
+        XCTAssertTrue(result.failure?.message.contains("220 mail.example ESMTP ?[2Jready") ?? false,
+                      String(describing: result.failure))
+    }
+
+    func testCancellingTheScanFreesAWorkerStuckOnASilentServer() async throws {
+        let fleet = try Self.fleet.get()
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let pool = ProbePool(settings: .init(concurrency: 1, timeout: .seconds(120)))
+        let stuck = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port)])
+        try await Task.sleep(for: .milliseconds(300))
+        stuck.cancel()
+        for await _ in stuck.events {}
+        let start = ContinuousClock.now
+        let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
+        XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the only worker stayed stuck on the silent server")
+    }
+
+    func testCancellingOneHostReportsItCancelledAndLeavesTheOthers() async throws {
+        let fleet = try Self.fleet.get()
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let pool = ProbePool(settings: .init(timeout: .seconds(120)))
+        let scan = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port), inventoryHost(fleet.hosts[1].endpoints[0])])
+        var results: [Int: ProbeResult] = [:]
+        for await event in scan.events {
+            results[event.index] = event.result
+            if event.index == 1 { scan.cancel(index: 0) }
+        }
+        XCTAssertEqual(results[0]?.failure?.stage, .cancelled)
+        XCTAssertEqual(results[1]?.keys.filter { !$0.key.isCertificate }.count, 3)
+        XCTAssertEqual(scan.progress, ProbeProgress(done: 2, total: 2))
+    }
+
+    func testRescanOfOneHostDeliversAFreshResultOnTheOpenStream() async throws {
+        let fleet = try Self.fleet.get()
+        let hosts = fleet.hosts.map { inventoryHost($0.endpoints[0]) }
+        let scan = ProbePool().start(hosts, keepsOpen: true)
+        var seen: [Int] = []
+        for await event in scan.events {
+            seen.append(event.index)
+            XCTAssertEqual(event.result.keys.filter { !$0.key.isCertificate }.count, 3)
+            if seen.count == 2 { XCTAssertTrue(scan.rescan(index: 1)) }
+            if seen.count == 3 { scan.cancel() }
+        }
+        XCTAssertEqual(seen.sorted(), [0, 1, 1])
+        XCTAssertEqual(scan.progress, ProbeProgress(done: 3, total: 3))
+        XCTAssertFalse(scan.rescan(index: 0))
+    }
+
+    func testManyHostsInParallelAllFinishWhileBrokenOnesFail() async throws {
+        let fleet = try Self.fleet.get()
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let closed = try Loopback.freePort()
+        var hosts = fleet.endpoints.map(inventoryHost)
+        hosts.insert(InventoryHost(name: "127.0.0.1", port: silent.port), at: 3)
+        hosts.insert(InventoryHost(name: "127.0.0.1", port: closed), at: 7)
+        let results = await collect(ProbePool(settings: .init(concurrency: 64, timeout: .seconds(3))), hosts)
+        XCTAssertGreaterThanOrEqual(hosts.count, 24)
+        for (index, result) in results.enumerated() {
+            switch index {
+            case 3: XCTAssertEqual(result.failure?.code, "banner-timeout")
+            case 7: XCTAssertEqual(result.failure?.code, "connection-refused")
+            default: XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3, "\(hosts[index].endpointLabel): \(result.failures)")
+            }
+        }
+        let shared = SharedKeys.groups(in: results)
+        XCTAssertEqual(Set(shared.map(\.hosts.count)), [fleet.options.addressesPerHost],
+                       "each sshd serves the same keys on all its addresses")
+    }
+
+    func testCancellingMidScanInterruptsHandshakesAndLeaksNoSockets() async throws {
+        let fleet = try Self.fleet.get()
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let hosts = Array(repeating: fleet.endpoints.map(inventoryHost), count: 4).flatMap { $0 }
+            + Array(repeating: InventoryHost(name: "127.0.0.1", port: silent.port), count: 20)
+        let pool = ProbePool(settings: .init(concurrency: 64, timeout: .seconds(120)))
+        _ = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])
+        let baseline = openSockets()
+        for _ in 0..<3 {
+            let scan = pool.start(hosts.shuffled())
+            for await _ in scan.events { break }
+            scan.cancel()
+        }
+        var remaining = openSockets()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while remaining > baseline && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            remaining = openSockets()
+        }
+        XCTAssertLessThanOrEqual(remaining, baseline, "sockets still open after the cancelled probes ended")
+        let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
+        XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
+    }
+
+    private func openSockets() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0))?.hasPrefix("socket:") == true
+        }.count
+    }
+}
