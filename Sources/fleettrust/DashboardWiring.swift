@@ -18,28 +18,6 @@ enum DashboardThread {
     }
 }
 
-/// Reads the inventory (any format the readers detect). Problems are printed one per line
-/// before the terminal is taken over; any error stops the dashboard from starting.
-enum DashboardInventory {
-    struct Unreadable: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func read(path: String) throws -> [InventoryHost] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Unreadable(description: "\(path): cannot read the inventory file")
-        }
-        let inventory = Inventory.read(InventorySource(name: path, bytes: Array(data)))
-        for diagnostic in inventory.diagnostics {
-            FileHandle.standardError.write(Data("fleettrust: \(diagnostic)\n".utf8))
-        }
-        if !inventory.errors.isEmpty {
-            throw Unreadable(description: "\(inventory.errors.count) problem(s) in the inventory; nothing was probed")
-        }
-        return inventory.hosts
-    }
-}
-
 /// Performs confirmed decisions. Until the trust engine's safe writer is wired in, only `trust`
 /// is supported, by appending one known_hosts line per key.
 enum DashboardWrites {

@@ -20,20 +20,7 @@ struct FleetTrust: AsyncParsableCommand {
             DiscoverCommand.self,
         ])
 
-    @Option(help: "Inventory file: a plain list (host, host:port, [host]:port per line), Ansible INI/YAML, or ssh_config.")
-    var inventory: String?
-
-    @Option(name: .customLong("known-hosts"), help: "known_hosts file to check and write (repeatable; default ~/.ssh/known_hosts).")
-    var knownHosts: [String] = []
-
-    @Option(help: "Pin file for `p`.")
-    var pins: String?
-
-    @Option(help: "Seconds allowed for each connection attempt.")
-    var timeout: Double = 5
-
-    @Option(help: "How many handshakes to run at once.")
-    var concurrency: Int = 64
+    @OptionGroup var fleet: FleetOptions
 
     @Option(help: "Theme name (default, light, high-contrast, monochrome) or path to a .theme file.")
     var theme: String = "default"
@@ -52,21 +39,21 @@ struct FleetTrust: AsyncParsableCommand {
     var user: String?
 
     func validate() throws {
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
-        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
+        try fleet.validateShared()
     }
 
     mutating func run() async throws {
-        guard let inventory else { throw CleanExit.helpRequest(self) }
+        guard !fleet.inventories.isEmpty else { throw CleanExit.helpRequest(self) }
         let environment = ProcessInfo.processInfo.environment
-        let hosts = try DashboardInventory.read(path: inventory)
-        let knownHostsFiles = knownHosts.isEmpty ? [(environment["HOME"] ?? NSHomeDirectory()) + "/.ssh/known_hosts"] : knownHosts
+        let hosts = try fleet.loadInventory().hosts
+        let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
-        let settings = DashboardSettings(inventoryPath: inventory, knownHostsFiles: knownHostsFiles, pinFile: pins,
+        let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
+                                         knownHostsFiles: knownHostsFiles, pinFile: fleet.pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
-        let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
+        let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
         let services = DashboardServices(
             prober: pool, assessor: DiscoveryAssessor(knownHostsFile: knownHostsFiles[0]),
             write: DashboardWrites.perform,

@@ -7,6 +7,8 @@ enum Fixtures {
     static let ed25519 = try! HostKey(openSSHLine: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICa+KH5Vx9v59VXPMsxNGf4dP8Zd8JjLkSjMzPVMUHCW")
     static let ecdsa = try! HostKey(openSSHLine: "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBHCCYMOtOqtlacIqpVHcoeraRzZarbaZvdkqMAgoY/BIaEnmJ2jWl64VwQ+9PxK01e7NuluEyBNxakPxSHx9Y5Q=")
     static let otherEd25519 = try! HostKey(openSSHLine: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH6t3Xx4oL4VRJhh4Mmg/35/wjy85lnYtYs/TjdOvnBG")
+    /// A host certificate for `ed25519` (ssh-keygen -s CA -h -n host0).
+    static let certificateBlob = Base64.decode("AAAAIHNzaC1lZDI1NTE5LWNlcnQtdjAxQG9wZW5zc2guY29tAAAAIBWy2tH/zWyjprSWNCL5DooygniSJut/joe5su0PjsvYAAAAICa+KH5Vx9v59VXPMsxNGf4dP8Zd8JjLkSjMzPVMUHCWAAAAAAAAAAAAAAACAAAABHRlc3QAAAAJAAAABWhvc3QwAAAAAAAAAAD//////////wAAAAAAAAAAAAAAAAAAADMAAAALc3NoLWVkMjU1MTkAAAAg7OphOcbRl7YEm8ZxJov62tWvKZjGCMLoEZgV4AYOyaQAAABTAAAAC3NzaC1lZDI1NTE5AAAAQPjZ3TwUlMrlpquOVGAUTr89GIeSTQEVSHHI/rC8Hz1BzTT+IHBIcOT/1OxxAZ0aOXRM4ZGZs8fXPbSvuLOLJg0=")!
     /// `ssh-keygen -lf` of `ed25519`.
     static let ed25519Fingerprint = "SHA256:jU/TRNYDFZB+XejVsmFf46t8m0CS+RXuxIGfr+5jCOY"
 

@@ -27,6 +27,15 @@ final class HostListTests: XCTestCase {
         XCTAssertEqual(Set(HostStatus.allCases.map(\.letter)).count, HostStatus.allCases.count)
     }
 
+    func testKeyTypesNameACertificateOnceAndEachPlainTypeOnce() throws {
+        var state = Fixtures.state(hosts: 1)
+        let certificate = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: Fixtures.certificateBlob)
+        state = Fixtures.probed(state, 0, .new, keys: [certificate, Fixtures.ed25519, Fixtures.ecdsa])
+        let row = DashboardView.view(state).lines[DashboardView.listStartRow].text
+        XCTAssertTrue(row.contains(" CERT ED25519 ECDSA "), row)
+        XCTAssertTrue(row.contains(Fixtures.ed25519Fingerprint), row)
+    }
+
     func testUnreachableHostShowsTheStageAndReason() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .unreachable)
         XCTAssertTrue(DashboardView.view(state).text.contains("connect: connection refused"))

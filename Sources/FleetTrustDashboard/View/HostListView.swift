@@ -15,7 +15,7 @@ struct Columns: Equatable {
     static func == (a: Columns, b: Columns) -> Bool { a.widths.map(\.1) == b.widths.map(\.1) }
 
     static func layout(width: Int) -> Columns {
-        let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 17, .fingerprint: 16,
+        let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 22, .fingerprint: 16,
                                     .knownHosts: 11, .pin: 9, .method: 10, .rtt: 7]
         let dropOrder: [Kind] = [.method, .pin, .rtt, .types, .knownHosts, .endpoint, .fingerprint]
         var kinds = Kind.allCases
@@ -75,7 +75,9 @@ enum HostListView {
         case .endpoint:
             return (Sanitizer.clean(row.host.endpointLabel, limit: 200), .normal)
         case .types:
-            let labels = row.result?.keys.map { $0.key.kind.label } ?? []
+            let kinds = row.result?.keys.map(\.key.kind) ?? []
+            var labels = kinds.contains(where: \.isCertificate) ? ["CERT"] : []
+            for kind in kinds where !kind.isCertificate && !labels.contains(kind.label) { labels.append(kind.label) }
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
             if let key = row.primaryKey { return (key.sha256Fingerprint, .fingerprint) }
