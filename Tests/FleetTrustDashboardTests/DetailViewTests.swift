@@ -17,6 +17,16 @@ final class DetailViewTests: XCTestCase {
         XCTAssertTrue(text.contains("known_hosts names: [10.0.0.0]:2200"))
     }
 
+    func testACertificateShowsItsPrincipalsValidityAndSigningCA() throws {
+        let certificate = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: Fixtures.certificateBlob)
+        var state = Fixtures.state(hosts: 1, height: 80)
+        state = Fixtures.press(Fixtures.probed(state, 0, .new, keys: [certificate, Fixtures.ed25519]), .enter).0
+        let text = DashboardView.view(state).text
+        let parsed = try HostCertificate(certificate)
+        XCTAssertTrue(text.contains("certificate id \"test\" serial 0 principals: host0"), text)
+        XCTAssertTrue(text.contains("valid always to forever, signed by CA \(parsed.signatureKey.sha256Fingerprint)"), text)
+    }
+
     func testMShowsMD5FingerprintsAsSshKeygenWritesThem() {
         let state = Fixtures.press(Fixtures.probed(Fixtures.state(hosts: 1, height: 60), 0, .new), .enter, .character("m")).0
         XCTAssertTrue(DashboardView.view(state).text.contains(Fixtures.ed25519.md5Fingerprint))

@@ -40,8 +40,7 @@ public final class DashboardDriver {
             if !updates.isEmpty { messages.append(.hostsUpdated(updates)) }
             guard !messages.isEmpty else { continue }
             for message in messages {
-                let (next, effects) = DashboardUpdate.update(state, message)
-                state = next
+                let effects = DashboardUpdate.apply(message, to: &state)
                 if effects.contains(.quit) { return .quit }
                 perform(effects)
             }
@@ -98,7 +97,7 @@ public final class DashboardDriver {
             return HostUpdate(index: item.index, result: nil, assessment: services.assessor.assess(item.host, result))
         }
         for message in [DashboardMessage.hostsUpdated(refreshed), outcome] {
-            state = DashboardUpdate.update(state, message).0
+            _ = DashboardUpdate.apply(message, to: &state)
         }
     }
 
@@ -120,6 +119,6 @@ public final class DashboardDriver {
         try? audit([AuditLog.connectRecord(host: row.host, fingerprints: fingerprints, command: arguments,
                                            user: services.user, time: Date(), outcome: summary)])
         state.size = terminal.size
-        state = DashboardUpdate.update(state, .connectFinished(message: summary)).0
+        _ = DashboardUpdate.apply(.connectFinished(message: summary), to: &state)
     }
 }

@@ -6,6 +6,8 @@ public struct DashboardState: Equatable, Sendable {
     public var rows: [HostRow]
     /// Indices into `rows` that pass the filters, in display order.
     public private(set) var visible: [Int]
+    /// Hosts per status, kept with `visible` so the header does not walk every row on each frame.
+    public private(set) var statusCounts: [HostStatus: Int] = [:]
     /// Position of the selection in `visible`.
     public var cursor: Int = 0
     /// First visible position shown at the top of the list.
@@ -26,6 +28,7 @@ public struct DashboardState: Equatable, Sendable {
         self.rows = hosts.map { HostRow(host: $0) }
         self.visible = Array(rows.indices)
         self.size = size
+        self.statusCounts = rows.isEmpty ? [:] : [.pending: rows.count]
     }
 
     public enum Mode: Equatable, Sendable {
@@ -48,8 +51,10 @@ public struct DashboardState: Equatable, Sendable {
     public mutating func refreshVisible() {
         let selected = selectedIndex
         let needle = filterText.lowercased()
+        var counts: [HostStatus: Int] = [:]
         var result = rows.indices.filter { index in
             let row = rows[index]
+            counts[row.status, default: 0] += 1
             guard statusFilter.admits(row.status) else { return false }
             if needle.isEmpty { return true }
             return row.host.name.lowercased().contains(needle) || row.host.endpointLabel.lowercased().contains(needle)
@@ -57,6 +62,7 @@ public struct DashboardState: Equatable, Sendable {
         }
         sort.apply(to: &result, rows: rows)
         visible = result
+        statusCounts = counts
         if let selected, let position = visible.firstIndex(of: selected) { cursor = position }
         clampCursor()
     }

@@ -9,7 +9,8 @@ public enum DashboardUpdate {
         return (state, effects)
     }
 
-    static func apply(_ message: DashboardMessage, to state: inout DashboardState) -> [DashboardEffect] {
+    /// The same, in place: the driver's loop uses this so a 10,000-row state is never copied.
+    public static func apply(_ message: DashboardMessage, to state: inout DashboardState) -> [DashboardEffect] {
         switch message {
         case .resize(let size):
             state.size = size

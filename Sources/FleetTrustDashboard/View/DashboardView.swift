@@ -49,10 +49,8 @@ enum HeaderView {
         }
 
         var counts = ScreenLine()
-        var tally: [HostStatus: Int] = [:]
-        for row in state.rows { tally[row.status, default: 0] += 1 }
         for status in HostStatus.allCases {
-            guard let n = tally[status], n > 0 else { continue }
+            guard let n = state.statusCounts[status], n > 0 else { continue }
             counts.append(" \(status.letter) \(n) \(status.rawValue) ", StyleRole.status(status))
             counts.append(" ")
         }

@@ -1,4 +1,5 @@
 import FleetTrustCore
+import Foundation
 
 /// Everything known about the selected host: every key in full, randomart side by side,
 /// evidence, algorithms, warnings, banner, failure.
@@ -60,6 +61,7 @@ enum DetailView {
             lines.append(line)
         }
         lines += assessed.evidence.map { ScreenLine("    " + Sanitizer.clean($0, limit: 400), .dim) }
+        if key.isCertificate { lines += certificateLines(key) }
         if let algorithms = assessed.key.algorithms {
             lines.append(ScreenLine("    kex \(algorithms.keyExchange)  cipher \(algorithms.cipher)  mac \(algorithms.mac)", .dim))
         }
@@ -84,5 +86,26 @@ enum DetailView {
             start += perRow
         }
         return lines
+    }
+
+    /// What a host certificate claims (whether it is accepted is the assessor's evidence).
+    static func certificateLines(_ key: HostKey) -> [ScreenLine] {
+        guard let certificate = try? HostCertificate(key) else {
+            return [ScreenLine("    certificate: cannot be parsed", .warning)]
+        }
+        let principals = certificate.principals.map { Sanitizer.clean($0, limit: 100) }.joined(separator: ", ")
+        return [
+            ScreenLine("    certificate id \"\(Sanitizer.clean(certificate.keyID, limit: 100))\" serial \(certificate.serial)"
+                       + " principals: \(principals.isEmpty ? "(any)" : principals)", .dim),
+            ScreenLine("    valid \(date(certificate.validAfter)) to \(date(certificate.validBefore)),"
+                       + " signed by CA \(certificate.signatureKey.sha256Fingerprint)", .dim),
+        ]
+    }
+
+    static func date(_ seconds: UInt64) -> String {
+        if seconds == 0 { return "always" }
+        if seconds == UInt64.max { return "forever" }
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(min(seconds, 253_402_300_799))))
     }
 }
