@@ -21,6 +21,14 @@ final class DecisionFlowTests: XCTestCase {
         XCTAssertEqual(saved.pendingWrites, 1)
     }
 
+    func testCertificatesAreNotWrittenAsPlainKnownHostsEntries() throws {
+        let certificate = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: Fixtures.certificateBlob)
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new, keys: [certificate, Fixtures.ed25519])
+        let effects = Fixtures.press(state, .character("t"), .character("y")).1
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.items[0].keys, [Fixtures.ed25519])
+    }
+
     func testAnyOtherKeyCancelsATrust() {
         let asking = Fixtures.press(Fixtures.probed(Fixtures.state(), 0, .new), .character("t")).0
         for key in [Key.character("n"), .enter, .escape, .character("Y")] {

@@ -21,7 +21,7 @@ extension DashboardUpdate {
         let assessment = row.assessment
         return DecisionItem(index: index, host: row.host,
                             names: assessment?.knownHostsNames ?? [knownHostsName(for: row.host)],
-                            keys: row.result?.keys.map(\.key) ?? [], previous: previous,
+                            keys: row.result?.keys.map(\.key).filter { !$0.isCertificate } ?? [], previous: previous,
                             file: file ?? assessment?.knownHostsFile ?? state.settings.knownHostsFiles.first ?? "")
     }
 
