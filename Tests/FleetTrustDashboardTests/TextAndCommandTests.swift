@@ -23,15 +23,21 @@ final class TextAndCommandTests: XCTestCase {
     func testTheDefaultConnectCommandChecksStrictlyAgainstTheDashboardsFiles() {
         let command = ConnectCommand(knownHostsFiles: ["/tmp/kh", "/tmp/my files/kh2"])
         let host = InventoryHost(name: "web1", address: "10.1.2.3", port: 2222)
-        XCTAssertEqual(command.arguments(for: host),
+        XCTAssertEqual(try command.arguments(for: host),
                        ["ssh", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=/tmp/kh \"/tmp/my files/kh2\"",
                         "-p", "2222", "10.1.2.3"])
     }
 
     func testTheInventoryUserWinsOverUserAndTemplatesMayNameTheHost() {
         let command = ConnectCommand(template: "echo {name}={target}:{port}", knownHostsFiles: ["/k"], user: "admin")
-        XCTAssertEqual(command.arguments(for: InventoryHost(name: "a", address: "h", port: 22, user: "ops")), ["echo", "a=ops@h:22"])
-        XCTAssertEqual(command.arguments(for: InventoryHost(name: "a", address: "h")), ["echo", "a=admin@h:22"])
+        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h", port: 22, user: "ops")), ["echo", "a=ops@h:22"])
+        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h")), ["echo", "a=admin@h:22"])
+    }
+
+    func testHostsOrUsersThatLookLikeOptionsAreNeverPassedToSsh() {
+        let command = ConnectCommand(knownHostsFiles: ["/k"])
+        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "-oProxyCommand=touch /tmp/x")))
+        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "a", address: "h", user: "-oProxyCommand=x")))
     }
 
     func testKnownHostsNameUsesBracketsForOtherPortsAndTheAliasWhenGiven() {

@@ -23,8 +23,15 @@ public struct ConnectCommand: Equatable, Sendable {
         return ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(files)"]
     }
 
-    public func arguments(for host: InventoryHost) -> [String] {
+    /// A host or user that starts with `-` would be read by `ssh` as an option (`-oProxyCommand=…`).
+    public struct UnsafeTarget: Error, CustomStringConvertible {
+        public var value: String
+        public var description: String { "refusing to connect: '\(Sanitizer.clean(value, limit: 80))' would be read as an option" }
+    }
+
+    public func arguments(for host: InventoryHost) throws(UnsafeTarget) -> [String] {
         let login = host.user ?? user
+        for value in [host.address, host.name, login ?? ""] where value.hasPrefix("-") { throw UnsafeTarget(value: value) }
         let target = login.map { "\($0)@\(host.address)" } ?? host.address
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
             if word == "{options}" { return options }

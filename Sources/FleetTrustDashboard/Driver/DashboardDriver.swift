@@ -107,7 +107,11 @@ public final class DashboardDriver {
 
     private func connect(_ index: Int) {
         let row = state.rows[index]
-        let arguments = services.connect.arguments(for: row.host)
+        let arguments: [String]
+        do { arguments = try services.connect.arguments(for: row.host) } catch {
+            _ = DashboardUpdate.apply(.connectFinished(message: "\(error)."), to: &state)
+            return
+        }
         let outcome = terminal.suspended { ForegroundChild.run(arguments) }
         let summary: String
         switch outcome {
