@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "fleettrust", targets: ["fleettrust"]),
         .executable(name: "testfleet", targets: ["testfleet"]),
+        .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +32,7 @@ let package = Package(
         .executableTarget(name: "fleettrust",
                           dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "fuzz-inventory", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),

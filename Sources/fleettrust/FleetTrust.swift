@@ -17,7 +17,9 @@ struct FleetTrust: AsyncParsableCommand {
             ~/.local/state/fleettrust/audit.jsonl.
             """,
         subcommands: [
+            ScanCommand.self,
             DiscoverCommand.self,
+            VerifyCommand.self,
         ])
 
     @OptionGroup var fleet: FleetOptions

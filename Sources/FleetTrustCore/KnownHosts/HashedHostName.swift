@@ -1,0 +1,129 @@
+import COpenSSL
+
+/// A hashed host field, `|1|<base64 salt>|<base64 HMAC-SHA1(salt, name)>` (`hostfile.c`).
+///
+/// OpenSSH re-hashes the lookup string with the line's salt and compares the re-encoded
+/// text with the entire field. The HMAC key schedule is precomputed once per line, so a
+/// lookup costs two SHA-1 compressions and a bulk check of many names stays cheap.
+public struct HashedHostName: Sendable, Hashable {
+    public static let magic = "|1|"
+    public let salt: [UInt8]
+    /// The HMAC the field records, or nil when the field is not the canonical encoding of
+    /// one (OpenSSH's text comparison can then never succeed).
+    let expected: [UInt8]?
+    let hmac: HMACSHA1Key
+
+    public enum Invalid: Error, Equatable, Sendable {
+        case badMagic, missingSaltEnd, badSalt
+    }
+
+    /// Parses a host field that starts with `|`; throws for lines OpenSSH ignores.
+    init(field: ArraySlice<UInt8>) throws {
+        let magic = Array(HashedHostName.magic.utf8)
+        guard field.count >= magic.count, field.prefix(magic.count).elementsEqual(magic) else { throw Invalid.badMagic }
+        let rest = field.dropFirst(magic.count)
+        guard let end = rest.firstIndex(of: UInt8(ascii: "|")) else { throw Invalid.missingSaltEnd }
+        let saltText = rest[rest.startIndex..<end]
+        guard !saltText.isEmpty, saltText.count <= 1024,
+              let salt = OpenSSHBase64.decode(saltText), salt.count == 20 else { throw Invalid.badSalt }
+        self.salt = salt
+        self.hmac = HMACSHA1Key(salt)
+        let hashText = rest[(end + 1)...]
+        if let hash = OpenSSHBase64.decode(hashText), hash.count == 20,
+           Array(field) == Array(HashedHostName.encode(salt: salt, hash: hash).utf8) {
+            self.expected = hash
+        } else {
+            self.expected = nil
+        }
+    }
+
+    /// A fresh entry for `name` (the exact lookup string) with a random 20-byte salt.
+    public init(hashing name: String) throws {
+        var salt = [UInt8](repeating: 0, count: 20)
+        guard RAND_bytes(&salt, 20) == 1 else { throw RandomFailure() }
+        self.salt = salt
+        self.hmac = HMACSHA1Key(salt)
+        self.expected = hmac.authenticate(Array(name.utf8))
+    }
+
+    public struct RandomFailure: Error, CustomStringConvertible {
+        public var description: String { "the system random generator failed" }
+    }
+
+    /// The field text, as OpenSSH writes it.
+    public var field: String { HashedHostName.encode(salt: salt, hash: expected ?? []) }
+
+    /// Whether `name` (the exact lookup string, not lowercased here) is the hashed name.
+    public func matches(_ name: [UInt8]) -> Bool {
+        guard let expected else { return false }
+        return hmac.authenticate(name) == expected
+    }
+
+    public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
+
+    /// `matches` for many names at once, without allocating; false for every name when the
+    /// field records no canonical hash.
+    func matches(_ names: [[UInt8]], _ found: (Int) -> Void) {
+        guard let expected else { return }
+        expected.withUnsafeBufferPointer { expectedBytes in
+            for (index, name) in names.enumerated() where name.withUnsafeBufferPointer({ hmac.verifies($0, expected: expectedBytes) }) {
+                found(index)
+            }
+        }
+    }
+
+    static func encode(salt: [UInt8], hash: [UInt8]) -> String {
+        magic + Base64.encode(salt) + "|" + Base64.encode(hash)
+    }
+
+    public static func == (a: HashedHostName, b: HashedHostName) -> Bool { a.salt == b.salt && a.expected == b.expected }
+    public func hash(into hasher: inout Hasher) { hasher.combine(salt); hasher.combine(expected) }
+}
+
+/// HMAC-SHA1 with the key schedule done once: the SHA-1 states after the inner and
+/// outer padded keys, copied for each message.
+struct HMACSHA1Key: @unchecked Sendable {
+    private let inner: SHA_CTX
+    private let outer: SHA_CTX
+
+    init(_ key: [UInt8]) {
+        var block = [UInt8](repeating: 0, count: 64)
+        let material = key.count > 64 ? Digest.sha1(key) : key
+        for (i, byte) in material.enumerated() { block[i] = byte }
+        var inner = SHA_CTX(), outer = SHA_CTX()
+        SHA1_Init(&inner)
+        SHA1_Init(&outer)
+        let innerPad = block.map { $0 ^ 0x36 }, outerPad = block.map { $0 ^ 0x5c }
+        SHA1_Update(&inner, innerPad, 64)
+        SHA1_Update(&outer, outerPad, 64)
+        self.inner = inner
+        self.outer = outer
+    }
+
+    /// Whether HMAC(message) equals `expected` (20 bytes), without allocating: the inner loop
+    /// of batch matching runs this once per (hashed line, lookup name) pair.
+    func verifies(_ message: UnsafeBufferPointer<UInt8>, expected: UnsafeBufferPointer<UInt8>) -> Bool {
+        var digest: (UInt64, UInt64, UInt32) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &digest) { raw in
+            let out = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var context = inner
+            _ = SHA1_Update(&context, message.baseAddress, message.count)
+            _ = SHA1_Final(out, &context)
+            var outerContext = outer
+            _ = SHA1_Update(&outerContext, out, 20)
+            _ = SHA1_Final(out, &outerContext)
+            return memcmp(out, expected.baseAddress!, 20) == 0
+        }
+    }
+
+    func authenticate(_ message: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        var context = inner
+        message.withUnsafeBufferPointer { _ = SHA1_Update(&context, $0.baseAddress, $0.count) }
+        SHA1_Final(&digest, &context)
+        var outerContext = outer
+        SHA1_Update(&outerContext, digest, 20)
+        SHA1_Final(&digest, &outerContext)
+        return digest
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Reads pin files (format documented on `PinSet`); every error names file and line.
+enum PinFileParser {
+    static func parse(path: String, bytes: [UInt8]) throws -> [PinLine] {
+        guard bytes.count <= 64 << 20 else { throw PinFileError(path: path, line: 0, reason: "the file is too large") }
+        var result: [PinLine] = []
+        var number = 0
+        for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            guard let text = String(validating: rawLine, as: UTF8.self) else {
+                throw PinFileError(path: path, line: number, reason: "the line is not valid UTF-8")
+            }
+            let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            guard let first = fields.first, !first.hasPrefix("#") else { continue }
+            var fingerprints: Set<String> = []
+            var expires: UInt64?
+            for (index, field) in fields.dropFirst().enumerated() {
+                if field.hasPrefix("expires=") {
+                    guard index == fields.count - 2 else {
+                        throw PinFileError(path: path, line: number, reason: "expires= must be the last field")
+                    }
+                    guard let date = expiry(field.dropFirst("expires=".count)) else {
+                        throw PinFileError(path: path, line: number, reason: "expiry \(Sanitizer.clean(String(field), limit: 40)) is not a date YYYY-MM-DD")
+                    }
+                    expires = date
+                } else {
+                    guard let fingerprint = normalisedFingerprint(field) else {
+                        throw PinFileError(path: path, line: number, reason: "\(Sanitizer.clean(String(field), limit: 80)) is not a SHA256 fingerprint")
+                    }
+                    fingerprints.insert(fingerprint)
+                }
+            }
+            guard !fingerprints.isEmpty else {
+                throw PinFileError(path: path, line: number, reason: "a host pattern needs at least one fingerprint")
+            }
+            result.append(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
+                                  fingerprints: fingerprints, expiresAt: expires))
+        }
+        return result
+    }
+
+    /// `SHA256:` + 43 unpadded base64 characters of a 32-byte digest, or nil.
+    static func normalisedFingerprint(_ text: Substring) -> String? {
+        var body = text.hasPrefix("SHA256:") ? text.dropFirst(7) : text
+        while body.hasSuffix("=") { body = body.dropLast() }
+        guard body.utf8.count == 43, let digest = OpenSSHBase64.decode(Array(body.utf8) + Array("=".utf8)),
+              digest.count == 32 else { return nil }
+        return "SHA256:" + Base64.encode(digest, padded: false)
+    }
+
+    /// The first second after the named day (UTC).
+    static func expiry(_ text: Substring) -> UInt64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1...12).contains(month), (1...31).contains(day), year >= 1970 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let components = DateComponents(year: year, month: month, day: day)
+        guard calendar.date(from: components) != nil, let start = calendar.date(from: components),
+              calendar.component(.day, from: start) == day else { return nil }
+        return UInt64(start.timeIntervalSince1970) + 86_400
+    }
+}

@@ -1,0 +1,37 @@
+/// Adds pins to a pin file with the same guarantees as `KnownHostsWriter`: atomic
+/// replacement, every other byte kept, and refusal if the lines for the same patterns
+/// changed since the caller read the file.
+public struct PinFileWriter: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// Appends `PATTERNS FINGERPRINT... [expires=DATE]`. `basedOn` is the file content the
+    /// decision was made on (nil: no check).
+    public func addPin(patterns: String, fingerprints: [String], expires: String? = nil, basedOn: [UInt8]? = nil) throws {
+        let normalised = try fingerprints.map { text -> String in
+            guard let fingerprint = PinFileParser.normalisedFingerprint(Substring(text)) else {
+                throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a SHA256 fingerprint")
+            }
+            return fingerprint
+        }
+        guard !patterns.isEmpty, !patterns.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "#" }) else {
+            throw PinFileError(path: path, line: 0, reason: "host patterns cannot contain spaces or #")
+        }
+        if let expires, PinFileParser.expiry(Substring(expires)) == nil {
+            throw PinFileError(path: path, line: 0, reason: "expiry \(Sanitizer.clean(expires, limit: 40)) is not a date YYYY-MM-DD")
+        }
+        guard !normalised.isEmpty else { throw PinFileError(path: path, line: 0, reason: "a pin needs at least one fingerprint") }
+        let line = ([patterns] + normalised + (expires.map { ["expires=\($0)"] } ?? [])).joined(separator: " ") + "\n"
+        try AtomicFileUpdate.update(path: path) { bytes in
+            if let basedOn, basedOn != bytes, Self.linesFor(patterns, basedOn) != Self.linesFor(patterns, bytes) {
+                throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since the file was read")
+            }
+            return KnownHostsEdit.terminated(bytes) + Array(line.utf8)
+        }
+    }
+
+    static func linesFor(_ patterns: String, _ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        bytes.split(separator: 0x0a).filter { $0.starts(with: Array((patterns + " ").utf8)) || $0.starts(with: Array((patterns + "\t").utf8)) }
+    }
+}

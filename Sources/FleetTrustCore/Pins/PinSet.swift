@@ -1,0 +1,110 @@
+import Foundation
+
+/// A team's pinned host keys: which fingerprints each host may present.
+///
+/// known_hosts answers "what did we see before"; a pin set answers "what must this host
+/// present", checked in addition, so a rotated or swapped key is caught even on a
+/// machine whose known_hosts is empty or was edited.
+///
+/// File format (one pin line per host pattern list; `#` starts a comment line):
+///
+///     PATTERNS FINGERPRINT [FINGERPRINT...] [expires=YYYY-MM-DD]
+///
+/// - `PATTERNS`: a comma-separated host pattern list exactly as in known_hosts (`*`, `?`,
+///   `!negation`; case-insensitive). It is matched against the host name and against
+///   `[host]:port` for ports other than 22.
+/// - `FINGERPRINT`: an OpenSSH SHA-256 fingerprint as `ssh-keygen -lf` prints it
+///   (`SHA256:` followed by 43 base64 characters); the `SHA256:` prefix may be left out
+///   and trailing `=` padding is accepted. Several fingerprints form a set (for example
+///   the current and the next key during a rotation): any one of them satisfies the pin.
+/// - `expires=YYYY-MM-DD` (optional, last field): the pin binds through that day (UTC)
+///   and no longer after it; an expired pin is reported, never enforced.
+///
+/// Several lines may apply to one host; their fingerprints are combined.
+public struct PinSet: Sendable {
+    public let path: String
+    public let lines: [PinLine]
+
+    public init(path: String, lines: [PinLine]) {
+        self.path = path
+        self.lines = lines
+    }
+
+    public static func read(path: String) throws -> PinSet {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PinFileError(path: path, line: 0, reason: "cannot read the file")
+        }
+        return try parse(path: path, bytes: [UInt8](data))
+    }
+
+    public static func parse(path: String, bytes: [UInt8]) throws -> PinSet {
+        PinSet(path: path, lines: try PinFileParser.parse(path: path, bytes: bytes))
+    }
+
+    /// The pin lines whose patterns match the host (by name, or `[name]:port`).
+    public func lines(for lookup: LookupName) -> [PinLine] {
+        let names = Set([lookup.name, lookup.hostString]).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
+        return lines.filter { line in names.contains { line.patterns.match($0) == .match } }
+    }
+}
+
+/// One parsed pin line.
+public struct PinLine: Sendable, Hashable {
+    public let number: Int
+    public let patterns: PatternList
+    /// Normalised `SHA256:...` fingerprints.
+    public let fingerprints: Set<String>
+    /// Seconds since the epoch from which the pin no longer binds.
+    public let expiresAt: UInt64?
+
+    public func isExpired(at now: UInt64) -> Bool { expiresAt.map { now >= $0 } ?? false }
+}
+
+/// A pin file line that cannot be read, with where it is.
+public struct PinFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let path: String
+    public let line: Int
+    public let reason: String
+
+    public var description: String {
+        line > 0 ? "\(Sanitizer.clean(path)):\(line): \(reason)" : "\(Sanitizer.clean(path)): \(reason)"
+    }
+}
+
+/// How pin mismatches count (`--pins-mode`).
+public enum PinMode: String, Sendable, Codable, CaseIterable {
+    /// A mismatch makes the host `pin-mismatch`.
+    case enforce
+    /// A mismatch is shown but does not fail the host (for rolling pins out).
+    case report
+}
+
+/// The pin answer for a host, with the lines that decided it.
+public struct PinJudgement: Sendable, Hashable {
+    public var verdict: PinVerdict
+    public var evidence: [TrustEvidence]
+
+    /// Judges the presented keys: the pin holds when any of them is pinned.
+    public static func judge(keys: [HostKey], lookup: LookupName, pins: PinSet?, mode: PinMode,
+                             now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
+        guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
+        let applicable = pins.lines(for: lookup)
+        if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
+        let active = applicable.filter { !$0.isExpired(at: now) }
+        if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }
+        let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
+        if keys.contains(where: { pinned.contains($0.sha256Fingerprint) }) {
+            let deciding = active.filter { line in keys.contains { line.fingerprints.contains($0.sha256Fingerprint) } }
+            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path))
+        }
+        return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path))
+    }
+
+    private static func evidence(_ lines: [PinLine], _ path: String) -> [TrustEvidence] {
+        lines.flatMap { line in
+            line.fingerprints.sorted().map {
+                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "pin", fingerprint: $0, hashed: false)
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+
+/// Decides, for one presented key, what `ssh -o StrictHostKeyChecking=yes` decides
+/// (`sshconnect.c:check_host_key`, `hostfile.c:check_hostkeys_by_key_or_type`).
+///
+/// A pure function of the parsed files, the target and the time: every branch of
+/// OpenSSH's procedure (bare-name retry, certificate downgrade, CheckHostIP) is here
+/// so that the verdict equals the real client's.
+public struct KnownHostsJudge: Sendable {
+    public let knownHosts: KnownHosts
+
+    public init(knownHosts: KnownHosts) { self.knownHosts = knownHosts }
+
+    enum Status: Equatable { case ok, new, changed, revoked }
+
+    struct Attempt {
+        var accepted: Bool
+        var verdict: KeyVerdict
+        var evidence: [TrustEvidence]
+        var viaRetry = false
+        var downgraded = false
+        var certificateProblem: String?
+    }
+
+    /// Judges `key` for `target`; `now` is seconds since the epoch (certificate validity).
+    public func judge(_ key: HostKey, for target: ConnectionTarget,
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws -> KeyJudgement {
+        if key.isCertificate {
+            guard let certificate = try? HostCertificate(key) else { throw TrustError.invalidCertificate("it cannot be parsed") }
+            guard CertificateAcceptance.isWellFormed(certificate) else {
+                throw TrustError.invalidCertificate("its CA signature or role is invalid")
+            }
+        }
+        let lookup = target.lookup
+        var checkIP = target.checkHostIPAddress.map { !LookupName.isLoopback($0) } ?? false
+        let attempt = check(name: lookup.name, host: lookup.host, hostString: lookup.hostString, retryString: lookup.retryString,
+                            address: target.checkHostIPAddress, port: target.port, key: key, checkIP: &checkIP, now: now)
+        var judgement = KeyJudgement(verdict: attempt.verdict, lookupString: lookup.hostString, evidence: attempt.evidence,
+                                     viaBareNameRetry: attempt.viaRetry, judgedAsPlainKey: attempt.downgraded,
+                                     certificateProblem: attempt.certificateProblem, viaAdditionalName: nil)
+        if judgement.verdict == .new { consultAdditionalNames(&judgement, key: key, target: target, now: now) }
+        return judgement
+    }
+
+    /// Extension: when the primary name knows nothing, other names may vouch (or object).
+    private func consultAdditionalNames(_ judgement: inout KeyJudgement, key: HostKey, target: ConnectionTarget, now: UInt64) {
+        var firstChanged: (String, Attempt)?
+        for name in target.additionalLookupNames {
+            let lookup = LookupName(host: name, port: target.port)
+            var noIP = false
+            let attempt = check(name: lookup.name, host: lookup.host, hostString: lookup.hostString, retryString: lookup.retryString,
+                                address: nil, port: target.port, key: key, checkIP: &noIP, now: now)
+            switch attempt.verdict {
+            case .revoked:
+                apply(attempt, name: name, to: &judgement)
+                return
+            case .trusted, .trustedByCA:
+                if judgement.verdict == .new { apply(attempt, name: name, to: &judgement) }
+            case .changed, .ipMismatch:
+                if firstChanged == nil { firstChanged = (name, attempt) }
+            case .new:
+                break
+            }
+        }
+        if judgement.verdict == .new, let (name, attempt) = firstChanged { apply(attempt, name: name, to: &judgement) }
+    }
+
+    private func apply(_ attempt: Attempt, name: String, to judgement: inout KeyJudgement) {
+        judgement.verdict = attempt.verdict
+        judgement.evidence = attempt.evidence
+        judgement.viaBareNameRetry = attempt.viaRetry
+        judgement.judgedAsPlainKey = attempt.downgraded
+        judgement.certificateProblem = attempt.certificateProblem
+        judgement.viaAdditionalName = name
+    }
+
+    /// One run of `check_host_key`; `checkIP` is shared with the retry, as OpenSSH's
+    /// global option is (the retry can switch it off for the outer call).
+    private func check(name: String, host: String, hostString: String, retryString: String?, address: String?, port: Int,
+                       key: HostKey, checkIP: inout Bool, now: UInt64) -> Attempt {
+        let ipString = address.map { LookupName.hostPort(LookupName.canonicalHost($0), port: port) }
+        if checkIP, ipString == host { checkIP = false }
+        let hostMatches = knownHosts.entries(matching: hostString)
+        let ipMatches = (!key.isCertificate && checkIP) ? ipString.map { knownHosts.entries(matching: $0) } : nil
+
+        var current = key
+        var certificateProblem: String?
+        var downgraded = false
+        while true {
+            let certificate = current.isCertificate ? try? HostCertificate(current) : nil
+            let (hostStatus, hostEvidence) = status(hostMatches, key: current, certificate: certificate)
+            var ipStatus = hostStatus, ipEvidence: [TrustEvidence] = []
+            if certificate == nil, let ipMatches { (ipStatus, ipEvidence) = status(ipMatches, key: current, certificate: nil) }
+
+            var attempt = Attempt(accepted: false, verdict: .new, evidence: hostEvidence, downgraded: downgraded)
+            var failed = true
+            switch hostStatus {
+            case .ok:
+                if let certificate, let problem = CertificateAcceptance.problem(with: certificate, name: name, now: now) {
+                    certificateProblem = problem
+                } else {
+                    attempt.verdict = certificate == nil ? .trusted : .trustedByCA
+                    failed = false
+                }
+            case .new:
+                if let retryString {
+                    let inner = check(name: name, host: host, hostString: retryString, retryString: nil, address: address, port: 0,
+                                      key: current, checkIP: &checkIP, now: now)
+                    if inner.accepted {
+                        attempt = inner
+                        attempt.viaRetry = true
+                        attempt.downgraded = attempt.downgraded || downgraded
+                        failed = false
+                    }
+                }
+            case .revoked:
+                attempt.verdict = .revoked
+            case .changed:
+                attempt.verdict = .changed
+            }
+            if !failed, checkIP, hostStatus != .changed, ipStatus == .changed {
+                attempt.verdict = .ipMismatch
+                attempt.evidence += ipEvidence.map { var e = $0; e.role = .addressDifferentKey; return e }
+                failed = true
+            }
+            attempt.certificateProblem = certificateProblem
+            if !failed {
+                attempt.accepted = true
+                return attempt
+            }
+            if let certificate, hostStatus != .revoked {
+                current = certificate.key
+                downgraded = true
+                continue
+            }
+            return attempt
+        }
+    }
+
+    /// `check_hostkeys_by_key_or_type` then `check_key_not_revoked` over matching lines.
+    func status(_ matches: [KnownHosts.Match], key: HostKey, certificate: HostCertificate?) -> (Status, [TrustEvidence]) {
+        var result = Status.new
+        var evidence: [TrustEvidence] = []
+        let wanted: KnownHostsMarker? = certificate == nil ? nil : .certAuthority
+        let presented = RecordedKey.key(key)
+        let publicPart = RecordedKey.key(certificate?.key ?? key)
+        let authority = certificate.map { RecordedKey.key($0.signatureKey) }
+        for match in matches where match.entry.marker == wanted {
+            if let authority {
+                if match.entry.publicKey == authority {
+                    result = .ok
+                    evidence = [TrustEvidence(.certificateAuthority, match)]
+                    break
+                }
+            } else if match.entry.key == presented {
+                result = .ok
+                evidence = [TrustEvidence(.matchedKey, match)]
+                break
+            } else {
+                result = .changed
+                evidence.append(TrustEvidence(.differentKey, match))
+            }
+        }
+        let revocations = matches.filter {
+            $0.entry.marker == .revoked && ($0.entry.publicKey == publicPart || (authority != nil && $0.entry.publicKey == authority))
+        }
+        if !revocations.isEmpty {
+            return (.revoked, revocations.map { TrustEvidence(.revocation, $0) })
+        }
+        return (result, evidence)
+    }
+}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import FleetTrustCore
+
+/// `fleettrust verify`: what `ssh` would decide for one host key, with the evidence.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Judge one host key the way ssh would, against known_hosts and pins.",
+        discussion: """
+            Prints OpenSSH's answer (trusted, trusted-by-ca, new, changed, revoked, ip-mismatch) \
+            or pin-mismatch, and the file lines behind it. Exit status: 0 trusted, 1 not trusted, \
+            2 an input could not be read, 64 bad usage.
+            """)
+
+    @Argument(help: "The host name as given to ssh (after any HostName substitution).")
+    var host: String
+
+    @Argument(help: "The key: a .pub or certificate file, or an OpenSSH key line ('TYPE BASE64').")
+    var key: String
+
+    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
+        "known_hosts file; repeatable. Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
+    var knownHostsFiles: [String] = []
+
+    @Option(help: ArgumentHelp("Pin file with the team's pinned fingerprints.", valueName: "file"))
+    var pins: String?
+
+    @Option(help: ArgumentHelp("enforce: a pin mismatch fails; report: it is shown but does not fail.", valueName: "mode"))
+    var pinsMode: String = "enforce"
+
+    @Option(help: "The port ssh connects to (other than 22, names are looked up as [host]:port).")
+    var port: Int = 22
+
+    @Option(name: .customLong("lookup-name"), help: ArgumentHelp(
+        "Extension: another name to consult when the host name finds nothing. Repeatable.", valueName: "name"))
+    var lookupNames: [String] = []
+
+    @Option(name: .customLong("check-host-ip"), help: ArgumentHelp("Also check this address, as CheckHostIP=yes does.", valueName: "address"))
+    var checkHostIP: String?
+
+    @Option(name: .customLong("host-key-alias"), help: ArgumentHelp("Look up this name instead, as HostKeyAlias does.", valueName: "alias"))
+    var hostKeyAlias: String?
+
+    @Flag(help: "Extension: let address networks (192.0.2.0/24) in host fields match addresses.")
+    var cidrPatterns = false
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard let mode = PinMode(rawValue: pinsMode) else { throw ValidationError("--pins-mode must be enforce or report") }
+        _ = mode
+    }
+
+    func run() throws {
+        let presented: HostKey
+        let knownHosts: KnownHosts
+        var pinSet: PinSet?
+        do {
+            presented = try Self.readKey(key)
+            let paths = knownHostsFiles.isEmpty
+                ? [NSString(string: "~/.ssh/known_hosts").expandingTildeInPath, "/etc/ssh/ssh_known_hosts"]
+                : knownHostsFiles.map { NSString(string: $0).expandingTildeInPath }
+            knownHosts = try KnownHosts.read(paths: paths, options: KnownHosts.Options(cidrPatterns: cidrPatterns))
+            if let pins { pinSet = try PinSet.read(path: NSString(string: pins).expandingTildeInPath) }
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+        let target = ConnectionTarget(host: host, port: port, hostKeyAlias: hostKeyAlias,
+                                      checkHostIPAddress: checkHostIP, additionalLookupNames: lookupNames)
+        let judgement: KeyJudgement
+        do {
+            judgement = try KnownHostsJudge(knownHosts: knownHosts).judge(presented, for: target)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+        let pin = PinJudgement.judge(keys: [presented], lookup: target.lookup, pins: pinSet, mode: PinMode(rawValue: pinsMode)!)
+        let report = VerifyReport(key: presented, judgement: judgement, pin: pin)
+        print(json ? report.json : report.text)
+        if !report.isTrusted { throw ExitCode(1) }
+    }
+
+    /// A key file's first key line, or the argument itself as a key line.
+    static func readKey(_ argument: String) throws -> HostKey {
+        let path = NSString(string: argument).expandingTildeInPath
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else {
+                throw CommandFailure.unreadableInput("\(argument): cannot read the key file")
+            }
+            let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .first { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            do {
+                return try HostKey(openSSHLine: line ?? "")
+            } catch {
+                throw CommandFailure.unreadableInput("\(argument): \(error)")
+            }
+        }
+        do {
+            return try HostKey(openSSHLine: argument)
+        } catch {
+            throw CommandFailure.unreadableInput("the key is neither a readable file nor a key line: \(error)")
+        }
+    }
+}
+
+/// What `verify` prints, as text or JSON.
+struct VerifyReport {
+    let key: HostKey
+    let judgement: KeyJudgement
+    let pin: PinJudgement
+
+    /// The verdict word: OpenSSH's, or `pin-mismatch` when an enforced pin fails (a
+    /// revocation still wins).
+    var verdict: String {
+        if pin.verdict == .mismatch, judgement.verdict != .revoked { return HostStatus.pinMismatch.rawValue }
+        return judgement.verdict.rawValue
+    }
+
+    var isTrusted: Bool { judgement.isTrusted && pin.verdict != .mismatch }
+
+    var text: String {
+        let first = verdict == judgement.verdict.rawValue ? judgement.summary : "\(verdict): no pinned key was presented; known_hosts says \(judgement.summary)"
+        var lines = [first,
+                     "key: \(key.type) \(key.sha256Fingerprint)"]
+        lines += judgement.evidence.map { "evidence: \($0.sentence)" }
+        if pin.verdict != .unpinned {
+            lines.append("pin: \(pin.verdict.rawValue)")
+            lines += pin.evidence.map { "pin evidence: \($0.sentence)" }
+        }
+        return lines.map { Sanitizer.clean($0, limit: 1024) }.joined(separator: "\n")
+    }
+
+    struct JSONShape: Encodable {
+        var verdict: String
+        var knownHostsVerdict: String
+        var lookup: String
+        var keyType: String
+        var fingerprint: String
+        var summary: String
+        var viaBareNameRetry: Bool
+        var judgedAsPlainKey: Bool
+        var certificateProblem: String?
+        var viaAdditionalName: String?
+        var evidence: [TrustEvidence]
+        var pin: String
+        var pinEvidence: [TrustEvidence]
+    }
+
+    var json: String {
+        let shape = JSONShape(verdict: verdict, knownHostsVerdict: judgement.verdict.rawValue, lookup: judgement.lookupString,
+                              keyType: key.type, fingerprint: key.sha256Fingerprint, summary: judgement.summary,
+                              viaBareNameRetry: judgement.viaBareNameRetry, judgedAsPlainKey: judgement.judgedAsPlainKey,
+                              certificateProblem: judgement.certificateProblem, viaAdditionalName: judgement.viaAdditionalName,
+                              evidence: judgement.evidence, pin: pin.verdict.rawValue, pinEvidence: pin.evidence)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(shape)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
