@@ -18,28 +18,36 @@ enum DashboardThread {
     }
 }
 
-/// Performs confirmed decisions. Until the trust engine's safe writer is wired in, only `trust`
-/// is supported, by appending one known_hosts line per key.
+/// Performs confirmed decisions through the trust engine's safe writers (locked, atomic,
+/// refusing when the lines for a host changed since they were shown).
 enum DashboardWrites {
-    struct Unsupported: Error, CustomStringConvertible {
-        var kind: Decision.Kind
-        var description: String { "\(kind.rawValue) is not available in this build yet" }
-    }
-
     @Sendable static func perform(_ decision: Decision) throws -> String {
-        guard decision.kind == .trust else { throw Unsupported(kind: decision.kind) }
-        var byFile: [String: String] = [:]
         for item in decision.items {
-            for key in item.keys { byFile[item.file, default: ""] += item.names.joined(separator: ",") + " " + key.openSSHLine + "\n" }
+            switch decision.kind {
+            case .trust:
+                let writer = KnownHostsWriter(path: item.file, hashNames: false)
+                for key in item.keys { try writer.add(key, for: item.names) }
+            case .replace:
+                let writer = KnownHostsWriter(path: item.file, hashNames: false)
+                try writer.remove(names: item.names)
+                for key in item.keys { try writer.add(key, for: item.names) }
+            case .forget:
+                for file in Set(item.previous.map(\.location.file)).sorted() {
+                    try KnownHostsWriter(path: file, hashNames: false).remove(names: item.names)
+                }
+            case .pin:
+                try PinFileWriter(path: item.file).addPin(patterns: item.names.joined(separator: ","),
+                                                          fingerprints: item.keys.map(\.sha256Fingerprint))
+            }
         }
-        for (file, text) in byFile {
-            let fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file]) }
-            defer { close(fd) }
-            let bytes = Array(text.utf8)
-            guard write(fd, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file]) }
+        let hosts = decision.items.map(\.host.name).joined(separator: ", ")
+        let files = Set(decision.items.map(\.file) + decision.items.flatMap { $0.previous.map(\.location.file) })
+            .sorted().joined(separator: ", ")
+        switch decision.kind {
+        case .trust: return "Trusted \(hosts); entries appended to \(files)."
+        case .replace: return "Replaced the key of \(hosts) in \(files); the old entry is in the audit log."
+        case .forget: return "Forgot \(hosts): its entries were removed from \(files)."
+        case .pin: return "Pinned the keys of \(hosts) in \(files)."
         }
-        let count = decision.items.count
-        return "Trusted \(count) host\(count == 1 ? "" : "s"); entries appended to \(byFile.keys.sorted().joined(separator: ", "))."
     }
 }

@@ -49,15 +49,24 @@ struct FleetTrust: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
+        let pinFiles = fleet.pinFiles.map(expandTilde)
+        let pinMode = PinMode(rawValue: fleet.pinsMode) ?? .enforce, additionalNames = fleet.additionalNames
+        let loadJudge: FleetJudgeAssessor.Loader = {
+            let pins = try pinFiles.map { try PinSet.read(path: $0) }
+            return FleetJudge(knownHosts: try KnownHosts.read(paths: knownHostsFiles),
+                              pins: pins.count <= 1 ? pins.first : PinSet(path: pinFiles.joined(separator: ","), lines: pins.flatMap(\.lines)),
+                              pinMode: pinMode, useAdditionalNames: additionalNames)
+        }
+        do { _ = try loadJudge() } catch { throw CommandFailure.unreadableInput("\(error)") }
         let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
         let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
-                                         knownHostsFiles: knownHostsFiles, pinFile: fleet.pinFiles.first,
+                                         knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
         let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
         let services = DashboardServices(
-            prober: pool, assessor: DiscoveryAssessor(knownHostsFile: knownHostsFiles[0]),
+            prober: pool, assessor: FleetJudgeAssessor(watching: knownHostsFiles + pinFiles, hosts: hosts, load: loadJudge),
             write: DashboardWrites.perform,
             connect: ConnectCommand(template: connectCommand, knownHostsFiles: knownHostsFiles, user: user),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),

@@ -82,7 +82,7 @@ final class DashboardTests: XCTestCase {
         XCTAssertTrue(asked, confirmation)
         XCTAssertTrue(confirmation.contains("saved as: \(host.knownHostsName)"), confirmation)
         terminal.send("y")
-        let (saved, after) = terminal.waitFor { $0.contains("Trusted 1 host") }
+        let (saved, after) = terminal.waitFor { $0.contains("Trusted \(host.endpoints[0].label);") && $0.contains("T trusted") }
         XCTAssertTrue(saved, after)
         XCTAssertEqual(try SSHOracle.check(name: host.address, port: host.port, knownHosts: knownHosts).verdict, .trusted)
         let audit = try String(contentsOfFile: scratch + "/audit.jsonl", encoding: .utf8)

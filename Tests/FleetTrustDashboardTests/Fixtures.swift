@@ -36,7 +36,7 @@ enum Fixtures {
                                       text: "[10.0.0.1]:2201 " + otherEd25519.openSSHLine)
 
     /// An assessment with `status` for every key (changed keys carry the recorded line).
-    static func assessment(_ host: InventoryHost, _ result: ProbeResult, status: HostStatus) -> HostAssessment {
+    static func assessment(_ host: InventoryHost, _ result: ProbeResult, status: HostStatus) -> RowAssessment {
         let verdict: KeyVerdict
         switch status {
         case .trusted: verdict = .trusted
@@ -49,7 +49,7 @@ enum Fixtures {
                           recorded: status == .changed ? [oldLine] : [])
         }
         guard !keys.isEmpty else { return .failed(result.failure) }
-        return HostAssessment(status: status, keys: keys, method: status == .trusted ? "known_hosts" : "",
+        return RowAssessment(status: status, keys: keys, method: status == .trusted ? "known_hosts" : "",
                               knownHostsNames: [knownHostsName(for: host)], knownHostsFile: "/tmp/kh",
                               recordedLines: status == .changed || status == .trusted ? [oldLine] : [],
                               trustBlockedReason: status == .revoked ? "the key is marked @revoked at /tmp/kh:3" : nil)

@@ -36,6 +36,18 @@ final class HostListTests: XCTestCase {
         XCTAssertTrue(row.contains(Fixtures.ed25519Fingerprint), row)
     }
 
+    func testTheKnownHostsColumnShowsTheNegotiatedKeysVerdictUnlessAKeyChangedOrIsRevoked() {
+        var assessment = RowAssessment(status: .trusted, keys: [KeyAssessment(key: DiscoveredKey(key: Fixtures.ed25519), knownHosts: .trustedByCA),
+                                                                KeyAssessment(key: DiscoveredKey(key: Fixtures.ecdsa), knownHosts: .new)],
+                                       negotiatedVerdict: .trustedByCA)
+        XCTAssertEqual(assessment.knownHostsVerdict, .trustedByCA)
+        assessment.keys[1].knownHosts = .changed
+        XCTAssertEqual(assessment.knownHostsVerdict, .changed)
+        assessment.negotiatedVerdict = nil
+        assessment.keys[1].knownHosts = .new
+        XCTAssertEqual(assessment.knownHostsVerdict, .new)
+    }
+
     func testUnreachableHostShowsTheStageAndReason() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .unreachable)
         XCTAssertTrue(DashboardView.view(state).text.contains("connect: connection refused"))

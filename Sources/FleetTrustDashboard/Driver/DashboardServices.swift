@@ -7,7 +7,7 @@ import Synchronization
 public struct DashboardServices: Sendable {
     public var prober: any FleetProber
     /// Must read the trust stores afresh on each call, so a write is reflected at once.
-    public var assessor: any HostAssessor
+    public var assessor: any RowAssessor
     /// Performs a confirmed decision and returns one sentence saying what was written.
     public var write: @Sendable (Decision) throws -> String
     public var connect: ConnectCommand
@@ -15,7 +15,7 @@ public struct DashboardServices: Sendable {
     public var auditLog: AuditLog?
     public var user: String
 
-    public init(prober: any FleetProber, assessor: any HostAssessor, write: @escaping @Sendable (Decision) throws -> String,
+    public init(prober: any FleetProber, assessor: any RowAssessor, write: @escaping @Sendable (Decision) throws -> String,
                 connect: ConnectCommand, auditLog: AuditLog?, user: String) {
         self.prober = prober
         self.assessor = assessor

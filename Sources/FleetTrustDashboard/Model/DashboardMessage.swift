@@ -28,9 +28,9 @@ public struct TerminalSize: Equatable, Sendable {
 public struct HostUpdate: Equatable, Sendable {
     public var index: Int
     public var result: ProbeResult?
-    public var assessment: HostAssessment
+    public var assessment: RowAssessment
 
-    public init(index: Int, result: ProbeResult?, assessment: HostAssessment) {
+    public init(index: Int, result: ProbeResult?, assessment: RowAssessment) {
         self.index = index
         self.result = result
         self.assessment = assessment

@@ -4,11 +4,11 @@ import FleetTrustCore
 public struct HostRow: Equatable, Sendable {
     public var host: InventoryHost
     public var result: ProbeResult?
-    public var assessment: HostAssessment?
+    public var assessment: RowAssessment?
     public var scanning: Bool
     public var marked: Bool
 
-    public init(host: InventoryHost, result: ProbeResult? = nil, assessment: HostAssessment? = nil,
+    public init(host: InventoryHost, result: ProbeResult? = nil, assessment: RowAssessment? = nil,
                 scanning: Bool = false, marked: Bool = false) {
         self.host = host
         self.result = result

@@ -16,7 +16,7 @@ struct Columns: Equatable {
 
     static func layout(width: Int) -> Columns {
         let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 22, .fingerprint: 16,
-                                    .knownHosts: 11, .pin: 9, .method: 11, .rtt: 7]
+                                    .knownHosts: 13, .pin: 9, .method: 11, .rtt: 7]
         let dropOrder: [Kind] = [.method, .pin, .rtt, .types, .knownHosts, .endpoint, .fingerprint]
         var kinds = Kind.allCases
         func needed() -> Int { kinds.reduce(0) { $0 + minimum[$1]! } + kinds.count - 1 }

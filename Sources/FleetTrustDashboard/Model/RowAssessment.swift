@@ -2,9 +2,9 @@ import FleetTrustCore
 
 /// What the trust engine concluded about one host's probe, in the form the dashboard shows.
 ///
-/// The dashboard does not decide trust: the driver asks a `HostAssessor` (the trust engine, or
+/// The dashboard does not decide trust: the driver asks a `RowAssessor` (the trust engine, or
 /// `DiscoveryAssessor` until the engine is wired in) and hands the answer in as a message.
-public struct HostAssessment: Equatable, Sendable {
+public struct RowAssessment: Equatable, Sendable {
     public var status: HostStatus
     public var keys: [KeyAssessment]
     /// How trust was established: `known_hosts`, `CA`, `pin`, or empty.
@@ -19,10 +19,12 @@ public struct HostAssessment: Equatable, Sendable {
     public var recordedLines: [RecordedLine]
     /// Why this host may not be trusted from the dashboard (revoked, pin mismatch), if so.
     public var trustBlockedReason: String?
+    /// The verdict for the key `ssh` would negotiate, when the assessor knows which one that is.
+    public var negotiatedVerdict: KeyVerdict?
 
     public init(status: HostStatus, keys: [KeyAssessment] = [], method: String = "", evidence: [String] = [],
                 knownHostsNames: [String] = [], knownHostsFile: String = "", recordedLines: [RecordedLine] = [],
-                trustBlockedReason: String? = nil) {
+                trustBlockedReason: String? = nil, negotiatedVerdict: KeyVerdict? = nil) {
         self.status = status
         self.keys = keys
         self.method = method
@@ -31,10 +33,15 @@ public struct HostAssessment: Equatable, Sendable {
         self.knownHostsFile = knownHostsFile
         self.recordedLines = recordedLines
         self.trustBlockedReason = trustBlockedReason
+        self.negotiatedVerdict = negotiatedVerdict
     }
 
-    /// The verdict for the host as a whole (the worst of its keys), for the list column.
+    /// The verdict for the host as a whole, for the list column: a revoked or changed key wins,
+    /// then the negotiated key's verdict, then the worst of the rest.
     public var knownHostsVerdict: KeyVerdict? {
+        if let negotiatedVerdict, !keys.contains(where: { $0.knownHosts == .revoked || $0.knownHosts == .changed }) {
+            return negotiatedVerdict
+        }
         let order: [KeyVerdict] = [.revoked, .changed, .ipMismatch, .new, .trustedByCA, .trusted]
         return order.first { verdict in keys.contains { $0.knownHosts == verdict } }
     }
@@ -79,19 +86,19 @@ public struct RecordedLine: Equatable, Sendable {
 }
 
 /// Turns a probe result into an assessment; implemented by the trust engine.
-public protocol HostAssessor: Sendable {
-    func assess(_ host: InventoryHost, _ result: ProbeResult) -> HostAssessment
+public protocol RowAssessor: Sendable {
+    func assess(_ host: InventoryHost, _ result: ProbeResult) -> RowAssessment
 }
 
-extension HostAssessment {
+extension RowAssessment {
     /// The assessment of a host that failed to answer, shared by every assessor.
-    public static func failed(_ failure: ProbeFailure?) -> HostAssessment {
+    public static func failed(_ failure: ProbeFailure?) -> RowAssessment {
         let status: HostStatus
         switch failure?.stage {
         case .resolve?, .connect?, .banner?: status = .unreachable
         default: status = .error
         }
-        return HostAssessment(status: status, evidence: failure.map { ["\($0.stage.rawValue): \($0.message)"] } ?? [])
+        return RowAssessment(status: status, evidence: failure.map { ["\($0.stage.rawValue): \($0.message)"] } ?? [])
     }
 }
 
@@ -100,20 +107,4 @@ extension HostAssessment {
 public func knownHostsName(for host: InventoryHost) -> String {
     if let alias = host.hostKeyAlias { return alias }
     return host.port == 22 ? host.address : "[\(host.address)]:\(host.port)"
-}
-
-/// Discovery without a trust store: every proved key is `new`. Stands in until the trust
-/// engine's assessor is wired in, so the dashboard is usable for plain discovery.
-public struct DiscoveryAssessor: HostAssessor {
-    public var knownHostsFile: String
-
-    public init(knownHostsFile: String) {
-        self.knownHostsFile = knownHostsFile
-    }
-
-    public func assess(_ host: InventoryHost, _ result: ProbeResult) -> HostAssessment {
-        guard !result.keys.isEmpty else { return .failed(result.failure) }
-        return HostAssessment(status: .new, keys: result.keys.map { KeyAssessment(key: $0, knownHosts: .new) },
-                              knownHostsNames: [knownHostsName(for: host)], knownHostsFile: knownHostsFile)
-    }
 }
