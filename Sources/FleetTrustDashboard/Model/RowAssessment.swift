@@ -93,11 +93,7 @@ public protocol RowAssessor: Sendable {
 extension RowAssessment {
     /// The assessment of a host that failed to answer, shared by every assessor.
     public static func failed(_ failure: ProbeFailure?) -> RowAssessment {
-        let status: HostStatus
-        switch failure?.stage {
-        case .resolve?, .connect?, .banner?: status = .unreachable
-        default: status = .error
-        }
+        let status = FleetJudge.failureStatus(failure)
         return RowAssessment(status: status, evidence: failure.map { ["\($0.stage.rawValue): \($0.message)"] } ?? [])
     }
 }
