@@ -33,6 +33,7 @@ let package = Package(
                           dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "fuzz-inventory", dependencies: ["FleetTrustCore"]),
+        .executableTarget(name: "store-stress", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -41,7 +42,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet", "store-stress"]),
     ],
     swiftLanguageModes: [.v6]
 )

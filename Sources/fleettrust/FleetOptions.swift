@@ -21,8 +21,10 @@ struct FleetOptions: ParsableArguments {
             + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
     var knownHostsFiles: [String] = []
 
-    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints. Repeatable.", valueName: "file"))
-    var pinFiles: [String] = []
+    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (see the README for its format).", valueName: "file"))
+    var pinFile: String?
+
+    var pinFiles: [String] { pinFile.map { [$0] } ?? [] }
 
     @Option(help: ArgumentHelp("enforce: a pin mismatch fails the host; report: it is shown but does not fail.", valueName: "mode"))
     var pinsMode: String = "enforce"

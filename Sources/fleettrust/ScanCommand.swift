@@ -29,6 +29,9 @@ struct ScanCommand: AsyncParsableCommand {
                                valueName: "file"))
     var replay: String?
 
+    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed, and probe nothing.")
+    var dryRun = false
+
     func validate() throws {
         try fleet.validateShared()
         if replay != nil && !fleet.inventories.isEmpty {
@@ -39,10 +42,18 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
+            let judge = try makeJudge()
+            if dryRun {
+                let hosts = try fleet.loadInventory().hosts
+                let lines = judge.knownHosts.files.reduce(0) { $0 + $1.lines.count }
+                print("would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
+                      + "\(lines) known_hosts lines read from \(judge.knownHosts.files.count) file\(judge.knownHosts.files.count == 1 ? "" : "s")")
+                return
+            }
             let (hosts, results) = try await gather()
-            let judge = try makeJudge().preparing(for: hosts)
+            let prepared = judge.preparing(for: hosts)
             let shared = sharedKeyNames(hosts: hosts, results: results)
-            let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+            let rows = hosts.indices.map { prepared.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, hosts: rows)
             try emit(report)
             if report.summary.exitStatus != 0 { throw ExitCode(report.summary.exitStatus) }
@@ -120,12 +131,12 @@ struct ScanCommand: AsyncParsableCommand {
 }
 
 extension FleetOptions {
-    /// Reads the pin files into one set; nil when none is given.
+    /// Reads the pin file; nil when none is given. A pin file with bad lines is refused: a
+    /// skipped pin would leave its host unpinned.
     func loadPins() throws -> PinSet? {
-        guard !pinFiles.isEmpty else { return nil }
+        guard let pinFile else { return nil }
         do {
-            let sets = try pinFiles.map { try PinSet.read(path: expandTilde($0)) }
-            return sets.count == 1 ? sets[0] : PinSet(path: sets.map(\.path).joined(separator: ","), lines: sets.flatMap(\.lines))
+            return try PinSet.read(path: expandTilde(pinFile))
         } catch {
             throw CommandFailure.unreadableInput("\(error)")
         }

@@ -129,6 +129,23 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertTrue(refused.stderrText.contains(broken), refused.stderrText)
     }
 
+    func testDryRunReadsEverythingAndProbesNothing() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let dir = NSTemporaryDirectory() + "/dry-run-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "127.0.0.1:\(silent.port)\nweb1.example\n".write(toFile: dir + "/inv", atomically: true, encoding: .utf8)
+        try "# one comment\nweb1.example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"
+            .write(toFile: dir + "/kh", atomically: true, encoding: .utf8)
+        let run = try scan(["--inventory", dir + "/inv", "--known-hosts", dir + "/kh", "--dry-run", "--timeout", "30"])
+        XCTAssertEqual(run.status, 0)
+        XCTAssertEqual(run.stdoutText, "would probe 2 hosts; 2 known_hosts lines read from 1 file\n")
+        XCTAssertLessThan(run.seconds, 10, "a dry run never waits on the silent host")
+        let unreadable = try scan(["--inventory", dir + "/inv", "--known-hosts", dir, "--dry-run"])
+        XCTAssertEqual(unreadable.status, 64, "an unreadable known_hosts stops the scan before any probe")
+    }
+
     func testBadUsageAndUnreadableInputExit64() throws {
         XCTAssertEqual(try scan(["--inventory", "/nonexistent/inventory"]).status, 64)
         XCTAssertEqual(try scan([]).status, 64)

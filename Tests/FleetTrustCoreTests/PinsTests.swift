@@ -16,7 +16,7 @@ final class PinsTests: XCTestCase {
 
     func testErrorsNameFileAndLine() {
         XCTAssertThrowsError(try pins("ok \(a.sha256Fingerprint)\nweb SHA256:nope\n")) { error in
-            XCTAssertEqual((error as? PinFileError)?.line, 2)
+            XCTAssertEqual((error as? PinFileErrors)?.errors.map(\.line), [2])
             XCTAssertTrue("\(error)".hasPrefix("pins:2: "))
         }
         XCTAssertThrowsError(try pins("web\n"))
@@ -60,5 +60,109 @@ final class PinsTests: XCTestCase {
                        "# pins\nweb \(a.sha256Fingerprint)\ndb \(b.sha256Fingerprint) expires=2030-01-01\n")
         XCTAssertThrowsError(try writer.addPin(patterns: "db", fingerprints: [a.sha256Fingerprint], basedOn: before))
         XCTAssertNoThrow(try writer.addPin(patterns: "other", fingerprints: [a.sha256Fingerprint], basedOn: before))
+    }
+
+    func testEveryBadLineIsReportedAtOnceAndTheGoodOnesKept() {
+        let text = """
+        good \(a.sha256Fingerprint)
+        lonely-pattern
+        short \(a.sha256Fingerprint.dropLast())
+        md5 MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48
+        date \(a.sha256Fingerprint) expires=2027-02-29
+        twice \(a.sha256Fingerprint) expires=2027-01-01 expires=2027-01-02
+        ctl \(a.sha256Fingerprint)\u{1b}[31m
+        only expires=2027-01-01
+        alsogood \(b.sha256Fingerprint)
+        """
+        let bytes = Array(text.utf8) + [0x0a, 0x78, 0xff, 0x20] + Array(a.sha256Fingerprint.utf8)
+        let set = PinSet(path: "team.pins", bytes: bytes)
+        XCTAssertEqual(set.lines.map(\.patterns.text), ["good", "alsogood"])
+        XCTAssertEqual(set.errors.map(\.line), [2, 3, 4, 5, 6, 7, 8, 10])
+        XCTAssertEqual(set.errors[0].description, "team.pins:2: a host pattern needs at least one fingerprint")
+        XCTAssertEqual(set.errors[2].description, "team.pins:4: MD5 fingerprints are not accepted; use the SHA256 one (ssh-keygen -lf)")
+        XCTAssertEqual(set.errors[5].description, "team.pins:7: the line contains a control character")
+        XCTAssertEqual(set.errors[7].description, "team.pins:10: the line is not valid UTF-8")
+        XCTAssertThrowsError(try PinSet.parse(path: "team.pins", bytes: bytes)) { error in
+            XCTAssertEqual((error as? PinFileErrors)?.errors, set.errors)
+            XCTAssertEqual("\(error)".split(separator: "\n").count, 8)
+        }
+    }
+
+    func testCommentsBlanksCRLFAndTabsAreRead() throws {
+        let set = try pins("# team pins\r\n\r\n  web*,!web9\t\(a.sha256Fingerprint) \(b.sha256Fingerprint) expires=2027-02-28\r\n   # indented\nlast \(a.sha256Fingerprint)")
+        XCTAssertEqual(set.lines.map(\.patterns.text), ["web*,!web9", "last"])
+        XCTAssertEqual(set.lines.map(\.number), [3, 5])
+        XCTAssertEqual(set.lines[0].fingerprints, [a.sha256Fingerprint, b.sha256Fingerprint])
+    }
+
+    func testPinOfARealKeyEqualsWhatSshKeygenPrints() throws {
+        let directory = NSTemporaryDirectory() + "ft-pins-keygen-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        keygen.arguments = ["-q", "-t", "ecdsa", "-N", "", "-f", directory + "/k"]
+        try keygen.run()
+        keygen.waitUntilExit()
+        let list = Process(), out = Pipe()
+        list.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        list.arguments = ["-lf", directory + "/k.pub"]
+        list.standardOutput = out
+        try list.run()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")[1]
+        list.waitUntilExit()
+        let key = try HostKey(openSSHLine: String(contentsOfFile: directory + "/k.pub", encoding: .utf8))
+        for written in [printed, printed.dropFirst("SHA256:".count)] {
+            let set = try pins("h \(written)\n")
+            XCTAssertEqual(PinJudgement.judge(keys: [key], lookup: LookupName(host: "h"), pins: set, mode: .enforce).verdict, .matched)
+        }
+    }
+
+    func testRotationSetSpansLinesAndEvidenceNamesTheLine() throws {
+        let set = try pins("web* \(a.sha256Fingerprint)\nweb1,web2 \(b.sha256Fingerprint)\n")
+        let next = PinJudgement.judge(keys: [TestKeys.c, b], lookup: LookupName(host: "WEB2"), pins: set, mode: .enforce)
+        XCTAssertEqual(next.verdict, .matched)
+        XCTAssertEqual(next.evidence.map(\.line), [2])
+        let wrong = PinJudgement.judge(keys: [TestKeys.c], lookup: LookupName(host: "web1"), pins: set, mode: .enforce)
+        XCTAssertEqual(wrong.verdict, .mismatch)
+        XCTAssertEqual(Set(wrong.evidence.map(\.line)), [1, 2])
+    }
+
+    func testNegationAndPortForms() throws {
+        let set = try pins("*.example.com,!db.example.com \(a.sha256Fingerprint)\n[10.0.0.1]:2222 \(a.sha256Fingerprint)\n")
+        func verdict(_ host: String, _ port: Int = 22) -> PinVerdict {
+            PinJudgement.judge(keys: [TestKeys.c], lookup: LookupName(host: host, port: port), pins: set, mode: .enforce).verdict
+        }
+        XCTAssertEqual(verdict("db.example.com"), .unpinned)
+        XCTAssertEqual(verdict("web.example.com"), .mismatch)
+        XCTAssertEqual(verdict("10.0.0.1", 2222), .mismatch)
+        XCTAssertEqual(verdict("10.0.0.1"), .unpinned)
+    }
+
+    func testExpiredPinDoesNotBindWhileAnotherStillDoes() throws {
+        let set = try pins("web \(a.sha256Fingerprint) expires=2027-01-01\nweb \(b.sha256Fingerprint)\n")
+        let later: UInt64 = 1_803_859_200
+        XCTAssertEqual(PinJudgement.judge(keys: [a], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: later).verdict, .mismatch)
+        XCTAssertEqual(PinJudgement.judge(keys: [b], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: later).verdict, .matched)
+    }
+
+    func testPinWriterKeepsEveryOtherByte() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ft-pins-bytes-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let original = "# pins\r\nweb \(a.sha256Fingerprint)\r\n\tjunk line\n\u{1}\u{ff}odd\nno-newline \(b.sha256Fingerprint)"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(original.utf8))
+        try PinFileWriter(path: path).addPin(patterns: "[db]:2222", fingerprints: [a.sha256Fingerprint])
+        XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self),
+                       original + "\n[db]:2222 \(a.sha256Fingerprint)\n")
+    }
+
+    func testRandomBytesNeverCrashTheReader() {
+        let alphabet = Array("SHA256:\(a.sha256Fingerprint) ,!*?#=expires-2027\r\n\t\u{0}".utf8) + [0xff, 0xc3]
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...300)).map { _ in Bool.random() ? alphabet.randomElement()! : UInt8.random(in: 0...255) }
+            let set = PinSet(path: "r", bytes: bytes)
+            _ = PinJudgement.judge(keys: [a], lookup: LookupName(host: "h"), pins: set, mode: .enforce)
+            XCTAssertTrue(set.errors.allSatisfy { $0.line >= 1 && !$0.description.contains("\u{1b}") })
+        }
     }
 }

@@ -52,6 +52,7 @@ final class WriterTests: XCTestCase {
     }
 
     func testWritesThroughSymlinksAndCreatesTheDirectoryPrivately() throws {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("home"), withIntermediateDirectories: false)
         let sshDirectory = directory.appendingPathComponent("home/.ssh").path
         let path = sshDirectory + "/known_hosts"
         try KnownHostsWriter(path: path, hashNames: false).add(TestKeys.a, for: ["web"])

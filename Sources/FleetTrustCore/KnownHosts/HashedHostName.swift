@@ -61,13 +61,16 @@ public struct HashedHostName: Sendable, Hashable {
 
     public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
 
-    /// `matches` for many names at once, without allocating; false for every name when the
-    /// field records no canonical hash.
-    func matches(_ names: [[UInt8]], _ found: (Int) -> Void) {
+    /// `matches` for many names at once, without allocating or reference counting: name `i`
+    /// is `names[offsets[i]..<offsets[i + 1]]`. Nothing matches when the field records no
+    /// canonical hash.
+    func matches(names: UnsafeBufferPointer<UInt8>, offsets: UnsafeBufferPointer<Int>, _ found: (Int) -> Void) {
         guard let expected else { return }
+        let key = hmac
         expected.withUnsafeBufferPointer { expectedBytes in
-            for (index, name) in names.enumerated() where name.withUnsafeBufferPointer({ hmac.verifies($0, expected: expectedBytes) }) {
-                found(index)
+            for index in 0..<offsets.count - 1 {
+                let name = UnsafeBufferPointer(rebasing: names[offsets[index]..<offsets[index + 1]])
+                if key.verifies(name, expected: expectedBytes) { found(index) }
             }
         }
     }

@@ -104,14 +104,30 @@ public struct KnownHostsFile: Sendable {
         }
         let chunks = min(hashedLines.count, ProcessInfo.processInfo.activeProcessorCount * 8)
         let perChunk = (hashedLines.count + chunks - 1) / chunks
+        var flatBuffer: [UInt8] = [], offsetBuffer = [0]
+        for name in names {
+            flatBuffer += name
+            offsetBuffer.append(flatBuffer.count)
+        }
+        let flat = flatBuffer, offsets = offsetBuffer
+        let hashed = hashedLines.map { index -> HashedHostName in
+            guard case .hashed(let name) = lines[index].entry!.hosts else { preconditionFailure("indexed as hashed") }
+            return name
+        }
         let results = ChunkResults(count: chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var hits: [(name: Int, line: Int)] = []
-            let range = chunk * perChunk..<min(hashedLines.count, (chunk + 1) * perChunk)
-            for position in range {
-                let index = hashedLines[position]
-                guard case .hashed(let hashed) = lines[index].entry!.hosts else { continue }
-                hashed.matches(names) { hits.append((name: $0, line: index)) }
+            let range = chunk * perChunk..<min(hashed.count, (chunk + 1) * perChunk)
+            flat.withUnsafeBufferPointer { flatNames in
+                offsets.withUnsafeBufferPointer { nameOffsets in
+                    hashed.withUnsafeBufferPointer { entries in
+                        for position in range {
+                            entries[position].matches(names: flatNames, offsets: nameOffsets) {
+                                hits.append((name: $0, line: hashedLines[position]))
+                            }
+                        }
+                    }
+                }
             }
             results[chunk] = hits
         }

@@ -1,6 +1,6 @@
 /// Saves trust decisions into a known_hosts file without losing or corrupting anything.
 ///
-/// Each edit re-reads the file under `AtomicFileUpdate`'s lock and applies itself to the
+/// Each edit goes through `GuardedFile`: it re-reads the file under its lock and applies itself to the
 /// fresh content, so unrelated changes made meanwhile (for example `ssh` appending another
 /// host) are kept byte for byte. If the lines for the edited names changed since the
 /// caller's snapshot (`basedOn`), the decision was made on stale facts: the edit is refused.
@@ -63,13 +63,13 @@ public struct KnownHostsWriter: Sendable {
     private func edit(names: [String], basedOn snapshot: KnownHostsFile?,
                       _ change: (KnownHostsFile) throws -> [UInt8]?) throws {
         for name in names where !KnownHostsEdit.isWritableName(name) { throw Refusal.invalidName(name) }
-        try AtomicFileUpdate.update(path: path) { bytes in
+        try GuardedFile(path: path).update { bytes in
             let fresh = KnownHostsFile(path: path, bytes: bytes)
             if let snapshot, snapshot.bytes != bytes,
                KnownHostsEdit.linesTouching(names, in: snapshot) != KnownHostsEdit.linesTouching(names, in: fresh) {
                 throw Refusal.concurrentChange(path: path)
             }
-            return try change(fresh)
+            return try change(fresh) ?? bytes
         }
     }
 

@@ -1,43 +1,57 @@
 import Foundation
 
-/// Reads pin files (format documented on `PinSet`); every error names file and line.
+/// Reads pin files (format documented on `PinSet`): any bytes, never a crash. A bad line is
+/// skipped and reported with its file and line; all problems are reported, not the first.
 enum PinFileParser {
-    static func parse(path: String, bytes: [UInt8]) throws -> [PinLine] {
-        guard bytes.count <= 64 << 20 else { throw PinFileError(path: path, line: 0, reason: "the file is too large") }
+    static let maximumSize = 64 << 20
+
+    static func parse(path: String, bytes: [UInt8]) -> (lines: [PinLine], errors: [PinFileError]) {
+        guard bytes.count <= maximumSize else { return ([], [PinFileError(path: path, line: 0, reason: "the file is too large")]) }
         var result: [PinLine] = []
+        var errors: [PinFileError] = []
         var number = 0
         for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
-            guard let text = String(validating: rawLine, as: UTF8.self) else {
-                throw PinFileError(path: path, line: number, reason: "the line is not valid UTF-8")
+            switch parseLine(rawLine, number: number) {
+            case .none: continue
+            case .some(.success(let line)): result.append(line)
+            case .some(.failure(let reason)): errors.append(PinFileError(path: path, line: number, reason: reason.text))
             }
-            let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-            guard let first = fields.first, !first.hasPrefix("#") else { continue }
-            var fingerprints: Set<String> = []
-            var expires: UInt64?
-            for (index, field) in fields.dropFirst().enumerated() {
-                if field.hasPrefix("expires=") {
-                    guard index == fields.count - 2 else {
-                        throw PinFileError(path: path, line: number, reason: "expires= must be the last field")
-                    }
-                    guard let date = expiry(field.dropFirst("expires=".count)) else {
-                        throw PinFileError(path: path, line: number, reason: "expiry \(Sanitizer.clean(String(field), limit: 40)) is not a date YYYY-MM-DD")
-                    }
-                    expires = date
-                } else {
-                    guard let fingerprint = normalisedFingerprint(field) else {
-                        throw PinFileError(path: path, line: number, reason: "\(Sanitizer.clean(String(field), limit: 80)) is not a SHA256 fingerprint")
-                    }
-                    fingerprints.insert(fingerprint)
-                }
-            }
-            guard !fingerprints.isEmpty else {
-                throw PinFileError(path: path, line: number, reason: "a host pattern needs at least one fingerprint")
-            }
-            result.append(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
-                                  fingerprints: fingerprints, expiresAt: expires))
         }
-        return result
+        return (result, errors)
+    }
+
+    struct Reason: Error { var text: String }
+
+    /// nil for blank and comment lines.
+    static func parseLine(_ rawLine: ArraySlice<UInt8>, number: Int) -> Result<PinLine, Reason>? {
+        guard let text = String(validating: rawLine, as: UTF8.self) else { return .failure(Reason(text: "the line is not valid UTF-8")) }
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        guard let first = fields.first, !first.hasPrefix("#") else { return nil }
+        if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\r") || $0.value == 0x7f }) {
+            return .failure(Reason(text: "the line contains a control character"))
+        }
+        var fingerprints: Set<String> = []
+        var expires: UInt64?
+        for (index, field) in fields.dropFirst().enumerated() {
+            if field.hasPrefix("expires=") {
+                guard index == fields.count - 2 else { return .failure(Reason(text: "expires= must be the last field")) }
+                guard let date = expiry(field.dropFirst("expires=".count)) else {
+                    return .failure(Reason(text: "expiry \(Sanitizer.clean(String(field), limit: 40)) is not a date YYYY-MM-DD"))
+                }
+                expires = date
+            } else if field.hasPrefix("MD5:") {
+                return .failure(Reason(text: "MD5 fingerprints are not accepted; use the SHA256 one (ssh-keygen -lf)"))
+            } else {
+                guard let fingerprint = normalisedFingerprint(field) else {
+                    return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a SHA256 fingerprint"))
+                }
+                fingerprints.insert(fingerprint)
+            }
+        }
+        guard !fingerprints.isEmpty else { return .failure(Reason(text: "a host pattern needs at least one fingerprint")) }
+        return .success(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
+                                fingerprints: fingerprints, expiresAt: expires))
     }
 
     /// `SHA256:` + 43 unpadded base64 characters of a 32-byte digest, or nil.

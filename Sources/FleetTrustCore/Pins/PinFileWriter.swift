@@ -23,7 +23,7 @@ public struct PinFileWriter: Sendable {
         }
         guard !normalised.isEmpty else { throw PinFileError(path: path, line: 0, reason: "a pin needs at least one fingerprint") }
         let line = ([patterns] + normalised + (expires.map { ["expires=\($0)"] } ?? [])).joined(separator: " ") + "\n"
-        try AtomicFileUpdate.update(path: path) { bytes in
+        try GuardedFile(path: path).update { bytes in
             if let basedOn, basedOn != bytes, Self.linesFor(patterns, basedOn) != Self.linesFor(patterns, bytes) {
                 throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since the file was read")
             }

@@ -20,25 +20,43 @@ import Foundation
 /// - `expires=YYYY-MM-DD` (optional, last field): the pin binds through that day (UTC)
 ///   and no longer after it; an expired pin is reported, never enforced.
 ///
-/// Several lines may apply to one host; their fingerprints are combined.
+/// Several lines may apply to one host; their fingerprints are combined. Fields are
+/// separated by spaces or tabs; CRLF line ends are accepted.
+///
+/// A bad line is reported as `file:line: message`, every one of them at once. `parse` and
+/// `read` refuse a file with bad lines (a skipped pin would leave its host unpinned);
+/// `init(path:bytes:)` keeps the good lines and lists the bad ones in `errors`.
 public struct PinSet: Sendable {
     public let path: String
     public let lines: [PinLine]
+    /// The lines that were skipped, and why.
+    public let errors: [PinFileError]
 
-    public init(path: String, lines: [PinLine]) {
+    public init(path: String, lines: [PinLine], errors: [PinFileError] = []) {
         self.path = path
         self.lines = lines
+        self.errors = errors
     }
 
+    /// Reads any bytes, never failing: bad lines are skipped and listed in `errors`.
+    public init(path: String, bytes: [UInt8]) {
+        let parsed = PinFileParser.parse(path: path, bytes: bytes)
+        self.init(path: path, lines: parsed.lines, errors: parsed.errors)
+    }
+
+    /// Reads the file through `GuardedFile` (symlinks followed, typed errors); throws
+    /// `PinFileErrors` listing every bad line.
     public static func read(path: String) throws -> PinSet {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PinFileError(path: path, line: 0, reason: "cannot read the file")
-        }
-        return try parse(path: path, bytes: [UInt8](data))
+        let snapshot = try GuardedFile(path: path).read()
+        guard snapshot.exists else { throw StoreError.missingFile(path: path) }
+        return try parse(path: path, bytes: snapshot.bytes)
     }
 
+    /// Throws `PinFileErrors` listing every bad line.
     public static func parse(path: String, bytes: [UInt8]) throws -> PinSet {
-        PinSet(path: path, lines: try PinFileParser.parse(path: path, bytes: bytes))
+        let set = PinSet(path: path, bytes: bytes)
+        guard set.errors.isEmpty else { throw PinFileErrors(errors: set.errors) }
+        return set
     }
 
     /// The pin lines whose patterns match the host (by name, or `[name]:port`).
@@ -69,6 +87,13 @@ public struct PinFileError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         line > 0 ? "\(Sanitizer.clean(path)):\(line): \(reason)" : "\(Sanitizer.clean(path)): \(reason)"
     }
+}
+
+/// Every bad line of a pin file; prints one `file:line: message` per line.
+public struct PinFileErrors: Error, Sendable, Hashable, CustomStringConvertible {
+    public let errors: [PinFileError]
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
 
 /// How pin mismatches count (`--pins-mode`).

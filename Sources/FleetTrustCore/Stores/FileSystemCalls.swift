@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few POSIX calls `GuardedFile` needs, each retrying on EINTR and throwing `StoreError`.
+enum FileSystemCalls {
+    static let maximumSymlinkDepth = 40
+    private static let setLease: Int32 = 1024, getLease: Int32 = 1025, setSignal: Int32 = 10
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func lastComponent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Follows symbolic links in the last component, as `open` would, even when the final
+    /// target does not exist yet; so a linked known_hosts is written through and the link kept.
+    static func resolveSymlinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<maximumSymlinkDepth {
+            var s = stat()
+            guard lstat(current, &s) == 0 else {
+                if errno == ENOENT || errno == ENOTDIR { return current }
+                throw StoreError.from(errno: errno, path: path, directory: directory(of: current), operation: "lstat")
+            }
+            guard s.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, Int(PATH_MAX))
+            guard n >= 0 else {
+                throw StoreError.system(path: current, operation: "readlink", errno: errno)
+            }
+            let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : directory(of: current) + "/" + target
+        }
+        throw StoreError.symlinkLoop(path: path)
+    }
+
+    /// Creates the last missing directory (mode 0700, like `~/.ssh`); refuses to create more.
+    static func ensureDirectory(_ directory: String) throws {
+        var s = stat()
+        if stat(directory, &s) == 0 {
+            guard s.st_mode & S_IFMT == S_IFDIR else { throw StoreError.missingDirectory(path: directory) }
+            return
+        }
+        guard errno == ENOENT else {
+            throw StoreError.from(errno: errno, path: directory, directory: directory, operation: "stat")
+        }
+        let parent = Self.directory(of: directory)
+        guard stat(parent, &s) == 0, s.st_mode & S_IFMT == S_IFDIR else {
+            throw StoreError.missingDirectory(path: parent)
+        }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw StoreError.from(errno: errno, path: directory, directory: parent, operation: "create temporary file")
+        }
+    }
+
+    static func readAll(_ fd: Int32, path: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bytes.count)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.system(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += n
+        }
+        return nil
+    }
+
+    static func fileStatus(_ fd: Int32) -> stat? {
+        var s = stat()
+        return fstat(fd, &s) == 0 ? s : nil
+    }
+
+    static func pathStatus(_ path: String) -> stat? {
+        var s = stat()
+        return stat(path, &s) == 0 ? s : nil
+    }
+
+    /// Waits until no other process has the (now unlinked) inode open, then reads it.
+    ///
+    /// `ssh` appends to known_hosts without any lock: one that opened the old file just before
+    /// our rename may still be writing to it. A write lease can be taken only while nobody else
+    /// has the file open, and it is broken by anyone opening it, so holding one while reading
+    /// proves the bytes read are final. Where leases are unavailable (not the owner, some
+    /// network file systems), a short pause stands in for that proof. `ssh` holds the file
+    /// open only for the microseconds of one append, so a holder that outlasts the bound
+    /// (a pager, `tail -f`) is not a writer, and the write does not wait for it.
+    static func settledContent(_ fd: Int32, path: String) throws -> [UInt8] {
+        _ = fcntl(fd, setSignal, SIGURG)
+        let deadline = monotonicMilliseconds() + 250
+        while monotonicMilliseconds() < deadline {
+            if fcntl(fd, setLease, Int32(F_WRLCK)) == 0 {
+                let bytes = try readAll(fd, path: path)
+                let held = fcntl(fd, getLease)
+                _ = fcntl(fd, setLease, Int32(F_UNLCK))
+                if held == Int32(F_WRLCK) { return bytes }
+                continue
+            }
+            guard errno == EAGAIN || errno == EINTR else { break }
+            usleep(1_000)
+        }
+        usleep(20_000)
+        return try readAll(fd, path: path)
+    }
+
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000 + now.tv_nsec / 1_000_000
+    }
+}
