@@ -1,0 +1,43 @@
+import FleetTrustCore
+import Synchronization
+
+/// What the dashboard needs from the rest of fleettrust, injected by the command so the
+/// dashboard depends on protocols and closures only: the prober, the trust engine's assessor,
+/// the trust engine's writer, the connect command and the audit log.
+public struct DashboardServices: Sendable {
+    public var prober: any FleetProber
+    /// Must read the trust stores afresh on each call, so a write is reflected at once.
+    public var assessor: any RowAssessor
+    /// Performs a confirmed decision and returns one sentence saying what was written.
+    public var write: @Sendable (Decision) throws -> String
+    public var connect: ConnectCommand
+    /// Nil in `--read-only` mode: nothing is written, not even the audit log.
+    public var auditLog: AuditLog?
+    public var user: String
+
+    public init(prober: any FleetProber, assessor: any RowAssessor, write: @escaping @Sendable (Decision) throws -> String,
+                connect: ConnectCommand, auditLog: AuditLog?, user: String) {
+        self.prober = prober
+        self.assessor = assessor
+        self.write = write
+        self.connect = connect
+        self.auditLog = auditLog
+        self.user = user
+    }
+}
+
+/// Where probe workers leave their results for the UI thread, which collects them on its tick.
+final class MessageInbox: Sendable {
+    private let updates = Mutex<[HostUpdate]>([])
+
+    func post(_ update: HostUpdate) {
+        updates.withLock { $0.append(update) }
+    }
+
+    func drain() -> [HostUpdate] {
+        updates.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+    }
+}

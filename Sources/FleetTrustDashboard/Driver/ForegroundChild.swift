@@ -1,0 +1,46 @@
+import Glibc
+
+/// Runs a command in the terminal's foreground, as `system(3)` does: `posix_spawn` keeps the child
+/// in our process group (so an interactive `ssh` can read the keyboard), the dashboard ignores
+/// SIGINT/SIGQUIT while the child runs, and the child gets the default handlers back.
+public enum ForegroundChild {
+    public enum Outcome: Equatable, Sendable {
+        case exited(Int32)
+        case signalled(Int32)
+        case couldNotStart(String)
+    }
+
+    public static func run(_ arguments: [String]) -> Outcome {
+        guard let program = arguments.first else { return .couldNotStart("the connect command is empty") }
+        let oldInt = signal(SIGINT, SIG_IGN)
+        let oldQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, oldInt)
+            signal(SIGQUIT, oldQuit)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGHUP)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, program, nil, &attributes, argv, environ)
+        guard spawned == 0 else { return .couldNotStart("cannot run \(program): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let termination = status & 0x7f
+        return termination == 0 ? .exited((status >> 8) & 0xff) : .signalled(termination)
+    }
+}

@@ -1,0 +1,49 @@
+import FleetTrustCore
+
+/// What `update` asks the outside world to do; the driver performs it with injected services and
+/// answers with messages. Keeping writes here keeps `update` pure and makes `--read-only` total.
+public enum DashboardEffect: Equatable, Sendable {
+    /// Probe these hosts (indices into the inventory) again.
+    case probe([Int])
+    case write(Decision)
+    case connect(Int)
+    case quit
+}
+
+/// A user's decision that changes a trust store, with everything the writer and the audit log need.
+public struct Decision: Equatable, Sendable {
+    public enum Kind: String, Equatable, Sendable {
+        case trust, replace, pin, forget
+    }
+
+    public var kind: Kind
+    public var items: [DecisionItem]
+
+    public init(kind: Kind, items: [DecisionItem]) {
+        self.kind = kind
+        self.items = items
+    }
+}
+
+public struct DecisionItem: Equatable, Sendable {
+    public var index: Int
+    public var host: InventoryHost
+    /// The names the entry is written under (trust, replace) or removed for (forget).
+    public var names: [String]
+    /// The presented keys being trusted or pinned.
+    public var keys: [HostKey]
+    /// Recorded lines being superseded (replace) or removed (forget).
+    public var previous: [RecordedLine]
+    /// The file written.
+    public var file: String
+
+    public init(index: Int, host: InventoryHost, names: [String], keys: [HostKey], previous: [RecordedLine],
+                file: String) {
+        self.index = index
+        self.host = host
+        self.names = names
+        self.keys = keys
+        self.previous = previous
+        self.file = file
+    }
+}

@@ -1,0 +1,45 @@
+import FleetTrustCore
+
+/// Everything that can happen to the dashboard, as a value for `DashboardUpdate.update`.
+public enum DashboardMessage: Equatable, Sendable {
+    case key(Key)
+    /// A mouse click on a terminal row (0-based).
+    case click(row: Int)
+    case resize(TerminalSize)
+    /// Probe results (or re-assessments after a write), batched per UI tick.
+    case hostsUpdated([HostUpdate])
+    /// A write the dashboard asked for has finished (or failed); `message` is one sentence.
+    case writeFinished(succeeded: Bool, message: String)
+    /// The connect command has exited and the terminal is ours again.
+    case connectFinished(message: String)
+}
+
+public struct TerminalSize: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A new probe result and assessment for the host at `index`; `result` nil keeps the old probe.
+public struct HostUpdate: Equatable, Sendable {
+    public var index: Int
+    public var result: ProbeResult?
+    public var assessment: RowAssessment
+
+    public init(index: Int, result: ProbeResult?, assessment: RowAssessment) {
+        self.index = index
+        self.result = result
+        self.assessment = assessment
+    }
+}
+
+/// A key press, decoded from curses into what the dashboard cares about.
+public enum Key: Hashable, Sendable {
+    case character(Character)
+    case up, down, left, right, pageUp, pageDown, home, end
+    case enter, escape, backspace, tab
+}

@@ -1,0 +1,190 @@
+import FleetTrustCore
+
+/// The whole dashboard as one value: what `update` transforms and `view` draws.
+public struct DashboardState: Equatable, Sendable {
+    public var settings: DashboardSettings
+    public var rows: [HostRow]
+    /// Indices into `rows` that pass the filters, in display order.
+    public private(set) var visible: [Int]
+    /// Hosts per status, kept with `visible` so the header does not walk every row on each frame.
+    public private(set) var statusCounts: [HostStatus: Int] = [:]
+    /// Position of the selection in `visible`.
+    public var cursor: Int = 0
+    /// First visible position shown at the top of the list.
+    public var top: Int = 0
+    public var size: TerminalSize
+    public var mode: Mode = .list
+    public var filterText: String = ""
+    public var statusFilter: StatusFilter = .all
+    public var sort: SortOrder = .inventory
+    public var notice: Notice?
+    public var discovery = DiscoveryProgress()
+    public var pendingWrites = 0
+    public var showMD5 = false
+    public var detailScroll = 0
+
+    public init(settings: DashboardSettings, hosts: [InventoryHost], size: TerminalSize) {
+        self.settings = settings
+        self.rows = hosts.map { HostRow(host: $0) }
+        self.visible = Array(rows.indices)
+        self.size = size
+        self.statusCounts = rows.isEmpty ? [:] : [.pending: rows.count]
+    }
+
+    public enum Mode: Equatable, Sendable {
+        case list
+        case detail
+        case help
+        case filterInput
+        case confirm(Confirmation)
+        case quitConfirm
+    }
+
+    public var selectedIndex: Int? { visible.indices.contains(cursor) ? visible[cursor] : nil }
+    public var selectedRow: HostRow? { selectedIndex.map { rows[$0] } }
+    public var markedIndices: [Int] { rows.indices.filter { rows[$0].marked } }
+
+    /// Rows the list area can show: the terminal minus header (3 lines) and status line.
+    public var listHeight: Int { max(1, size.height - 4) }
+
+    /// Recomputes `visible` after filters, sort or statuses changed, keeping the selected host selected.
+    public mutating func refreshVisible() {
+        let selected = selectedIndex
+        let needle = filterText.lowercased()
+        var counts: [HostStatus: Int] = [:]
+        var result = rows.indices.filter { index in
+            let row = rows[index]
+            counts[row.status, default: 0] += 1
+            guard statusFilter.admits(row.status) else { return false }
+            if needle.isEmpty { return true }
+            return row.host.name.lowercased().contains(needle) || row.host.endpointLabel.lowercased().contains(needle)
+                || row.host.groups.contains { $0.lowercased().contains(needle) }
+        }
+        sort.apply(to: &result, rows: rows)
+        visible = result
+        statusCounts = counts
+        if let selected, let position = visible.firstIndex(of: selected) { cursor = position }
+        clampCursor()
+    }
+
+    public mutating func clampCursor() {
+        cursor = max(0, min(cursor, visible.count - 1))
+        if cursor < top { top = cursor }
+        if cursor >= top + listHeight { top = cursor - listHeight + 1 }
+        top = max(0, min(top, max(0, visible.count - listHeight)))
+    }
+}
+
+/// Files and switches the dashboard was started with; shown in the header.
+public struct DashboardSettings: Equatable, Sendable {
+    public var inventoryPath: String
+    public var knownHostsFiles: [String]
+    public var pinFile: String?
+    public var readOnly: Bool
+    public var auditLogPath: String
+
+    public init(inventoryPath: String, knownHostsFiles: [String], pinFile: String? = nil, readOnly: Bool = false,
+                auditLogPath: String) {
+        self.inventoryPath = inventoryPath
+        self.knownHostsFiles = knownHostsFiles
+        self.pinFile = pinFile
+        self.readOnly = readOnly
+        self.auditLogPath = auditLogPath
+    }
+}
+
+/// A one-line message in the status line until the next key.
+public struct Notice: Equatable, Sendable {
+    public var text: String
+    public var isError: Bool
+
+    public init(_ text: String, isError: Bool = false) {
+        self.text = text
+        self.isError = isError
+    }
+}
+
+/// How far the current discovery run has come.
+public struct DiscoveryProgress: Equatable, Sendable {
+    public var total = 0
+    public var done = 0
+    public var running: Bool { done < total }
+}
+
+/// A confirmation the user is looking at.
+public enum Confirmation: Equatable, Sendable {
+    /// `y` saves these new hosts; `skipped` says which marked hosts were left out and why.
+    case trust(items: [DecisionItem], skipped: [String])
+    /// A changed key: saving takes typing the host name.
+    case replace(item: DecisionItem, typed: String)
+    case pin(items: [DecisionItem])
+    case forget(item: DecisionItem)
+}
+
+public enum StatusFilter: String, Equatable, Sendable, CaseIterable {
+    case all, attention = "needs attention", new, changed, unreachable, trusted
+
+    public func admits(_ status: HostStatus) -> Bool {
+        switch self {
+        case .all: return true
+        case .attention: return status.needsAttention
+        case .new: return status == .new
+        case .changed: return status == .changed || status == .revoked || status == .pinMismatch
+        case .unreachable: return status == .unreachable || status == .error
+        case .trusted: return status == .trusted
+        }
+    }
+
+    public var next: StatusFilter {
+        let all = StatusFilter.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+}
+
+public enum SortOrder: String, Equatable, Sendable, CaseIterable {
+    case inventory, status, name, address
+
+    public var next: SortOrder {
+        let all = SortOrder.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+
+    func apply(to indices: inout [Int], rows: [HostRow]) {
+        switch self {
+        case .inventory:
+            return
+        case .status:
+            indices.sort { a, b in
+                let sa = rows[a].status.severity, sb = rows[b].status.severity
+                return sa != sb ? sa < sb : a < b
+            }
+        case .name:
+            let keys = indices.map { SortOrder.naturalKey(rows[$0].host.name) }
+            indices = zip(indices, keys).sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.map(\.0)
+        case .address:
+            let keys = indices.map { SortOrder.naturalKey(rows[$0].host.address) + "#" + SortOrder.pad(rows[$0].host.port) }
+            indices = zip(indices, keys).sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.map(\.0)
+        }
+    }
+
+    /// Lower-cased with every run of digits zero-padded, so `10.0.0.9` sorts before `10.0.0.10`.
+    static func naturalKey(_ text: String) -> String {
+        var out = ""
+        var digits = ""
+        for character in text.lowercased() {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            if !digits.isEmpty { out += String(repeating: "0", count: max(0, 10 - digits.count)) + digits; digits = "" }
+            out.append(character)
+        }
+        if !digits.isEmpty { out += String(repeating: "0", count: max(0, 10 - digits.count)) + digits }
+        return out
+    }
+
+    static func pad(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, 6 - s.count)) + s
+    }
+}

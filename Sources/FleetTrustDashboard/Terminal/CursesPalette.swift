@@ -1,0 +1,53 @@
+import CNcurses
+
+/// Turns theme roles into curses attributes, once: a colour pair per role, mapped down to 8
+/// colours (bright colours become bold) or to attributes only when colour is off or missing.
+struct CursesPalette {
+    private var attributes: [StyleRole: Int32] = [:]
+
+    init(theme: Theme, noColor: Bool) {
+        let useColor = !noColor && has_colors()
+        var theme = theme
+        if useColor {
+            start_color()
+            use_default_colors()
+        } else {
+            theme = theme.withoutColor
+        }
+        let colors = Int(ft_colors())
+        for (n, role) in StyleRole.allCases.enumerated() {
+            let style = theme.style(role)
+            var value = CursesPalette.attributes(style.attributes)
+            if useColor {
+                let (fg, fgBright) = CursesPalette.map(style.foreground, colors: colors)
+                let (bg, _) = CursesPalette.map(style.background, colors: colors)
+                init_pair(Int16(n + 1), Int16(fg), Int16(bg))
+                value |= ft_color_pair(Int32(n + 1))
+                if fgBright { value |= ft_attr_bold() }
+            }
+            attributes[role] = value
+        }
+    }
+
+    func attribute(for role: StyleRole) -> Int32 { attributes[role] ?? 0 }
+
+    static func attributes(_ set: Set<TextAttribute>) -> Int32 {
+        var value: Int32 = 0
+        if set.contains(.bold) { value |= ft_attr_bold() }
+        if set.contains(.dim) { value |= ft_attr_dim() }
+        if set.contains(.underline) { value |= ft_attr_underline() }
+        if set.contains(.reverse) { value |= ft_attr_reverse() }
+        return value
+    }
+
+    /// The colour number to ask curses for, and whether to add bold to stand in for brightness.
+    static func map(_ color: TerminalColor, colors: Int) -> (Int, Bool) {
+        switch color {
+        case .terminalDefault: return (-1, false)
+        case .indexed(let n) where n < colors: return (n, false)
+        case .indexed:
+            let basic = color.basic ?? (7, false)
+            return colors >= 16 ? (basic.index + (basic.bright ? 8 : 0), false) : (basic.index, basic.bright)
+        }
+    }
+}

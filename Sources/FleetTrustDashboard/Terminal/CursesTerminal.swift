@@ -1,0 +1,153 @@
+import CNcurses
+import Foundation
+import Synchronization
+
+/// Input the curses layer hands to the driver.
+public enum TerminalInput: Equatable, Sendable {
+    case key(Key)
+    case resize(TerminalSize)
+    case click(row: Int)
+}
+
+/// The only code that talks to curses: it sets the terminal up, copies a `Screen` to it, reads
+/// keys, and gives the terminal back. It must be used from one thread (curses is not thread-safe).
+public final class CursesTerminal {
+    private let window: UnsafeMutablePointer<WINDOW>
+    private let palette: CursesPalette
+    private var ended = false
+
+    /// Takes over the terminal. Call `end()` (also on errors) to give it back.
+    public init(theme: Theme, noColor: Bool) {
+        setlocale(LC_ALL, "")
+        TerminalSignals.install()
+        guard let window = initscr() else { fatalError("initscr failed") }
+        self.window = window
+        cbreak()
+        noecho()
+        nonl()
+        keypad(window, true)
+        set_escdelay(25)
+        curs_set(0)
+        mousemask(mmask_t(CursesTerminal.buttonOneEvents), nil)
+        mouseinterval(0)
+        palette = CursesPalette(theme: theme, noColor: noColor)
+    }
+
+    /// BUTTON1_PRESSED | BUTTON1_CLICKED in the ncurses 6 mouse protocol.
+    static let buttonOneEvents = 0x2 | 0x4
+
+    public var size: TerminalSize { TerminalSize(width: Int(getmaxx(window)), height: Int(getmaxy(window))) }
+
+    public func draw(_ screen: Screen) {
+        werase(window)
+        for (row, line) in screen.lines.enumerated() where row < screen.height {
+            wmove(window, Int32(row), 0)
+            var column = 0
+            for span in line.spans {
+                wattrset(window, palette.attribute(for: span.role))
+                put(span.text)
+                column += DisplayWidth.of(span.text)
+            }
+            let lastRow = row == screen.height - 1
+            let rest = screen.width - column - (lastRow ? 1 : 0)
+            if rest > 0 {
+                wattrset(window, palette.attribute(for: line.fill))
+                put(String(repeating: " ", count: rest))
+            }
+        }
+        wattrset(window, ft_attr_normal())
+        if let cursor = screen.cursor {
+            curs_set(1)
+            wmove(window, Int32(cursor.row), Int32(cursor.column))
+        } else {
+            curs_set(0)
+        }
+        wrefresh(window)
+    }
+
+    private func put(_ text: String) {
+        var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+        wide.append(0)
+        waddnwstr(window, wide, Int32(wide.count - 1))
+    }
+
+    /// Waits up to `milliseconds` for one input.
+    public func read(timeout milliseconds: Int) -> TerminalInput? {
+        wtimeout(window, Int32(milliseconds))
+        var character: wint_t = 0
+        let kind = wget_wch(window, &character)
+        if kind == ERR { return nil }
+        if kind == KEY_CODE_YES { return functionKey(Int32(character)) }
+        switch character {
+        case 10, 13: return .key(.enter)
+        case 27: return .key(.escape)
+        case 8, 127: return .key(.backspace)
+        case 9: return .key(.tab)
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(character)), character >= 32 else { return nil }
+            return .key(.character(Character(scalar)))
+        }
+    }
+
+    private func functionKey(_ code: Int32) -> TerminalInput? {
+        switch code {
+        case KEY_UP: return .key(.up)
+        case KEY_DOWN: return .key(.down)
+        case KEY_LEFT: return .key(.left)
+        case KEY_RIGHT: return .key(.right)
+        case KEY_PPAGE: return .key(.pageUp)
+        case KEY_NPAGE: return .key(.pageDown)
+        case KEY_HOME: return .key(.home)
+        case KEY_END: return .key(.end)
+        case KEY_ENTER: return .key(.enter)
+        case KEY_BACKSPACE: return .key(.backspace)
+        case ft_key_resize(): return .resize(size)
+        case ft_key_mouse():
+            var event = MEVENT()
+            guard getmouse(&event) == OK, Int(event.bstate) & CursesTerminal.buttonOneEvents != 0 else { return nil }
+            return .click(row: Int(event.y))
+        default: return nil
+        }
+    }
+
+    /// Hands the terminal to a child process (`ssh`) and takes it back afterwards.
+    public func suspended<T>(_ body: () throws -> T) rethrows -> T {
+        def_prog_mode()
+        endwin()
+        defer {
+            reset_prog_mode()
+            clearok(window, true)
+            wrefresh(window)
+        }
+        return try body()
+    }
+
+    /// Restores the terminal. Safe to call more than once.
+    public func end() {
+        guard !ended else { return }
+        ended = true
+        endwin()
+    }
+
+    deinit { end() }
+}
+
+/// SIGINT, SIGTERM and SIGHUP only raise a flag; the UI loop sees it within one tick and leaves
+/// curses cleanly (endwin is not async-signal-safe, so the handler does not call it).
+private let receivedSignal = Atomic<Int32>(0)
+
+public enum TerminalSignals {
+
+    static func install() {
+        for signal in [SIGINT, SIGTERM, SIGHUP] { installHandler(signal) }
+    }
+
+    static func installHandler(_ number: Int32) {
+        Glibc.signal(number) { receivedSignal.store($0, ordering: .relaxed) }
+    }
+
+    public static var interrupted: Int32? {
+        let value = receivedSignal.load(ordering: .relaxed)
+        return value == 0 ? nil : value
+    }
+}

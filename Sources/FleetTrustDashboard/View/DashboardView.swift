@@ -1,0 +1,135 @@
+import FleetTrustCore
+
+/// `view(state) -> Screen`: pure, so every screen can be checked in tests. Only the rows in sight
+/// are built, which keeps a 10,000-host list as quick as a ten-host one.
+public enum DashboardView {
+    /// Terminal row of the first host (after the two header lines and the column titles).
+    public static let listStartRow = 3
+
+    public static func view(_ state: DashboardState) -> Screen {
+        let width = max(1, state.size.width), height = max(1, state.size.height)
+        var lines = HeaderView.lines(state, width: width)
+        let bodyHeight = max(0, height - lines.count - 1)
+        var body: [ScreenLine]
+        var cursor: (row: Int, column: Int)?
+        switch state.mode {
+        case .list, .filterInput, .quitConfirm:
+            body = HostListView.lines(state, width: width, height: bodyHeight)
+        case .detail:
+            body = Array(DetailView.lines(state, width: width).dropFirst(state.detailScroll))
+        case .help:
+            body = HelpView.lines(width: width)
+        case .confirm(let confirmation):
+            body = ConfirmationView.lines(confirmation, state: state, width: width)
+        }
+        body = Array(body.prefix(bodyHeight))
+        while body.count < bodyHeight { body.append(ScreenLine()) }
+        lines += body
+        let status = StatusLineView.line(state, width: width)
+        if state.mode == .filterInput { cursor = (lines.count, min(width - 1, status.width)) }
+        if case .confirm(.replace) = state.mode { cursor = (lines.count, min(width - 1, status.width)) }
+        lines.append(status)
+        return Screen(width: width, height: height, lines: Array(lines.prefix(height)).map { $0.clipped(to: width) },
+                      cursor: cursor)
+    }
+}
+
+enum HeaderView {
+    static func lines(_ state: DashboardState, width: Int) -> [ScreenLine] {
+        var title = ScreenLine(fill: .header)
+        title.append(" fleettrust ", .header)
+        if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
+        title.append(" inventory ", .headerLabel)
+        title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
+        title.append(" known_hosts ", .headerLabel)
+        title.append(state.settings.knownHostsFiles.map { Sanitizer.clean($0, limit: 120) }.joined(separator: ", ") + " ", .header)
+        if let pins = state.settings.pinFile {
+            title.append(" pins ", .headerLabel)
+            title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
+        }
+
+        var counts = ScreenLine()
+        for status in HostStatus.allCases {
+            guard let n = state.statusCounts[status], n > 0 else { continue }
+            counts.append(" \(status.letter) \(n) \(status.rawValue) ", StyleRole.status(status))
+            counts.append(" ")
+        }
+        if state.discovery.running {
+            let progress = state.discovery
+            let label = " discovery \(progress.done)/\(progress.total) "
+            counts.append(label, .normal)
+            let barWidth = max(10, min(40, width - counts.width - 2))
+            let filled = progress.total == 0 ? 0 : barWidth * progress.done / progress.total
+            counts.append(String(repeating: " ", count: filled), .progressDone)
+            counts.append(String(repeating: "·", count: barWidth - filled), .progressTodo)
+        }
+        var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
+        if !state.filterText.isEmpty { view += " · /\(state.filterText)" }
+        if counts.width + DisplayWidth.of(view) < width { counts.append(view, .dim) }
+        switch state.mode {
+        case .list, .filterInput, .quitConfirm:
+            return [title, counts, HostListView.columnHeader(Columns.layout(width: width))]
+        default:
+            return [title, counts]
+        }
+    }
+}
+
+enum StatusLineView {
+    static func line(_ state: DashboardState, width: Int) -> ScreenLine {
+        if state.mode == .filterInput {
+            return ScreenLine([Span("/", .statusKey), Span(Sanitizer.clean(state.filterText, limit: 200), .filter),
+                               Span("   Enter keep  Esc clear", .statusLine)], fill: .statusLine)
+        }
+        if state.mode == .quitConfirm {
+            let marked = state.markedIndices.count
+            var what: [String] = []
+            if marked > 0 { what.append("\(marked) marked host\(marked == 1 ? "" : "s") not saved") }
+            if state.pendingWrites > 0 { what.append("a save in progress") }
+            return ScreenLine([Span(" Quit with \(what.joined(separator: " and "))? ", .danger),
+                               Span(" y ", .statusKey), Span(" quit  any other key stays ", .statusLine)], fill: .statusLine)
+        }
+        if let notice = state.notice {
+            return ScreenLine([Span(" " + notice.text + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine)
+        }
+        var line = ScreenLine(fill: .statusLine)
+        for (key, label) in hints(state) {
+            line.append(" \(key) ", .statusKey)
+            line.append(" \(label) ", .statusLine)
+        }
+        return line
+    }
+
+    /// The keys that do something for the current mode and selection.
+    static func hints(_ state: DashboardState) -> [(String, String)] {
+        switch state.mode {
+        case .help: return [("any key", "back")]
+        case .confirm(.replace(let item, let typed)):
+            return [("type", "the host name '\(item.host.name)' to replace"), ("Enter", "confirm"), ("Esc", "cancel"),
+                    (">", typed)]
+        case .confirm: return [("y", "save"), ("any other key", "cancel")]
+        case .detail:
+            return [("Esc", "back"), ("j/k", "scroll"), ("m", state.showMD5 ? "hide MD5" : "MD5")] + actionHints(state)
+        default:
+            var hints = [("↑↓", "move"), ("Enter", "detail"), ("/", "filter"), ("f", state.statusFilter.rawValue),
+                         ("s", "sort"), ("Space", "mark")]
+            hints += actionHints(state)
+            return hints + [("?", "help"), ("q", "quit")]
+        }
+    }
+
+    static func actionHints(_ state: DashboardState) -> [(String, String)] {
+        guard let row = state.selectedRow else { return [] }
+        var hints: [(String, String)] = []
+        if !state.settings.readOnly {
+            if row.status == .new || (row.status == .changed && state.markedIndices.isEmpty) || !state.markedIndices.isEmpty {
+                hints.append(("t", row.status == .changed ? "replace" : "trust"))
+            }
+            if state.settings.pinFile != nil, row.status == .new || row.status == .trusted { hints.append(("p", "pin")) }
+            if !(row.assessment?.recordedLines.isEmpty ?? true) { hints.append(("x", "forget")) }
+        }
+        if row.status == .trusted { hints.append(("c", "connect")) }
+        hints.append(("r", "rescan"))
+        return hints
+    }
+}

@@ -1,0 +1,191 @@
+import FleetTrustCore
+import FleetTrustTestFleet
+import Foundation
+import XCTest
+
+/// The dashboard in a real terminal (tmux) against the real sshd fleet.
+final class DashboardTests: XCTestCase {
+    private var fleet: TestFleet?
+    private var terminal: DashboardTmux?
+    private var scratch = ""
+
+    override func setUpWithError() throws {
+        scratch = NSTemporaryDirectory() + "dashboard-e2e-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        terminal?.stop()
+        fleet?.stop()
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    private func open(_ fleet: TestFleet, _ extra: [String] = [], width: Int = 160, height: Int = 45,
+                      environment: [String: String] = [:]) throws -> DashboardTmux {
+        let terminal = try DashboardTmux(arguments: ["--inventory", fleet.inventoryPath, "--known-hosts", scratch + "/known_hosts",
+                                                     "--audit-log", scratch + "/audit.jsonl"] + extra,
+                                         width: width, height: height, environment: environment)
+        self.terminal = terminal
+        return terminal
+    }
+
+    private func keygenFingerprint(_ publicKeyFile: String) throws -> String {
+        let output = try DashboardTmux.run(["/usr/bin/ssh-keygen", "-lf", publicKeyFile], readingOutput: true)
+        return String(output.split(separator: " ")[1])
+    }
+
+    private func assertRestored(_ terminal: DashboardTmux, status: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let (ended, screen) = terminal.waitFor { $0.contains("\(DashboardTmux.exitMarker)\(status)\n") && $0.contains("icanon") }
+        XCTAssertTrue(ended, screen, file: file, line: line)
+        XCTAssertTrue(screen.contains("icanon echo"), "terminal modes not restored: \(screen)", file: file, line: line)
+        XCTAssertFalse(terminal.alternateScreenOn, "still on the alternate screen", file: file, line: line)
+        XCTAssertEqual(terminal.childPIDs.count, 0, "the dashboard process is still running", file: file, line: line)
+    }
+
+    func testTheListFillsInFingerprintsEqualToSshKeygenAndQRestoresTheTerminal() throws {
+        let fleet = try TestFleet.start(hosts: 3)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        var expected: [String] = []
+        for host in fleet.hosts {
+            let ed25519 = host.publicKeyFiles.first { $0.contains("ed25519") }!
+            expected.append(try keygenFingerprint(ed25519))
+        }
+        let (filled, screen) = terminal.waitFor { screen in expected.allSatisfy { screen.contains($0) } }
+        XCTAssertTrue(filled, screen)
+        for (host, fingerprint) in zip(fleet.hosts, expected) {
+            let row = screen.split(separator: "\n").first { $0.contains(host.endpoints[0].label + " ") }
+            XCTAssertNotNil(row, "no row for \(host.endpoints[0].label)")
+            XCTAssertTrue(row?.contains(fingerprint) ?? false, "\(row ?? "")")
+            XCTAssertTrue(row?.contains("ED25519 ECDSA RSA") ?? false, "\(row ?? "")")
+        }
+        terminal.send("Enter")
+        let keyFiles = fleet.hosts[0].publicKeyFiles.filter { !$0.contains("cert") }
+        let all = try keyFiles.map(keygenFingerprint)
+        let (detailed, detail) = terminal.waitFor { screen in all.allSatisfy { screen.contains($0) } }
+        XCTAssertTrue(detailed, detail)
+        XCTAssertTrue(detail.contains("+----[SHA256]-----+"), detail)
+        terminal.send("Escape", "q")
+        assertRestored(terminal, status: 0)
+    }
+
+    func testTrustThenYWritesAnEntryWithWhichRealSshPassesHostKeyChecking() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let host = fleet.hosts[0]
+        let knownHosts = scratch + "/known_hosts"
+        XCTAssertEqual(try SSHOracle.check(name: host.address, port: host.port, knownHosts: knownHosts).verdict, .unknown)
+        let terminal = try open(fleet)
+        XCTAssertTrue(terminal.waitFor { $0.contains("N new") }.0)
+        terminal.send("t")
+        let (asked, confirmation) = terminal.waitFor { $0.contains("Trust 1 host?") }
+        XCTAssertTrue(asked, confirmation)
+        XCTAssertTrue(confirmation.contains("saved as: \(host.knownHostsName)"), confirmation)
+        terminal.send("y")
+        let (saved, after) = terminal.waitFor { $0.contains("Trusted \(host.endpoints[0].label);") && $0.contains("T trusted") }
+        XCTAssertTrue(saved, after)
+        XCTAssertEqual(try SSHOracle.check(name: host.address, port: host.port, knownHosts: knownHosts).verdict, .trusted)
+        let audit = try String(contentsOfFile: scratch + "/audit.jsonl", encoding: .utf8)
+        XCTAssertTrue(audit.contains("\"action\":\"trust\""), audit)
+        terminal.send("q")
+        assertRestored(terminal, status: 0)
+    }
+
+    func testReadOnlyModeRefusesToTrustAndWritesNothing() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let terminal = try open(fleet, ["--read-only"])
+        XCTAssertTrue(terminal.waitFor { $0.contains("N new") && $0.contains("READ-ONLY") }.0)
+        terminal.send("t")
+        let (refused, screen) = terminal.waitFor { $0.contains("Read-only mode") }
+        XCTAssertTrue(refused, screen)
+        terminal.send("y", "q")
+        assertRestored(terminal, status: 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/known_hosts"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/audit.jsonl"))
+    }
+
+    func testFilterAndSortWorkInTheTerminal() throws {
+        let fleet = try TestFleet.start(hosts: 3)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        let labels = fleet.hosts.map { $0.endpoints[0].label }
+        XCTAssertTrue(terminal.waitFor { s in labels.allSatisfy { s.contains($0 + " ") } && !s.contains("scanning") }.0)
+        terminal.send("/")
+        terminal.type(String(fleet.hosts[1].port))
+        terminal.send("Enter")
+        let (filtered, screen) = terminal.waitFor { $0.contains("1 shown") }
+        XCTAssertTrue(filtered, screen)
+        XCTAssertTrue(screen.contains(labels[1] + " "))
+        XCTAssertFalse(screen.contains(labels[0] + " ") || screen.contains(labels[2] + " "), screen)
+        terminal.send("/", "Escape", "s", "s", "s")
+        let (sorted, byAddress) = terminal.waitFor { $0.contains("3 shown · sort address") }
+        XCTAssertTrue(sorted, byAddress)
+        let order = labels.sorted { Int($0.split(separator: ":")[1])! < Int($1.split(separator: ":")[1])! }
+        let positions = order.map { byAddress.range(of: $0 + " ")!.lowerBound }
+        XCTAssertEqual(positions, positions.sorted(), byAddress)
+        terminal.send("q")
+        assertRestored(terminal, status: 0)
+    }
+
+    func testResizingTheWindowRedrawsTheListForTheNewWidth() throws {
+        let fleet = try TestFleet.start(hosts: 2)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        XCTAssertTrue(terminal.waitFor { $0.contains("METHOD") && $0.contains("N 2 new") }.0)
+        terminal.resize(width: 90, height: 20)
+        let (redrawn, screen) = terminal.waitFor { !$0.contains("METHOD") && $0.contains("FINGERPRINT") }
+        XCTAssertTrue(redrawn, screen)
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertTrue(lines[0].contains("fleettrust"), screen)
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 90 })
+        XCTAssertTrue(lines.contains { $0.contains(fleet.hosts[1].endpoints[0].label) }, screen)
+        terminal.send("q")
+        assertRestored(terminal, status: 0)
+    }
+
+    func testCtrlCRestoresTheTerminal() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        XCTAssertTrue(terminal.waitFor { $0.contains("fleettrust") && $0.contains("STATUS") }.0)
+        terminal.send("C-c")
+        assertRestored(terminal, status: 130)
+    }
+
+    func testABadThemeFileIsReportedWithItsLineAndTheTerminalIsUntouched() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let theme = scratch + "/bad.theme"
+        try "normal = default, default\nheader = mauve, blue\n".write(toFile: theme, atomically: true, encoding: .utf8)
+        let terminal = try open(fleet, ["--theme", theme])
+        let (reported, screen) = terminal.waitFor { $0.contains(DashboardTmux.exitMarker) }
+        XCTAssertTrue(reported, screen)
+        XCTAssertTrue(screen.contains("bad.theme:2: unknown colour 'mauve'"), screen)
+        XCTAssertFalse(screen.contains("\(DashboardTmux.exitMarker)0"), screen)
+    }
+
+    func testNoColorDrawsWithAttributesOnlyAndEightColourTerminalsStillGetColour() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let colourCodes = try NSRegularExpression(pattern: "\u{1b}\\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|9[0-7])[;m]")
+        func colours(_ text: String) -> Int { colourCodes.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text)) }
+
+        let plain = try open(fleet, environment: ["NO_COLOR": "1"])
+        XCTAssertTrue(plain.waitFor { $0.contains("N new") }.0)
+        let monochrome = plain.captureWithAttributes()
+        XCTAssertEqual(colours(monochrome), 0, monochrome)
+        XCTAssertTrue(monochrome.contains("\u{1b}[7m") || monochrome.contains(";7m"), "no reverse video: \(monochrome)")
+        plain.send("q")
+        assertRestored(plain, status: 0)
+        plain.stop()
+
+        let eight = try open(fleet, environment: ["TERM": "screen"])
+        XCTAssertTrue(eight.waitFor { $0.contains("N new") }.0)
+        let coloured = eight.captureWithAttributes()
+        XCTAssertGreaterThan(colours(coloured), 0, coloured)
+        XCTAssertFalse(coloured.contains("38;5;"), coloured)
+        eight.send("q")
+        assertRestored(eight, status: 0)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// A real terminal for the dashboard: a tmux server of its own (own socket), one session running
+/// the command under `sh`, which prints the exit status and the terminal modes afterwards so a
+/// test can see that the terminal was restored. Every process is stopped by PID in `stop()`.
+final class DashboardTmux {
+    let socket = "fleettrust-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+    let session = "dash"
+    private(set) var shellPID: pid_t = 0
+
+    static let exitMarker = "FLEETTRUST-EXIT="
+
+    /// The built `fleettrust`, next to the test bundle in the build directory.
+    static var executable: String {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for directory in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
+            let candidate = directory.appendingPathComponent("fleettrust").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("fleettrust").path
+    }
+
+    init(arguments: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
+        let env = (["LANG": "C.UTF-8", "TERM": "screen-256color"].merging(environment) { $1 })
+            .map { "\($0.key)=\(DashboardTmux.quote($0.value))" }.sorted().joined(separator: " ")
+        let command = ([DashboardTmux.executable] + arguments).map(DashboardTmux.quote).joined(separator: " ")
+        let script = "trap : INT; env -u NO_COLOR \(env) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
+        try tmux(["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height), "sh", "-c", script],
+                 readingOutput: false)
+        shellPID = pid_t(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @discardableResult
+    func tmux(_ arguments: [String], readingOutput: Bool = true) throws -> String {
+        try DashboardTmux.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, readingOutput: readingOutput)
+    }
+
+    /// posix_spawn + waitpid: the tmux server a client forks must not inherit an output pipe.
+    static func run(_ arguments: [String], readingOutput: Bool) throws -> String {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var fds: [Int32] = [-1, -1]
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if readingOutput {
+            guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        if readingOutput { close(fds[1]) }
+        guard spawned == 0 else {
+            if readingOutput { close(fds[0]) }
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
+        }
+        var output = [UInt8]()
+        if readingOutput {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fds[0], &buffer, buffer.count)
+                if n > 0 { output += buffer[0..<n] } else if n == 0 || errno != EINTR { break }
+            }
+            close(fds[0])
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    func capture() -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
+
+    /// The screen with its colours and attributes as escape sequences.
+    func captureWithAttributes() -> String { (try? tmux(["capture-pane", "-p", "-e", "-t", session])) ?? "" }
+
+    func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", session] + keys) }
+
+    /// Sends text literally (no key-name lookup).
+    func type(_ text: String) { _ = try? tmux(["send-keys", "-t", session, "-l", text]) }
+
+    func resize(width: Int, height: Int) { _ = try? tmux(["resize-window", "-t", session, "-x", String(width), "-y", String(height)]) }
+
+    var alternateScreenOn: Bool {
+        ((try? tmux(["display-message", "-p", "-t", session, "#{alternate_on}"])) ?? "").hasPrefix("1")
+    }
+
+    /// Polls the screen until `condition` holds; returns the last screen either way.
+    @discardableResult
+    func waitFor(timeout: TimeInterval = 20, _ condition: (String) -> Bool) -> (Bool, String) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var screen = capture()
+        while !condition(screen) {
+            if Date() > deadline { return (false, screen) }
+            usleep(50_000)
+            screen = capture()
+        }
+        return (true, screen)
+    }
+
+    /// PIDs of the dashboard (the shell's children).
+    var childPIDs: [pid_t] {
+        guard shellPID > 0, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == shellPID ? pid : nil
+        }
+    }
+
+    /// Resident memory of the dashboard process, in kilobytes.
+    func residentKilobytes(of pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.split(separator: " ")[1])
+    }
+
+    func stop() {
+        for pid in childPIDs { kill(pid, SIGKILL) }
+        if shellPID > 0 { kill(shellPID, SIGKILL) }
+        _ = try? tmux(["kill-server"])
+        unlink("/tmp/tmux-\(getuid())/\(socket)")
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,175 @@
+import FleetTrustCore
+@testable import FleetTrustDashboard
+import XCTest
+
+final class DecisionFlowTests: XCTestCase {
+    func testTrustShowsNamesFingerprintsRandomartAndFileThenYSaves() throws {
+        let state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .new)
+        let (asking, none) = Fixtures.press(state, .character("t"))
+        XCTAssertEqual(none, [])
+        guard case .confirm(.trust(let items, _)) = asking.mode else { return XCTFail("\(asking.mode)") }
+        XCTAssertEqual(items.map(\.names), [["[10.0.0.0]:2200"]])
+        let text = DashboardView.view(asking).text
+        XCTAssertTrue(text.contains("saved as: [10.0.0.0]:2200"), text)
+        XCTAssertTrue(text.contains(Fixtures.ed25519Fingerprint))
+        XCTAssertTrue(text.contains(Randomart.draw(Fixtures.ed25519)[1]))
+        XCTAssertTrue(text.contains("/tmp/kh"))
+        let (saved, effects) = Fixtures.press(asking, .character("y"))
+        XCTAssertEqual(saved.mode, .list)
+        XCTAssertEqual(effects, [.write(Decision(kind: .trust, items: items))])
+        XCTAssertEqual(items[0].keys, [Fixtures.ed25519, Fixtures.ecdsa])
+        XCTAssertEqual(saved.pendingWrites, 1)
+    }
+
+    func testCertificatesAreNotWrittenAsPlainKnownHostsEntries() throws {
+        let certificate = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: Fixtures.certificateBlob)
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new, keys: [certificate, Fixtures.ed25519])
+        let effects = Fixtures.press(state, .character("t"), .character("y")).1
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.items[0].keys, [Fixtures.ed25519])
+    }
+
+    func testAnyOtherKeyCancelsATrust() {
+        let asking = Fixtures.press(Fixtures.probed(Fixtures.state(), 0, .new), .character("t")).0
+        for key in [Key.character("n"), .enter, .escape, .character("Y")] {
+            let (after, effects) = Fixtures.press(asking, key)
+            XCTAssertEqual(effects, [], "\(key)")
+            XCTAssertEqual(after.mode, .list)
+            XCTAssertEqual(after.notice?.text.contains("nothing was saved"), true)
+        }
+    }
+
+    func testMarkedHostsAreTrustedInOneBatchAndOthersAreSkippedWithReasons() {
+        var state = Fixtures.state(hosts: 4)
+        state = Fixtures.probed(state, 0, .new)
+        state = Fixtures.probed(state, 1, .revoked)
+        state = Fixtures.probed(state, 2, .new)
+        state = Fixtures.press(state, .character(" "), .character(" "), .character(" "), .character("t")).0
+        guard case .confirm(.trust(let items, let skipped)) = state.mode else { return XCTFail("\(state.mode)") }
+        XCTAssertEqual(items.map(\.index), [0, 2])
+        XCTAssertEqual(skipped.count, 1)
+        XCTAssertTrue(DashboardView.view(state).text.contains("skipped: host1 cannot be trusted here: the key is marked @revoked"))
+        let (after, effects) = Fixtures.press(state, .character("y"))
+        XCTAssertEqual(effects.count, 1)
+        XCTAssertEqual(after.markedIndices, [1])
+    }
+
+    func testAChangedKeyIsShownSideBySideWithTheOldLineAndIsNeverSavedByY() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 2, width: 160, height: 40), 1, .changed)
+        let asking = Fixtures.press(state, .down, .character("t")).0
+        guard case .confirm(.replace) = asking.mode else { return XCTFail("\(asking.mode)") }
+        let screen = DashboardView.view(asking)
+        let sideBySide = screen.lines.first { $0.text.contains(Fixtures.otherEd25519.sha256Fingerprint) && $0.text.contains(Fixtures.ed25519Fingerprint) }
+        XCTAssertNotNil(sideBySide, screen.text)
+        XCTAssertTrue(screen.text.contains("/tmp/kh:7"))
+        XCTAssertEqual(screen.role(of: "HAS CHANGED"), .statusChanged)
+        let (afterY, effects) = Fixtures.press(asking, .character("y"), .enter)
+        XCTAssertEqual(effects, [])
+        XCTAssertEqual(afterY.mode, .list)
+        XCTAssertEqual(afterY.notice?.isError, true)
+    }
+
+    func testTypingTheHostNameReplacesAChangedKeyAndCarriesTheOldLine() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 2), 1, .changed)
+        var asking = Fixtures.press(state, .down, .character("t")).0
+        asking = Fixtures.type(asking, "host11")
+        asking = Fixtures.press(asking, .backspace).0
+        let (after, effects) = Fixtures.press(asking, .enter)
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.kind, .replace)
+        XCTAssertEqual(decision.items[0].previous, [Fixtures.oldLine])
+        XCTAssertEqual(decision.items[0].keys, [Fixtures.ed25519, Fixtures.ecdsa])
+        XCTAssertEqual(after.mode, .list)
+    }
+
+    func testRevokedAndPinMismatchCannotBeTrustedAndTheDashboardSaysWhy() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .revoked)
+        state = Fixtures.probed(state, 1, .pinMismatch)
+        let revoked = Fixtures.press(state, .character("t"))
+        XCTAssertEqual(revoked.1, [])
+        XCTAssertEqual(revoked.0.mode, .list)
+        XCTAssertTrue(revoked.0.notice!.text.contains("revoked"), revoked.0.notice!.text)
+        let mismatch = Fixtures.press(state, .down, .character("t"))
+        XCTAssertTrue(mismatch.0.notice!.text.contains("pin"), mismatch.0.notice!.text)
+        XCTAssertEqual(Fixtures.press(state, .character("p")).1, [])
+    }
+
+    func testReadOnlyRefusesEveryWrite() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 2, readOnly: true), 0, .new)
+        state = Fixtures.probed(state, 1, .trusted)
+        for key in ["t", "p", "x"] {
+            for position in [0, 1] {
+                let start = Fixtures.press(state, .character("g"), position == 1 ? .down : .up).0
+                let (after, effects) = Fixtures.press(start, .character(Character(key)), .character("y"))
+                XCTAssertEqual(effects, [], key)
+                XCTAssertEqual(after.mode, .list)
+            }
+        }
+        XCTAssertTrue(Fixtures.press(state, .character("t")).0.notice!.text.contains("Read-only"))
+        XCTAssertTrue(DashboardView.view(state).text.contains("READ-ONLY"))
+    }
+
+    func testConnectIsOnlyForTrustedHosts() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .new)
+        state = Fixtures.probed(state, 1, .trusted)
+        let refused = Fixtures.press(state, .character("c"))
+        XCTAssertEqual(refused.1, [])
+        XCTAssertTrue(refused.0.notice!.text.contains("only for trusted"))
+        XCTAssertEqual(Fixtures.press(state, .down, .character("c")).1, [.connect(1)])
+    }
+
+    func testPinAsksAndWritesThePresentedKeysToThePinFile() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
+        let asking = Fixtures.press(state, .character("p")).0
+        XCTAssertTrue(DashboardView.view(asking).text.contains("Pin the presented keys of 1 host in /tmp/pins"))
+        let effects = Fixtures.press(asking, .character("y")).1
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.kind, .pin)
+        XCTAssertEqual(decision.items[0].file, "/tmp/pins")
+    }
+
+    func testForgetShowsTheLinesToGoAndYRemovesThem() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
+        let asking = Fixtures.press(state, .character("x")).0
+        let text = DashboardView.view(asking).text
+        XCTAssertTrue(text.contains("/tmp/kh:7"), text)
+        XCTAssertTrue(text.contains(Fixtures.oldLine.text))
+        let effects = Fixtures.press(asking, .character("y")).1
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.kind, .forget)
+        XCTAssertEqual(decision.items[0].previous, [Fixtures.oldLine])
+    }
+
+    func testForgetWithNothingRecordedSaysSo() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new)
+        let (after, effects) = Fixtures.press(state, .character("x"))
+        XCTAssertEqual(effects, [])
+        XCTAssertTrue(after.notice!.text.contains("no known_hosts entries"))
+    }
+
+    func testQuitAsksWhileHostsAreMarkedOrASaveIsPending() {
+        let plain = Fixtures.state(hosts: 2)
+        XCTAssertEqual(Fixtures.press(plain, .character("q")).1, [.quit])
+        let marked = Fixtures.press(plain, .character(" "), .character("q")).0
+        XCTAssertEqual(marked.mode, .quitConfirm)
+        XCTAssertTrue(DashboardView.view(marked).text.contains("1 marked host not saved"))
+        XCTAssertEqual(Fixtures.press(marked, .character("n")).0.mode, .list)
+        XCTAssertEqual(Fixtures.press(marked, .character("y")).1, [.quit])
+        var saving = plain
+        saving.pendingWrites = 1
+        XCTAssertEqual(Fixtures.press(saving, .character("q")).0.mode, .quitConfirm)
+    }
+
+    func testAFinishedWriteShowsItsMessageAndTheReassessedStatus() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new)
+        state = Fixtures.press(state, .character("t"), .character("y")).0
+        let host = state.rows[0].host
+        let trusted = Fixtures.assessment(host, state.rows[0].result!, status: .trusted)
+        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, result: nil, assessment: trusted)])).0
+        state = DashboardUpdate.update(state, .writeFinished(succeeded: true, message: "Trusted 1 host.")).0
+        XCTAssertEqual(state.pendingWrites, 0)
+        XCTAssertEqual(state.rows[0].status, .trusted)
+        XCTAssertNotNil(state.rows[0].result)
+        XCTAssertTrue(DashboardView.view(state).text.contains("Trusted 1 host."))
+    }
+}

@@ -1,0 +1,89 @@
+import FleetTrustCore
+@testable import FleetTrustDashboard
+import Foundation
+import XCTest
+
+final class TextAndCommandTests: XCTestCase {
+    func testWideCharactersTakeTwoColumnsAndTruncationRespectsThem() {
+        XCTAssertEqual(DisplayWidth.of("主机-a"), 6)
+        XCTAssertEqual(DisplayWidth.fit("主机主机", to: 5), "主机…")
+        XCTAssertEqual(DisplayWidth.fit("主机主机", to: 6), "主机… ")
+        XCTAssertEqual(DisplayWidth.of(DisplayWidth.fit("主机主机", to: 5)), 5)
+        XCTAssertEqual(DisplayWidth.of("e\u{301}"), 1)
+    }
+
+    func testFingerprintsAreShortenedInTheMiddleKeepingBothEnds() {
+        let short = DisplayWidth.middleTruncate(Fixtures.ed25519Fingerprint, to: 20)
+        XCTAssertEqual(DisplayWidth.of(short), 20)
+        let parts = short.components(separatedBy: "…")
+        XCTAssertTrue(Fixtures.ed25519Fingerprint.hasPrefix(parts[0]))
+        XCTAssertTrue(Fixtures.ed25519Fingerprint.hasSuffix(parts[1]))
+    }
+
+    func testTheDefaultConnectCommandChecksStrictlyAgainstTheDashboardsFiles() {
+        let command = ConnectCommand(knownHostsFiles: ["/tmp/kh", "/tmp/my files/kh2"])
+        let host = InventoryHost(name: "web1", address: "10.1.2.3", port: 2222)
+        XCTAssertEqual(try command.arguments(for: host),
+                       ["ssh", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=/tmp/kh \"/tmp/my files/kh2\"",
+                        "-p", "2222", "10.1.2.3"])
+    }
+
+    func testTheInventoryUserWinsOverUserAndTemplatesMayNameTheHost() {
+        let command = ConnectCommand(template: "echo {name}={target}:{port}", knownHostsFiles: ["/k"], user: "admin")
+        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h", port: 22, user: "ops")), ["echo", "a=ops@h:22"])
+        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h")), ["echo", "a=admin@h:22"])
+    }
+
+    func testHostsOrUsersThatLookLikeOptionsAreNeverPassedToSsh() {
+        let command = ConnectCommand(knownHostsFiles: ["/k"])
+        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "-oProxyCommand=touch /tmp/x")))
+        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "a", address: "h", user: "-oProxyCommand=x")))
+    }
+
+    func testKnownHostsNameUsesBracketsForOtherPortsAndTheAliasWhenGiven() {
+        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1")), "10.0.0.1")
+        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1", port: 2222)), "[10.0.0.1]:2222")
+        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", port: 2222, hostKeyAlias: "alias")), "alias")
+    }
+
+    func testTheForegroundChildRunsTheCommandAndReportsItsExitStatus() {
+        XCTAssertEqual(ForegroundChild.run(["sh", "-c", "exit 3"]), .exited(3))
+        XCTAssertEqual(ForegroundChild.run(["sh", "-c", "kill -TERM $$"]), .signalled(SIGTERM))
+        guard case .couldNotStart = ForegroundChild.run(["/nonexistent/ssh"]) else { return XCTFail() }
+    }
+
+    func testTheChildGetsDefaultInterruptHandlingWhileTheDashboardIgnoresIt() {
+        let previous = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previous) }
+        XCTAssertEqual(ForegroundChild.run(["sh", "-c", "kill -INT $$; exit 0"]), .signalled(SIGINT))
+    }
+
+    func testTheAuditLogAppendsOneJSONLinePerHostWithOldAndNewFingerprints() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = AuditLog(path: directory.appendingPathComponent("state/audit.jsonl").path)
+        let host = InventoryHost(name: "web1", address: "10.0.0.1", port: 2201)
+        let item = DecisionItem(index: 0, host: host, names: ["[10.0.0.1]:2201"], keys: [Fixtures.ed25519],
+                                previous: [Fixtures.oldLine], file: "/tmp/kh")
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        try log.append(AuditLog.records(for: Decision(kind: .replace, items: [item]), user: "alice", time: time, outcome: "saved"))
+        try log.append([AuditLog.connectRecord(host: host, fingerprints: [], command: ["ssh"], user: "alice", time: time, outcome: "ok")])
+        let lines = try String(contentsOfFile: log.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        let record = try JSONDecoder().decode(AuditLog.Record.self, from: Data(lines[0].utf8))
+        XCTAssertEqual(record.action, "replace")
+        XCTAssertEqual(record.user, "alice")
+        XCTAssertEqual(record.host, "web1")
+        XCTAssertEqual(record.time, "2027-01-15T08:00:00.000Z")
+        XCTAssertEqual(record.oldFingerprints, [Fixtures.otherEd25519.sha256Fingerprint])
+        XCTAssertEqual(record.newFingerprints, [Fixtures.ed25519Fingerprint])
+        XCTAssertEqual(record.oldEntries, ["/tmp/kh:7: " + Fixtures.oldLine.text])
+        let mode = try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+    }
+
+    func testAuditLogDefaultsToXDGStateHome() {
+        XCTAssertEqual(AuditLog.defaultPath(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]), "/s/fleettrust/audit.jsonl")
+        XCTAssertEqual(AuditLog.defaultPath(environment: ["HOME": "/h"]), "/h/.local/state/fleettrust/audit.jsonl")
+    }
+}
