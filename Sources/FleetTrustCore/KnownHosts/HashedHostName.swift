@@ -1,4 +1,5 @@
 import COpenSSL
+import Glibc
 
 /// A hashed host field, `|1|<base64 salt>|<base64 HMAC-SHA1(salt, name)>` (`hostfile.c`).
 ///
@@ -55,8 +56,17 @@ public struct HashedHostName: Sendable, Hashable {
 
     /// Whether `name` (the exact lookup string, not lowercased here) is the hashed name.
     public func matches(_ name: [UInt8]) -> Bool {
+        name.withUnsafeBytes { matches($0) }
+    }
+
+    func matches(_ name: UnsafeRawBufferPointer) -> Bool {
         guard let expected else { return false }
-        return hmac.authenticate(name) == expected
+        return expected.withUnsafeBytes { wanted in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                hmac.authenticate(name, into: digest.baseAddress!)
+                return memcmp(digest.baseAddress!, wanted.baseAddress!, 20) == 0
+            }
+        }
     }
 
     public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
@@ -91,12 +101,17 @@ struct HMACSHA1Key: @unchecked Sendable {
 
     func authenticate(_ message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 20)
+        message.withUnsafeBytes { bytes in digest.withUnsafeMutableBufferPointer { authenticate(bytes, into: $0.baseAddress!) } }
+        return digest
+    }
+
+    /// Writes the 20-byte HMAC of `message` to `digest`; no allocation.
+    func authenticate(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
         var context = inner
-        message.withUnsafeBufferPointer { _ = SHA1_Update(&context, $0.baseAddress, $0.count) }
-        SHA1_Final(&digest, &context)
+        SHA1_Update(&context, message.baseAddress, message.count)
+        SHA1_Final(digest, &context)
         var outerContext = outer
         SHA1_Update(&outerContext, digest, 20)
-        SHA1_Final(&digest, &outerContext)
-        return digest
+        SHA1_Final(digest, &outerContext)
     }
 }

@@ -13,6 +13,9 @@ public struct KnownHosts: Sendable {
         public init(cidrPatterns: Bool = false) { self.cidrPatterns = cidrPatterns }
     }
 
+    /// Matches computed ahead by `prepared(for:)`, by lookup string.
+    private var prepared: [String: [Match]] = [:]
+
     public init(files: [KnownHostsFile], options: Options = Options()) {
         self.files = files
         self.options = options
@@ -31,6 +34,7 @@ public struct KnownHosts: Sendable {
 
     /// Every valid entry whose host field matches `lookup`, in file and line order.
     public func entries(matching lookup: String) -> [Match] {
+        if let ready = prepared[lookup] { return ready }
         var matches: [Match] = []
         for file in files {
             for index in file.matchingLines(lookup, cidr: options.cidrPatterns) {
@@ -39,5 +43,22 @@ public struct KnownHosts: Sendable {
             }
         }
         return matches
+    }
+
+    /// A copy that answers `entries(matching:)` for all `lookups` from one pass over the
+    /// hashed lines (lines outer, names inner, split over `threads`): for judging many
+    /// hosts at once, where one lookup at a time would re-walk every hashed line per name.
+    public func prepared(for lookups: [String], threads: Int = 2) -> KnownHosts {
+        let unique = Array(Set(lookups))
+        var result = self
+        var collected = [[Match]](repeating: [], count: unique.count)
+        for file in files {
+            let perName = file.matchingLines(each: unique, cidr: options.cidrPatterns, threads: threads)
+            for (index, lines) in perName.enumerated() {
+                collected[index] += lines.map { Match(path: file.path, line: file.lines[$0].number, entry: file.lines[$0].entry!) }
+            }
+        }
+        for (index, name) in unique.enumerated() { result.prepared[name] = collected[index] }
+        return result
     }
 }

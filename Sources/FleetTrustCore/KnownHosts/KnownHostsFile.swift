@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One known_hosts file, parsed once into lines, with an index for fast lookups.
 ///
@@ -83,5 +84,37 @@ public struct KnownHostsFile: Sendable {
             if case .hashed(let hashed) = lines[index].entry!.hosts, hashed.matches(exact) { found.append(index) }
         }
         return found.count > 1 ? found.sorted() : found
+    }
+
+    /// `matchingLines` for many lookup strings at once. Hashed lines are the costly part
+    /// (one HMAC per name and line), so they are walked once, each line against every
+    /// name, in `threads` slices.
+    public func matchingLines(each lookups: [String], cidr: Bool = false, threads: Int = 2) -> [[Int]] {
+        let exact = lookups.map { Array($0.utf8) }
+        var found = exact.map { name -> [Int] in
+            let lowered = KnownHostsPattern.lowercased(name)
+            var lines = literalIndex[lowered] ?? []
+            for index in patternLines {
+                if case .patterns(let list) = self.lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { lines.append(index) }
+            }
+            return lines
+        }
+        let slices = max(1, min(threads, hashedLines.count / 256 + 1))
+        let partial = Mutex<[(name: Int, line: Int)]>([])
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            var local: [(name: Int, line: Int)] = []
+            let chunk = (hashedLines.count + slices - 1) / slices
+            let range = min(hashedLines.count, slice * chunk)..<min(hashedLines.count, (slice + 1) * chunk)
+            for position in range {
+                let index = hashedLines[position]
+                guard case .hashed(let hashed) = self.lines[index].entry!.hosts else { continue }
+                for (nameIndex, name) in exact.enumerated() where name.withUnsafeBytes({ hashed.matches($0) }) {
+                    local.append((nameIndex, index))
+                }
+            }
+            partial.withLock { $0 += local }
+        }
+        for hit in partial.withLock({ $0 }) { found[hit.name].append(hit.line) }
+        return found.map { $0.count > 1 ? $0.sorted() : $0 }
     }
 }

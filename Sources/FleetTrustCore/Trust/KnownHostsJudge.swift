@@ -74,6 +74,30 @@ public struct KnownHostsJudge: Sendable {
         judgement.viaAdditionalName = name
     }
 
+    /// Judges many keys at once (a whole fleet): every lookup string is matched in one pass
+    /// over the files first, then each key is judged as `judge` would.
+    public func judge(batch: [(key: HostKey, target: ConnectionTarget)], threads: Int = 2,
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [Result<KeyJudgement, TrustError>] {
+        var lookups: [String] = []
+        for (_, target) in batch {
+            let lookup = target.lookup
+            lookups.append(lookup.hostString)
+            if let retry = lookup.retryString { lookups.append(retry) }
+            if let address = target.checkHostIPAddress {
+                let canonical = LookupName.canonicalHost(address)
+                lookups += [canonical, LookupName.hostPort(canonical, port: target.port)]
+            }
+            for name in target.additionalLookupNames {
+                let extra = LookupName(host: name, port: target.port)
+                lookups += [extra.hostString] + (extra.retryString.map { [$0] } ?? [])
+            }
+        }
+        let ready = KnownHostsJudge(knownHosts: knownHosts.prepared(for: lookups, threads: threads))
+        return batch.map { item in
+            Result { try ready.judge(item.key, for: item.target, now: now) }.mapError { $0 as? TrustError ?? .invalidCertificate("\($0)") }
+        }
+    }
+
     /// One run of `check_host_key`; `checkIP` is shared with the retry, as OpenSSH's
     /// global option is (the retry can switch it off for the outer call).
     private func check(name: String, host: String, hostString: String, retryString: String?, address: String?, port: Int,
