@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fleettrust", targets: ["fleettrust"]),
         .executable(name: "testfleet", targets: ["testfleet"]),
         .executable(name: "fuzz-knownhosts", targets: ["fuzz-knownhosts"]),
+        .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,6 +33,7 @@ let package = Package(
         .executableTarget(name: "fleettrust",
                           dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "fuzz-inventory", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -3,6 +3,6 @@ import ArgumentParser
 @main
 struct FleetTrust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fleettrust", abstract: "Establish and audit SSH host-key trust across a fleet.",
-                                                    subcommands: [DiscoverCommand.self, VerifyCommand.self])
+                                                    subcommands: [ScanCommand.self, DiscoverCommand.self, VerifyCommand.self])
     mutating func run() async throws {}
 }

@@ -4,7 +4,7 @@ import Glibc
 /// libFuzzer target for the known_hosts and pin-file readers: arbitrary bytes must never
 /// crash them, and a parsed file must keep every byte (the writer relies on that).
 ///
-/// Built with `-DFUZZING -sanitize=fuzzer` the program runs libFuzzer's driver; built
+/// Built with `-DLIBFUZZER -sanitize=fuzzer` the program runs libFuzzer's driver; built
 /// normally, it replays inputs (files named on the command line) to reproduce a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKnownHostsOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -42,7 +42,7 @@ enum FuzzKnownHosts {
 }
 
 /// The libFuzzer driver (linked in by `-sanitize=fuzzer`).
-#if FUZZING
+#if LIBFUZZER
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
                          _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
@@ -52,7 +52,7 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
 @main
 struct FuzzKnownHostsMain {
     static func main() {
-        #if FUZZING
+        #if LIBFUZZER
         var argc = CommandLine.argc
         var argv = Optional(CommandLine.unsafeArgv)
         exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzKnownHostsOneInput))

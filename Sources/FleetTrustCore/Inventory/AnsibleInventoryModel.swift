@@ -106,8 +106,9 @@ struct AnsibleInventoryModel {
 
     private mutating func resolve(_ direct: [String]) -> (inherited: [String], vars: [String: String]) {
         var inherited: [String] = []
+        var seen = Set(direct + ["all"])
         for group in direct {
-            for ancestor in ancestors(of: group) where ancestor != "all" && !direct.contains(ancestor) && !inherited.contains(ancestor) {
+            for ancestor in ancestors(of: group) where seen.insert(ancestor).inserted {
                 inherited.append(ancestor)
             }
         }
@@ -120,14 +121,15 @@ struct AnsibleInventoryModel {
     }
 
     private func ancestors(of group: String) -> [String] {
-        var seen: [String] = []
+        var ordered: [String] = []
+        var seen = Set<String>()
         var stack = groups[group]?.parents ?? []
         while let next = stack.popLast() {
-            guard !seen.contains(next) else { continue }
-            seen.append(next)
+            guard seen.insert(next).inserted else { continue }
+            ordered.append(next)
             stack += groups[next]?.parents ?? []
         }
-        return seen
+        return ordered
     }
 
     /// Ansible's group depth: `all` is 0, a top-level group 1, a child one more than its deepest

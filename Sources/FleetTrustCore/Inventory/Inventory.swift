@@ -29,6 +29,8 @@ public struct InventoryReadOptions: Sendable {
     public var maxHosts = 1_000_000
     /// Longest line read; longer ones are reported and skipped.
     public var maxLineLength = 65_536
+    /// Whether ssh_config `Include` reads other files; off where the input alone must decide (fuzzing).
+    public var followIncludes = true
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {

@@ -76,6 +76,10 @@ struct SSHConfigLayout {
                 current = Segment(conditions: conditions)
             case "include":
                 flush(&current)
+                guard options.followIncludes else {
+                    log.warning(at: location, "Include not followed")
+                    continue
+                }
                 for pattern in directive.arguments {
                     include(pattern, from: location, depth: depth, conditions: conditions, log: &log)
                 }

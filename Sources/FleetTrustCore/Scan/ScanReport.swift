@@ -86,6 +86,24 @@ public struct ScanReport: Codable, Sendable, Equatable {
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case sharesKeysWith = "shares_keys_with"
         }
+
+        /// Absent values are written as `null`, so every documented field is always present.
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(host, forKey: .host)
+            try container.encode(port, forKey: .port)
+            try container.encode(address, forKey: .address)
+            try container.encode(user, forKey: .user)
+            try container.encode(groups, forKey: .groups)
+            try container.encode(knownHostsName, forKey: .knownHostsName)
+            try container.encode(status, forKey: .status)
+            try container.encode(method, forKey: .method)
+            try container.encode(keys, forKey: .keys)
+            try container.encode(error, forKey: .error)
+            try container.encode(serverVersion, forKey: .serverVersion)
+            try container.encode(sharesKeysWith, forKey: .sharesKeysWith)
+        }
     }
 
     public struct Summary: Codable, Sendable, Equatable {

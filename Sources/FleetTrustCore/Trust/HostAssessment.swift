@@ -22,8 +22,11 @@ public struct HostAssessment: Sendable, Hashable {
         public var typeRecorded: Bool
     }
 
-    /// OpenSSH 9.2's default `HostKeyAlgorithms` order, plain key types only.
-    static let defaultOrder = ["ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+    /// OpenSSH 9.2's default `HostKeyAlgorithms` order, as key types: certificates first.
+    static let defaultOrder = ["ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+                               "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+                               "ssh-rsa-cert-v01@openssh.com",
+                               "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
                                "ssh-rsa", "ssh-dss"]
 
     public static func assess(keys: [HostKey], target: ConnectionTarget, knownHosts: KnownHosts,
@@ -36,9 +39,11 @@ public struct HostAssessment: Sendable, Hashable {
             KeyAssessment(key: key, judgement: try judge.judge(key, for: target, now: now),
                           typeRecorded: recorded.contains(key.kind.plain.name))
         }
-        let preferred = Set(knownHosts.entries(matching: lookup.hostString).filter { $0.entry.marker == nil }
+        let forHost = knownHosts.entries(matching: lookup.hostString)
+        let preferred = Set(forHost.filter { $0.entry.marker == nil }
             .map { $0.entry.key.hostKey?.type ?? $0.entry.key.typeName })
-        let negotiated = negotiatedKey(keys, preferredTypes: preferred)
+        let negotiated = negotiatedKey(keys, preferredTypes: preferred,
+                                       preferCertificates: forHost.contains { $0.entry.marker == .certAuthority })
         let pin = PinJudgement.judge(keys: keys, lookup: lookup, pins: pins, mode: pinMode, now: now)
 
         var status: HostStatus = .new
@@ -65,11 +70,15 @@ public struct HostAssessment: Sendable, Hashable {
         }
     }
 
-    /// The first key, in the client's default order, of a type recorded for `[host]:port`;
-    /// else the first in default order.
-    static func negotiatedKey(_ keys: [HostKey], preferredTypes: Set<String>) -> HostKey? {
+    /// The key `ssh` would negotiate (`order_hostkeyalgs`): in the client's default order, first
+    /// the types recorded for the lookup string (every certificate type when a `@cert-authority`
+    /// line matches it), then the rest, so certificates lead when nothing is recorded.
+    static func negotiatedKey(_ keys: [HostKey], preferredTypes: Set<String>, preferCertificates: Bool) -> HostKey? {
         let ranked = keys.sorted { rank($0.type) < rank($1.type) }
-        return ranked.first { preferredTypes.contains($0.type) } ?? ranked.first
+        let preferred = ranked.first { key in
+            key.isCertificate ? preferCertificates : preferredTypes.contains(key.type)
+        }
+        return preferred ?? ranked.first
     }
 
     private static func rank(_ type: String) -> Int { defaultOrder.firstIndex(of: type) ?? defaultOrder.count }
