@@ -14,7 +14,7 @@ public enum AtomicFileUpdate {
         public let operation: String
         public let code: Int32
         public var description: String {
-            "cannot \(operation) \(Sanitizer.clean(path)): error \(code)"
+            "cannot \(operation) \(Sanitizer.clean(path)): \(String(cString: strerror(code)))"
         }
     }
 

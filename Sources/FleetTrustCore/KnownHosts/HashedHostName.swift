@@ -115,3 +115,29 @@ struct HMACSHA1Key: @unchecked Sendable {
         SHA1_Final(digest, &outerContext)
     }
 }
+
+/// A hashed line reduced to what matching needs: its HMAC key schedule and the expected
+/// digest as three words, so checking a name costs two SHA-1 compressions and no allocation.
+struct HashedLine: Sendable {
+    let line: Int
+    let key: HMACSHA1Key
+    let expected: (UInt64, UInt64, UInt32)
+
+    init?(line: Int, name: HashedHostName) {
+        guard let digest = name.expected, digest.count == 20 else { return nil }
+        self.line = line
+        self.key = name.hmac
+        self.expected = digest.withUnsafeBytes {
+            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        }
+    }
+
+    func matches(_ name: UnsafeRawBufferPointer, digest: UnsafeMutablePointer<UInt8>) -> Bool {
+        key.authenticate(name, into: digest)
+        let raw = UnsafeRawPointer(digest)
+        return raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == expected.0
+            && raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.1
+            && raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self) == expected.2
+    }
+}

@@ -49,7 +49,7 @@ public struct KnownHosts: Sendable {
     /// hashed lines (lines outer, names inner, split over `threads`): for judging many
     /// hosts at once, where one lookup at a time would re-walk every hashed line per name.
     public func prepared(for lookups: [String], threads: Int = 2) -> KnownHosts {
-        let unique = Array(Set(lookups))
+        let unique = Array(Set(lookups).subtracting(prepared.keys))
         var result = self
         var collected = [[Match]](repeating: [], count: unique.count)
         for file in files {

@@ -12,8 +12,8 @@ public struct KnownHostsFile: Sendable {
     public let lines: [KnownHostsLine]
     /// Lowercased literal name -> indices into `lines`.
     let literalIndex: [[UInt8]: [Int]]
-    /// Indices of entries with hashed names.
-    let hashedLines: [Int]
+    /// Entries with hashed names that can match, laid out for the batch loop.
+    let hashedLines: [HashedLine]
     /// Indices of entries whose pattern lists must be evaluated.
     let patternLines: [Int]
 
@@ -36,12 +36,12 @@ public struct KnownHostsFile: Sendable {
         self.bytes = bytes
         self.lines = KnownHostsParser.parse(bytes)
         var literal: [[UInt8]: [Int]] = [:]
-        var hashed: [Int] = [], patterns: [Int] = []
+        var hashed: [HashedLine] = [], patterns: [Int] = []
         for (index, line) in lines.enumerated() {
             guard let entry = line.entry else { continue }
             switch entry.hosts {
-            case .hashed:
-                hashed.append(index)
+            case .hashed(let name):
+                if let line = HashedLine(line: index, name: name) { hashed.append(line) }
             case .patterns(let list):
                 if let names = list.literalNames {
                     for name in Set(names) { literal[name, default: []].append(index) }
@@ -80,8 +80,10 @@ public struct KnownHostsFile: Sendable {
         for index in patternLines {
             if case .patterns(let list) = lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { found.append(index) }
         }
-        for index in hashedLines {
-            if case .hashed(let hashed) = lines[index].entry!.hosts, hashed.matches(exact) { found.append(index) }
+        exact.withUnsafeBytes { name in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(hashed.line) }
+            }
         }
         return found.count > 1 ? found.sorted() : found
     }
@@ -99,17 +101,23 @@ public struct KnownHostsFile: Sendable {
             }
             return lines
         }
+        let offsets = exact.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        let joined = exact.flatMap { $0 }
         let slices = max(1, min(threads, hashedLines.count / 256 + 1))
         let partial = Mutex<[(name: Int, line: Int)]>([])
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             var local: [(name: Int, line: Int)] = []
             let chunk = (hashedLines.count + slices - 1) / slices
             let range = min(hashedLines.count, slice * chunk)..<min(hashedLines.count, (slice + 1) * chunk)
-            for position in range {
-                let index = hashedLines[position]
-                guard case .hashed(let hashed) = self.lines[index].entry!.hosts else { continue }
-                for (nameIndex, name) in exact.enumerated() where name.withUnsafeBytes({ hashed.matches($0) }) {
-                    local.append((nameIndex, index))
+            joined.withUnsafeBytes { all in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                    for position in range {
+                        let hashed = hashedLines[position]
+                        for nameIndex in 0..<exact.count {
+                            let name = UnsafeRawBufferPointer(rebasing: all[offsets[nameIndex]..<offsets[nameIndex + 1]])
+                            if hashed.matches(name, digest: digest.baseAddress!) { local.append((nameIndex, hashed.line)) }
+                        }
+                    }
                 }
             }
             partial.withLock { $0 += local }

@@ -80,19 +80,21 @@ public struct KnownHostsJudge: Sendable {
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [Result<KeyJudgement, TrustError>] {
         var lookups: [String] = []
         for (_, target) in batch {
-            let lookup = target.lookup
-            lookups.append(lookup.hostString)
-            if let retry = lookup.retryString { lookups.append(retry) }
+            lookups.append(target.lookup.hostString)
             if let address = target.checkHostIPAddress {
                 let canonical = LookupName.canonicalHost(address)
                 lookups += [canonical, LookupName.hostPort(canonical, port: target.port)]
             }
-            for name in target.additionalLookupNames {
-                let extra = LookupName(host: name, port: target.port)
-                lookups += [extra.hostString] + (extra.retryString.map { [$0] } ?? [])
-            }
+            lookups += target.additionalLookupNames.map { LookupName(host: $0, port: target.port).hostString }
         }
-        let ready = KnownHostsJudge(knownHosts: knownHosts.prepared(for: lookups, threads: threads))
+        var prepared = knownHosts.prepared(for: lookups, threads: threads)
+        // `ssh` retries the bare name only when `[host]:port` matches nothing: prepare those
+        // retries in a second pass instead of doubling the first.
+        let retries = batch.flatMap { item -> [LookupName] in
+            [item.target.lookup] + item.target.additionalLookupNames.map { LookupName(host: $0, port: item.target.port) }
+        }.filter { prepared.entries(matching: $0.hostString).isEmpty }.compactMap(\.retryString)
+        if !retries.isEmpty { prepared = prepared.prepared(for: retries, threads: threads) }
+        let ready = KnownHostsJudge(knownHosts: prepared)
         return batch.map { item in
             Result { try ready.judge(item.key, for: item.target, now: now) }.mapError { $0 as? TrustError ?? .invalidCertificate("\($0)") }
         }
