@@ -12,6 +12,7 @@ struct CertificateFirstProbe: Sendable {
     var address: SocketAddress
     var port: Int
     var timeout: Duration
+    var slots: HandshakeSlots
 
     struct Outcome: Sendable {
         var key: DiscoveredKey?
@@ -30,11 +31,12 @@ struct CertificateFirstProbe: Sendable {
         } catch {
             return Outcome(failure: error)
         }
-        let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
-        let report = KeyExchangeProbe.run(host: address.numeric, port: port,
-                                          hostKeyAlgorithms: Self.offered,
-                                          timeout: remaining.seconds, fd: connection.fd)
+        let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
+            KeyExchangeProbe.run(host: address.numeric, port: port, hostKeyAlgorithms: Self.offered,
+                                 timeout: timeout.seconds, fd: connection.fd)
+        }
         connection.close(cancellation: cancellation)
+        guard let report else { return Outcome(failure: ProbeFailures.cancelled) }
         var outcome = Outcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
         switch report.outcome {
         case .success(let key): outcome.key = key

@@ -14,6 +14,7 @@ struct HostKeyProbe: Sendable {
     /// Comma-separated, as for `SSH_OPTIONS_HOSTKEYS`.
     var hostKeyAlgorithms: String
     var timeout: Duration
+    var slots: HandshakeSlots
 
     /// What one attempt established.
     struct Outcome: Sendable {
@@ -43,8 +44,13 @@ struct HostKeyProbe: Sendable {
             connection.close(cancellation: cancellation)
             return Outcome(failure: ProbeFailures.connect(errno: errno))
         }
-        let outcome = handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start, deadline: deadline,
-                                cancellation: cancellation)
+        let outcome = slots.withSlot(cancellation: cancellation, cancelled: {
+            close(libsshFD)
+            return Outcome(failure: ProbeFailures.cancelled)
+        }) {
+            handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start,
+                      deadline: ContinuousClock.now + timeout, cancellation: cancellation)
+        }
         connection.close(cancellation: cancellation)
         return outcome
     }

@@ -9,12 +9,19 @@ import FleetTrustCore
 /// fail the same way, one timeout each. Runs on the calling (dedicated) thread.
 public struct HostProbe: Sendable {
     public var host: InventoryHost
-    /// Bound on each connection attempt: TCP connect, identification and key exchange together.
+    /// Bound on each connection attempt: on the TCP connect and the server's identification, and
+    /// again on the key exchange once a handshake slot is free.
     public var timeout: Duration
+    let slots: HandshakeSlots
 
     public init(host: InventoryHost, timeout: Duration) {
+        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1))
+    }
+
+    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots) {
         self.host = host
         self.timeout = timeout
+        self.slots = slots
     }
 
     public func run(cancellation: ProbeCancellation) -> ProbeResult {
@@ -34,7 +41,7 @@ public struct HostProbe: Sendable {
     private func probe(_ address: SocketAddress, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout).run(cancellation: cancellation)
+        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots).run(cancellation: cancellation)
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:
@@ -60,7 +67,7 @@ public struct HostProbe: Sendable {
         var refused = false
         while let algorithms = plan.next() {
             let outcome = HostKeyProbe(address: address, port: host.port, hostKeyAlgorithms: algorithms,
-                                       timeout: timeout).run(cancellation: cancellation)
+                                       timeout: timeout, slots: slots).run(cancellation: cancellation)
             if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
             if let key = outcome.key {
                 result.keys.append(key)

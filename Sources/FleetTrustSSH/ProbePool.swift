@@ -2,10 +2,11 @@ import FleetTrustCore
 
 /// Runs many `HostProbe`s at once on dedicated threads and streams their results.
 ///
-/// The blocking libssh work stays on `concurrency` OS threads (never Swift's cooperative pool,
+/// The blocking libssh work stays on dedicated OS threads (never Swift's cooperative pool,
 /// which runs only as many blocking calls as there are cores); callers see a Sendable value API
-/// that is safe from any task or actor. Each probe carries its own timeout per connection
-/// attempt, so hosts that hang cost their own worker one timeout and never slow the others.
+/// that is safe from any task or actor. At most `concurrency` key exchanges run at once; more
+/// threads than that may wait for servers to connect and speak, so hosts that hang cost one
+/// waiting thread for one timeout and never hold up the hosts that answer.
 public final class ProbePool: FleetProber, Sendable {
     public struct Settings: Sendable {
         /// How many handshakes may be in flight at once.
@@ -21,10 +22,15 @@ public final class ProbePool: FleetProber, Sendable {
 
     public let settings: Settings
     private let workers: WorkerThreads
+    private let slots: HandshakeSlots
+
+    /// How many hosts may be waited on beyond those exchanging keys.
+    static func waitingThreads(concurrency: Int) -> Int { min(concurrency * 3, 512) }
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
-        self.workers = WorkerThreads(limit: settings.concurrency)
+        self.workers = WorkerThreads(limit: settings.concurrency + ProbePool.waitingThreads(concurrency: settings.concurrency))
+        self.slots = HandshakeSlots(settings.concurrency)
     }
 
     public func probe(_ hosts: [InventoryHost]) -> AsyncStream<ProbeEvent> {
@@ -33,6 +39,6 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with controls for progress, cancellation and rescans.
     public func start(_ hosts: [InventoryHost], keepsOpen: Bool = false) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, keepsOpen: keepsOpen, workers: workers)
+        ProbeScan(hosts: hosts, timeout: settings.timeout, keepsOpen: keepsOpen, workers: workers, slots: slots)
     }
 }

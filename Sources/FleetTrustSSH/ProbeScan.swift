@@ -36,8 +36,10 @@ public final class ProbeScan: Sendable {
     private let keepsOpen: Bool
     private let timeout: Duration
     private let workers: WorkerThreads
+    private let slots: HandshakeSlots
 
-    init(hosts: [InventoryHost], timeout: Duration, keepsOpen: Bool, workers: WorkerThreads) {
+    init(hosts: [InventoryHost], timeout: Duration, keepsOpen: Bool, workers: WorkerThreads, slots: HandshakeSlots) {
+        self.slots = slots
         self.hosts = hosts
         self.timeout = timeout
         self.keepsOpen = keepsOpen
@@ -91,7 +93,7 @@ public final class ProbeScan: Sendable {
             if state.stopped { cancellation.cancel() }
             return generation
         }
-        let probe = HostProbe(host: hosts[index], timeout: timeout)
+        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots)
         workers.submit { [self] in
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])

@@ -39,8 +39,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let judge = try makeJudge()
             let (hosts, results) = try await gather()
+            let judge = try makeJudge().preparing(for: hosts)
             let shared = sharedKeyNames(hosts: hosts, results: results)
             let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, hosts: rows)

@@ -13,9 +13,6 @@ public struct KnownHosts: Sendable {
         public init(cidrPatterns: Bool = false) { self.cidrPatterns = cidrPatterns }
     }
 
-    /// Matches computed ahead by `prepared(for:)`, by lookup string.
-    private var prepared: [String: [Match]] = [:]
-
     public init(files: [KnownHostsFile], options: Options = Options()) {
         self.files = files
         self.options = options
@@ -32,9 +29,14 @@ public struct KnownHosts: Sendable {
         public let entry: KnownHostsEntry
     }
 
+    /// A copy with every file's hashed lines matched against `lookups` once, in bulk (see
+    /// `KnownHostsFile.preparing(lookups:)`); later lookups of those strings are cheap.
+    public func preparing(lookups: [String]) -> KnownHosts {
+        KnownHosts(files: files.map { $0.preparing(lookups: lookups) }, options: options)
+    }
+
     /// Every valid entry whose host field matches `lookup`, in file and line order.
     public func entries(matching lookup: String) -> [Match] {
-        if let ready = prepared[lookup] { return ready }
         var matches: [Match] = []
         for file in files {
             for index in file.matchingLines(lookup, cidr: options.cidrPatterns) {
@@ -43,22 +45,5 @@ public struct KnownHosts: Sendable {
             }
         }
         return matches
-    }
-
-    /// A copy that answers `entries(matching:)` for all `lookups` from one pass over the
-    /// hashed lines (lines outer, names inner, split over `threads`): for judging many
-    /// hosts at once, where one lookup at a time would re-walk every hashed line per name.
-    public func prepared(for lookups: [String], threads: Int = 2) -> KnownHosts {
-        let unique = Array(Set(lookups).subtracting(prepared.keys))
-        var result = self
-        var collected = [[Match]](repeating: [], count: unique.count)
-        for file in files {
-            let perName = file.matchingLines(each: unique, cidr: options.cidrPatterns, threads: threads)
-            for (index, lines) in perName.enumerated() {
-                collected[index] += lines.map { Match(path: file.path, line: file.lines[$0].number, entry: file.lines[$0].entry!) }
-            }
-        }
-        for (index, name) in unique.enumerated() { result.prepared[name] = collected[index] }
-        return result
     }
 }

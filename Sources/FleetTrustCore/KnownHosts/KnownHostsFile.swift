@@ -16,6 +16,8 @@ public struct KnownHostsFile: Sendable {
     let hashedLines: [HashedLine]
     /// Indices of entries whose pattern lists must be evaluated.
     let patternLines: [Int]
+    /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
+    private(set) var hashedMatchCache: [[UInt8]: [Int]]?
 
     public enum ReadError: Error, Sendable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
@@ -80,31 +82,36 @@ public struct KnownHostsFile: Sendable {
         for index in patternLines {
             if case .patterns(let list) = lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { found.append(index) }
         }
-        exact.withUnsafeBytes { name in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
-                for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(hashed.line) }
+        if let cached = hashedMatchCache?[exact] {
+            found += cached
+        } else {
+            exact.withUnsafeBytes { name in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                    for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(hashed.line) }
+                }
             }
         }
         return found.count > 1 ? found.sorted() : found
     }
 
-    /// `matchingLines` for many lookup strings at once. Hashed lines are the costly part
-    /// (one HMAC per name and line), so they are walked once, each line against every
-    /// name, in `threads` slices.
-    public func matchingLines(each lookups: [String], cidr: Bool = false, threads: Int = 2) -> [[Int]] {
-        let exact = lookups.map { Array($0.utf8) }
-        var found = exact.map { name -> [Int] in
-            let lowered = KnownHostsPattern.lowercased(name)
-            var lines = literalIndex[lowered] ?? []
-            for index in patternLines {
-                if case .patterns(let list) = self.lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { lines.append(index) }
-            }
-            return lines
+    /// A copy that knows, for each of `lookups`, which hashed lines match it. Each hashed line
+    /// has its own salt, so there is no index: the work is one HMAC per (line, name) pair, done
+    /// here once with lines outer and names inner, spread over every core, instead of once per
+    /// lookup later. Only line numbers are kept: plaintext names of hashed lines never are.
+    /// Names prepared before stay prepared.
+    public func preparing(lookups: [String]) -> KnownHostsFile {
+        var copy = self
+        var cache = hashedMatchCache ?? [:]
+        let names = Array(Set(lookups.map { Array($0.utf8) })).filter { cache[$0] == nil }
+        for name in names { cache[name] = [] }
+        guard !hashedLines.isEmpty, !names.isEmpty else {
+            copy.hashedMatchCache = cache
+            return copy
         }
-        let offsets = exact.reduce(into: [0]) { $0.append($0.last! + $1.count) }
-        let joined = exact.flatMap { $0 }
-        let slices = max(1, min(threads, hashedLines.count / 256 + 1))
-        let partial = Mutex<[(name: Int, line: Int)]>([])
+        let offsets = names.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        let joined = names.flatMap { $0 }
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, hashedLines.count / 256 + 1))
+        let hits = Mutex<[(name: Int, line: Int)]>([])
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             var local: [(name: Int, line: Int)] = []
             let chunk = (hashedLines.count + slices - 1) / slices
@@ -113,16 +120,17 @@ public struct KnownHostsFile: Sendable {
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
                     for position in range {
                         let hashed = hashedLines[position]
-                        for nameIndex in 0..<exact.count {
+                        for nameIndex in 0..<names.count {
                             let name = UnsafeRawBufferPointer(rebasing: all[offsets[nameIndex]..<offsets[nameIndex + 1]])
                             if hashed.matches(name, digest: digest.baseAddress!) { local.append((nameIndex, hashed.line)) }
                         }
                     }
                 }
             }
-            partial.withLock { $0 += local }
+            hits.withLock { $0 += local }
         }
-        for hit in partial.withLock({ $0 }) { found[hit.name].append(hit.line) }
-        return found.map { $0.count > 1 ? $0.sorted() : $0 }
+        for hit in hits.withLock({ $0 }).sorted(by: { $0.line < $1.line }) { cache[names[hit.name], default: []].append(hit.line) }
+        copy.hashedMatchCache = cache
+        return copy
     }
 }

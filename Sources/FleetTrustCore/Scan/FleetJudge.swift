@@ -18,6 +18,24 @@ public struct FleetJudge: Sendable {
         self.useAdditionalNames = useAdditionalNames
     }
 
+    /// A judge whose known_hosts has already matched its hashed lines against every name these
+    /// hosts will be looked up under, in one pass over both cores.
+    public func preparing(for hosts: [InventoryHost]) -> FleetJudge {
+        var lookups: [String] = []
+        for host in hosts {
+            let target = target(for: host)
+            lookups.append(target.lookup.hostString)
+            if let retry = target.lookup.retryString { lookups.append(retry) }
+            for name in target.additionalLookupNames {
+                let extra = ConnectionTarget(host: name, port: host.port).lookup
+                lookups.append(extra.hostString)
+                if let retry = extra.retryString { lookups.append(retry) }
+            }
+        }
+        return FleetJudge(knownHosts: knownHosts.preparing(lookups: lookups), pins: pins, pinMode: pinMode,
+                          useAdditionalNames: useAdditionalNames)
+    }
+
     /// How `ssh` would reach and name this host.
     public func target(for host: InventoryHost) -> ConnectionTarget {
         ConnectionTarget(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias,

@@ -76,7 +76,7 @@ public struct KnownHostsJudge: Sendable {
 
     /// Judges many keys at once (a whole fleet): every lookup string is matched in one pass
     /// over the files first, then each key is judged as `judge` would.
-    public func judge(batch: [(key: HostKey, target: ConnectionTarget)], threads: Int = 2,
+    public func judge(batch: [(key: HostKey, target: ConnectionTarget)],
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [Result<KeyJudgement, TrustError>] {
         var lookups: [String] = []
         for (_, target) in batch {
@@ -87,13 +87,13 @@ public struct KnownHostsJudge: Sendable {
             }
             lookups += target.additionalLookupNames.map { LookupName(host: $0, port: target.port).hostString }
         }
-        var prepared = knownHosts.prepared(for: lookups, threads: threads)
+        var prepared = knownHosts.preparing(lookups: lookups)
         // `ssh` retries the bare name only when `[host]:port` matches nothing: prepare those
         // retries in a second pass instead of doubling the first.
         let retries = batch.flatMap { item -> [LookupName] in
             [item.target.lookup] + item.target.additionalLookupNames.map { LookupName(host: $0, port: item.target.port) }
         }.filter { prepared.entries(matching: $0.hostString).isEmpty }.compactMap(\.retryString)
-        if !retries.isEmpty { prepared = prepared.prepared(for: retries, threads: threads) }
+        if !retries.isEmpty { prepared = prepared.preparing(lookups: retries) }
         let ready = KnownHostsJudge(knownHosts: prepared)
         return batch.map { item in
             Result { try ready.judge(item.key, for: item.target, now: now) }.mapError { $0 as? TrustError ?? .invalidCertificate("\($0)") }

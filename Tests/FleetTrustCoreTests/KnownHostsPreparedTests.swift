@@ -1,0 +1,26 @@
+import XCTest
+@testable import FleetTrustCore
+
+/// Bulk matching of hashed lines must answer exactly as one lookup at a time does.
+final class KnownHostsPreparedTests: XCTestCase {
+    private let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+
+    func testPreparedLookupsMatchTheSameLinesAsUnpreparedOnes() throws {
+        let names = (0..<300).map { $0 % 3 == 0 ? "[h\($0).example]:2222" : "h\($0).example" }
+        var text = "# mixed file\n"
+        for (i, name) in names.enumerated() {
+            text += i % 2 == 0 ? "\(try HashedHostName(hashing: name).field) \(key)\n" : "\(name) \(key)\n"
+        }
+        text += "\(try HashedHostName(hashing: "h2.example").field) \(key)\n"
+        text += "*.example,!h5.example \(key)\n"
+        let file = KnownHostsFile(path: "kh", bytes: Array(text.utf8))
+        let lookups = names + ["absent.example", "[absent.example]:22", "H2.EXAMPLE"]
+        let prepared = file.preparing(lookups: Array(lookups.prefix(200)))
+        XCTAssertNotNil(prepared.hashedMatchCache)
+        for lookup in lookups {
+            XCTAssertEqual(prepared.matchingLines(lookup), file.matchingLines(lookup), lookup)
+        }
+        XCTAssertEqual(prepared.matchingLines("h2.example").count, 3, "two hashed lines and the wildcard")
+        XCTAssertEqual(prepared.matchingLines("h5.example"), file.matchingLines("h5.example"))
+    }
+}
