@@ -24,6 +24,11 @@ enum FuzzKnownHosts {
         var reassembled = file.lines.map(\.raw).joined(separator: [0x0a]).map { $0 }
         if bytes.last == 0x0a { reassembled.append(0x0a) }
         precondition(reassembled == bytes, "parsed lines must keep every byte")
+        let lookups = targets.map(\.lookup.hostString) + targets.compactMap(\.lookup.retryString)
+        let prepared = file.preparing(lookups: lookups)
+        for lookup in lookups {
+            precondition(prepared.matchingLines(lookup) == file.matchingLines(lookup), "bulk matching must equal one lookup at a time")
+        }
         for options in [KnownHosts.Options(), KnownHosts.Options(cidrPatterns: true)] {
             let judge = KnownHostsJudge(knownHosts: KnownHosts(files: [file], options: options))
             var keys = [probeKey]
