@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "fleettrust", targets: ["fleettrust"]),
         .executable(name: "testfleet", targets: ["testfleet"]),
+        .executable(name: "fuzz-knownhosts", targets: ["fuzz-knownhosts"]),
         .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
     ],
     dependencies: [
@@ -37,6 +38,8 @@ let package = Package(
         .executableTarget(name: "testfleet",
                           dependencies: ["FleetTrustTestFleet",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore"]),
 
         .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
                     exclude: ["Fixtures"]),

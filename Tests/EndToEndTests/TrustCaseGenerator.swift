@@ -43,11 +43,12 @@ struct KnownHostsCaseGenerator {
         }
         let lookupName = alias.map { $0.lowercased() } ?? LookupName.canonicalHost(host)
         let lines = Int(next() % 4) + 1
-        var text: [UInt8] = []
+        var text: [UInt8] = [], global: [UInt8] = []
         for _ in 0..<lines {
-            text += makeLine(name: lookupName, port: alias == nil ? port : 22, presented: presented, certificate: certificate)
+            let line = makeLine(name: lookupName, port: alias == nil ? port : 22, presented: presented, certificate: certificate)
+            if chance(25) { global += line } else { text += line }
         }
-        return TrustDifferentialTests.Case(id: id, text: text, host: host, port: port, alias: alias,
+        return TrustDifferentialTests.Case(id: id, text: text, globalText: global, host: host, port: port, alias: alias,
                                            algorithm: algorithm, presented: presented, variant: variant)
     }
 
@@ -91,13 +92,29 @@ struct KnownHostsCaseGenerator {
         case 10, 11: return lab.authority.openSSHLine
         case 12: return pick([lab.otherAuthority.openSSHLine, lab.rsaAuthority.openSSHLine])
         case 13: return pick([lab.certificates[.valid]!.openSSHLine, presented.openSSHLine])
-        case 14: return pick(["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMq", "ssh-rsa " + plain.base64, "ssh-ed25519",
+        case 14: return pick([lab.spare["dsa"]!.openSSHLine, securityKeyLine, forgedCertificateLine, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMq", "ssh-rsa " + plain.base64, "ssh-ed25519",
                               "ssh-ed25519 " + plain.base64.replacingOccurrences(of: "=", with: ""),
                               "SSH-ED25519 " + plain.base64])
         case 15: return plain.openSSHLine + " comment here"
         case 16: return pick(["rsa-sha2-512 " + lab.served["rsa"]!.base64, plain.type + "  \t " + plain.base64])
         default: return pick([plain.openSSHLine, lab.authority.openSSHLine])
         }
+    }
+
+    /// A FIDO key line: OpenSSH reads it (so it is "another key"), though no server offers one.
+    var securityKeyLine: String {
+        var writer = SSHWireWriter()
+        writer.writeString("sk-ssh-ed25519@openssh.com")
+        writer.writeString(Array(lab.spare["ed25519"]!.blob.suffix(32)))
+        writer.writeString("ssh:")
+        return "sk-ssh-ed25519@openssh.com " + Base64.encode(writer.bytes)
+    }
+
+    /// The valid certificate with one signature byte flipped: OpenSSH ignores the line.
+    var forgedCertificateLine: String {
+        var blob = lab.certificates[.valid]!.blob
+        blob[blob.count - 3] ^= 0x01
+        return "ssh-ed25519-cert-v01@openssh.com " + Base64.encode(blob)
     }
 
     mutating func makeLine(name: String, port: Int, presented: HostKey, certificate: Bool) -> [UInt8] {

@@ -34,7 +34,8 @@ final class TrustOracleLab: @unchecked Sendable {
                   "rsa": try keygen("host_rsa", ["-t", "rsa", "-b", "2048"])]
         spare = ["ed25519": try keygen("spare_ed25519", ["-t", "ed25519"]),
                  "ecdsa384": try keygen("spare_ecdsa384", ["-t", "ecdsa", "-b", "384"]),
-                 "rsa": try keygen("spare_rsa", ["-t", "rsa", "-b", "2048"])]
+                 "rsa": try keygen("spare_rsa", ["-t", "rsa", "-b", "2048"]),
+                 "dsa": try keygen("spare_dsa", ["-t", "dsa"])]
         authority = try keygen("ca", ["-t", "ed25519"])
         otherAuthority = try keygen("ca2", ["-t", "ed25519"])
         rsaAuthority = try keygen("ca_rsa", ["-t", "rsa", "-b", "2048"])
@@ -130,10 +131,10 @@ final class TrustOracleLab: @unchecked Sendable {
     }
 
     /// Runs the real client and reads its verdict from its messages.
-    func sshVerdict(knownHosts: String, host: String, port: Int, alias: String?, algorithm: String,
-                    variant: CertificateVariant) throws -> (verdict: KeyVerdict?, messages: String) {
+    func sshVerdict(knownHosts: String, globalKnownHosts: String = "/dev/null", host: String, port: Int, alias: String?,
+                    algorithm: String, variant: CertificateVariant) throws -> (verdict: KeyVerdict?, messages: String) {
         var args = ["-v", "-F", "/dev/null", "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes",
-                    "-o", "UserKnownHostsFile=\(knownHosts)", "-o", "GlobalKnownHostsFile=/dev/null",
+                    "-o", "UserKnownHostsFile=\(knownHosts)", "-o", "GlobalKnownHostsFile=\(globalKnownHosts)",
                     "-o", "KexAlgorithms=curve25519-sha256", "-o", "HostKeyAlgorithms=\(algorithm)",
                     "-o", "PubkeyAuthentication=no", "-o", "PasswordAuthentication=no",
                     "-o", "KbdInteractiveAuthentication=no", "-o", "UpdateHostKeys=no", "-o", "ConnectTimeout=10",

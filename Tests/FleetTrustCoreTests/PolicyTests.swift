@@ -46,3 +46,23 @@ final class PolicyTests: XCTestCase {
         XCTAssertFalse(try policy.evaluate(TestKeys.a, for: target).accepted)
     }
 }
+
+final class TrustProbeAssessmentTests: XCTestCase {
+    func testProbeWithoutKeysIsUnreachableOrErrorByStage() throws {
+        let known = KnownHosts(files: [TestKeys.file("[web]:2222 \(TestKeys.a.openSSHLine)\n")])
+        let refused = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .connect, code: "connection-refused", message: "refused")])
+        XCTAssertEqual(try HostAssessment.assess(probe: refused, knownHosts: known).status, .unreachable)
+        let kex = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "no")])
+        XCTAssertEqual(try HostAssessment.assess(probe: kex, knownHosts: known).status, .error)
+        let ok = ProbeResult(host: "WEB", port: 2222, keys: [DiscoveredKey(key: TestKeys.a)])
+        XCTAssertEqual(try HostAssessment.assess(probe: ok, knownHosts: known).status, .trusted)
+    }
+
+    func testHashedNamesAreWrittenLowercasedSoSSHFindsThem() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ft-lower-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try KnownHostsWriter(path: path, hashNames: true).add(TestKeys.a, for: ["[Web.Example]:2222"])
+        let text = String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self)
+        XCTAssertEqual(try TestKeys.verdict(text, TestKeys.a, host: "web.example", port: 2222), .trusted)
+    }
+}

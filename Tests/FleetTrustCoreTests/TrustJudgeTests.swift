@@ -100,3 +100,25 @@ final class TrustJudgeTests: XCTestCase {
         XCTAssertThrowsError(try TestKeys.verdict(text, try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: forged), host: "web.example"))
     }
 }
+
+final class TrustBatchTests: XCTestCase {
+    func testBatchJudgementEqualsOneAtATime() throws {
+        var text = ""
+        for i in 0..<300 {
+            let name = i % 3 == 0 ? "[h\(i).example]:2222" : "h\(i).example"
+            let field = i % 2 == 0 ? try HashedHostName(hashing: name).field : name
+            text += "\(field) \((i % 5 == 0 ? TestKeys.b : TestKeys.a).openSSHLine)\n"
+        }
+        text += "*.example,!h7.example \(TestKeys.c.openSSHLine)\n@revoked h9.example,[h9.example]:2222 \(TestKeys.a.openSSHLine)\n"
+        let judge = KnownHostsJudge(knownHosts: KnownHosts(files: [TestKeys.file(text)]))
+        let batch = (0..<320).flatMap { i in
+            [(key: TestKeys.a, target: ConnectionTarget(host: "H\(i).example", port: i % 2 == 0 ? 22 : 2222)),
+             (key: TestKeys.c, target: ConnectionTarget(host: "h\(i).example", port: 22, checkHostIPAddress: "192.0.2.\(i % 250)"))]
+        }
+        let together = judge.judge(batch: batch, now: 1_800_000_000)
+        for (item, result) in zip(batch, together) {
+            XCTAssertEqual(try result.get(), try judge.judge(item.key, for: item.target, now: 1_800_000_000), "\(item.target)")
+        }
+        XCTAssertEqual(Set(together.map { try? $0.get().verdict }), [.trusted, .changed, .new, .revoked])
+    }
+}

@@ -1,4 +1,5 @@
 import COpenSSL
+import Glibc
 
 /// A hashed host field, `|1|<base64 salt>|<base64 HMAC-SHA1(salt, name)>` (`hostfile.c`).
 ///
@@ -55,25 +56,20 @@ public struct HashedHostName: Sendable, Hashable {
 
     /// Whether `name` (the exact lookup string, not lowercased here) is the hashed name.
     public func matches(_ name: [UInt8]) -> Bool {
-        guard let expected else { return false }
-        return hmac.authenticate(name) == expected
+        name.withUnsafeBytes { matches($0) }
     }
 
-    public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
-
-    /// `matches` for many names at once, without allocating or reference counting: name `i`
-    /// is `names[offsets[i]..<offsets[i + 1]]`. Nothing matches when the field records no
-    /// canonical hash.
-    func matches(names: UnsafeBufferPointer<UInt8>, offsets: UnsafeBufferPointer<Int>, _ found: (Int) -> Void) {
-        guard let expected else { return }
-        let key = hmac
-        expected.withUnsafeBufferPointer { expectedBytes in
-            for index in 0..<offsets.count - 1 {
-                let name = UnsafeBufferPointer(rebasing: names[offsets[index]..<offsets[index + 1]])
-                if key.verifies(name, expected: expectedBytes) { found(index) }
+    func matches(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard let expected else { return false }
+        return expected.withUnsafeBytes { wanted in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                hmac.authenticate(name, into: digest.baseAddress!)
+                return memcmp(digest.baseAddress!, wanted.baseAddress!, 20) == 0
             }
         }
     }
+
+    public func matches(_ name: String) -> Bool { matches(Array(name.utf8)) }
 
     static func encode(salt: [UInt8], hash: [UInt8]) -> String {
         magic + Base64.encode(salt) + "|" + Base64.encode(hash)
@@ -103,30 +99,45 @@ struct HMACSHA1Key: @unchecked Sendable {
         self.outer = outer
     }
 
-    /// Whether HMAC(message) equals `expected` (20 bytes), without allocating: the inner loop
-    /// of batch matching runs this once per (hashed line, lookup name) pair.
-    func verifies(_ message: UnsafeBufferPointer<UInt8>, expected: UnsafeBufferPointer<UInt8>) -> Bool {
-        var digest: (UInt64, UInt64, UInt32) = (0, 0, 0)
-        return withUnsafeMutableBytes(of: &digest) { raw in
-            let out = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            var context = inner
-            _ = SHA1_Update(&context, message.baseAddress, message.count)
-            _ = SHA1_Final(out, &context)
-            var outerContext = outer
-            _ = SHA1_Update(&outerContext, out, 20)
-            _ = SHA1_Final(out, &outerContext)
-            return memcmp(out, expected.baseAddress!, 20) == 0
+    func authenticate(_ message: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        message.withUnsafeBytes { bytes in digest.withUnsafeMutableBufferPointer { authenticate(bytes, into: $0.baseAddress!) } }
+        return digest
+    }
+
+    /// Writes the 20-byte HMAC of `message` to `digest`; no allocation.
+    func authenticate(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+        var context = inner
+        SHA1_Update(&context, message.baseAddress, message.count)
+        SHA1_Final(digest, &context)
+        var outerContext = outer
+        SHA1_Update(&outerContext, digest, 20)
+        SHA1_Final(digest, &outerContext)
+    }
+}
+
+/// A hashed line reduced to what matching needs: its HMAC key schedule and the expected
+/// digest as three words, so checking a name costs two SHA-1 compressions and no allocation.
+struct HashedLine: Sendable {
+    let line: Int
+    let key: HMACSHA1Key
+    let expected: (UInt64, UInt64, UInt32)
+
+    init?(line: Int, name: HashedHostName) {
+        guard let digest = name.expected, digest.count == 20 else { return nil }
+        self.line = line
+        self.key = name.hmac
+        self.expected = digest.withUnsafeBytes {
+            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
         }
     }
 
-    func authenticate(_ message: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 20)
-        var context = inner
-        message.withUnsafeBufferPointer { _ = SHA1_Update(&context, $0.baseAddress, $0.count) }
-        SHA1_Final(&digest, &context)
-        var outerContext = outer
-        SHA1_Update(&outerContext, digest, 20)
-        SHA1_Final(&digest, &outerContext)
-        return digest
+    func matches(_ name: UnsafeRawBufferPointer, digest: UnsafeMutablePointer<UInt8>) -> Bool {
+        key.authenticate(name, into: digest)
+        let raw = UnsafeRawPointer(digest)
+        return raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == expected.0
+            && raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.1
+            && raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self) == expected.2
     }
 }

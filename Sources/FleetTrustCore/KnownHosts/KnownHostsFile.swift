@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One known_hosts file, parsed once into lines, with an index for fast lookups.
 ///
@@ -11,8 +12,8 @@ public struct KnownHostsFile: Sendable {
     public let lines: [KnownHostsLine]
     /// Lowercased literal name -> indices into `lines`.
     let literalIndex: [[UInt8]: [Int]]
-    /// Indices of entries with hashed names.
-    let hashedLines: [Int]
+    /// Entries with hashed names that can match, laid out for the batch loop.
+    let hashedLines: [HashedLine]
     /// Indices of entries whose pattern lists must be evaluated.
     let patternLines: [Int]
     /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
@@ -37,12 +38,12 @@ public struct KnownHostsFile: Sendable {
         self.bytes = bytes
         self.lines = KnownHostsParser.parse(bytes)
         var literal: [[UInt8]: [Int]] = [:]
-        var hashed: [Int] = [], patterns: [Int] = []
+        var hashed: [HashedLine] = [], patterns: [Int] = []
         for (index, line) in lines.enumerated() {
             guard let entry = line.entry else { continue }
             switch entry.hosts {
-            case .hashed:
-                hashed.append(index)
+            case .hashed(let name):
+                if let line = HashedLine(line: index, name: name) { hashed.append(line) }
             case .patterns(let list):
                 if let names = list.literalNames {
                     for name in Set(names) { literal[name, default: []].append(index) }
@@ -84,8 +85,10 @@ public struct KnownHostsFile: Sendable {
         if let cached = hashedMatchCache?[exact] {
             found += cached
         } else {
-            for index in hashedLines {
-                if case .hashed(let hashed) = lines[index].entry!.hosts, hashed.matches(exact) { found.append(index) }
+            exact.withUnsafeBytes { name in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                    for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(hashed.line) }
+                }
             }
         }
         return found.count > 1 ? found.sorted() : found
@@ -95,62 +98,39 @@ public struct KnownHostsFile: Sendable {
     /// has its own salt, so there is no index: the work is one HMAC per (line, name) pair, done
     /// here once with lines outer and names inner, spread over every core, instead of once per
     /// lookup later. Only line numbers are kept: plaintext names of hashed lines never are.
+    /// Names prepared before stay prepared.
     public func preparing(lookups: [String]) -> KnownHostsFile {
         var copy = self
-        let names = Array(Set(lookups.map { Array($0.utf8) }))
+        var cache = hashedMatchCache ?? [:]
+        let names = Array(Set(lookups.map { Array($0.utf8) })).filter { cache[$0] == nil }
+        for name in names { cache[name] = [] }
         guard !hashedLines.isEmpty, !names.isEmpty else {
-            copy.hashedMatchCache = Dictionary(uniqueKeysWithValues: names.map { ($0, []) })
+            copy.hashedMatchCache = cache
             return copy
         }
-        let chunks = min(hashedLines.count, ProcessInfo.processInfo.activeProcessorCount * 8)
-        let perChunk = (hashedLines.count + chunks - 1) / chunks
-        var flatBuffer: [UInt8] = [], offsetBuffer = [0]
-        for name in names {
-            flatBuffer += name
-            offsetBuffer.append(flatBuffer.count)
-        }
-        let flat = flatBuffer, offsets = offsetBuffer
-        let hashed = hashedLines.map { index -> HashedHostName in
-            guard case .hashed(let name) = lines[index].entry!.hosts else { preconditionFailure("indexed as hashed") }
-            return name
-        }
-        let results = ChunkResults(count: chunks)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var hits: [(name: Int, line: Int)] = []
-            let range = chunk * perChunk..<min(hashed.count, (chunk + 1) * perChunk)
-            flat.withUnsafeBufferPointer { flatNames in
-                offsets.withUnsafeBufferPointer { nameOffsets in
-                    hashed.withUnsafeBufferPointer { entries in
-                        for position in range {
-                            entries[position].matches(names: flatNames, offsets: nameOffsets) {
-                                hits.append((name: $0, line: hashedLines[position]))
-                            }
+        let offsets = names.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        let joined = names.flatMap { $0 }
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, hashedLines.count / 256 + 1))
+        let hits = Mutex<[(name: Int, line: Int)]>([])
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            var local: [(name: Int, line: Int)] = []
+            let chunk = (hashedLines.count + slices - 1) / slices
+            let range = min(hashedLines.count, slice * chunk)..<min(hashedLines.count, (slice + 1) * chunk)
+            joined.withUnsafeBytes { all in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+                    for position in range {
+                        let hashed = hashedLines[position]
+                        for nameIndex in 0..<names.count {
+                            let name = UnsafeRawBufferPointer(rebasing: all[offsets[nameIndex]..<offsets[nameIndex + 1]])
+                            if hashed.matches(name, digest: digest.baseAddress!) { local.append((nameIndex, hashed.line)) }
                         }
                     }
                 }
             }
-            results[chunk] = hits
+            hits.withLock { $0 += local }
         }
-        var cache = Dictionary(uniqueKeysWithValues: names.map { ($0, [Int]()) })
-        for hits in results.all {
-            for hit in hits { cache[names[hit.name], default: []].append(hit.line) }
-        }
+        for hit in hits.withLock({ $0 }).sorted(by: { $0.line < $1.line }) { cache[names[hit.name], default: []].append(hit.line) }
         copy.hashedMatchCache = cache
         return copy
     }
-}
-
-/// One slot per chunk of a parallel pass; each chunk writes only its own slot.
-private final class ChunkResults: @unchecked Sendable {
-    private var slots: [[(name: Int, line: Int)]]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: [], count: count) }
-
-    subscript(chunk: Int) -> [(name: Int, line: Int)] {
-        get { lock.withLock { slots[chunk] } }
-        set { lock.withLock { slots[chunk] = newValue } }
-    }
-
-    var all: [[(name: Int, line: Int)]] { lock.withLock { slots } }
 }

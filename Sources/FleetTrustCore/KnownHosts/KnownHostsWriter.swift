@@ -73,8 +73,10 @@ public struct KnownHostsWriter: Sendable {
         }
     }
 
+    /// Names are written lowercased: `ssh` hashes and looks up lowercased names.
     private func newLines(_ key: HostKey, names: [String], marker: KnownHostsMarker?) throws -> [UInt8] {
         let prefix = marker.map { $0.rawValue + " " } ?? ""
+        let names = names.map { String(decoding: KnownHostsPattern.lowercased(Array($0.utf8)), as: UTF8.self) }
         let fields = hashNames ? try names.map { try HashedHostName(hashing: $0).field } : [names.joined(separator: ",")]
         return fields.flatMap { Array((prefix + $0 + " " + key.openSSHLine + "\n").utf8) }
     }

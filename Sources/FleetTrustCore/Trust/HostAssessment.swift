@@ -61,6 +61,20 @@ public struct HostAssessment: Sendable, Hashable {
         return HostAssessment(status: status, negotiatedKey: negotiated, keys: assessed, pin: pin)
     }
 
+    /// The assessment of one probe: its keys judged for its host and port; a probe that
+    /// found no key is `unreachable` (resolve, connect, banner) or `error` (later stages).
+    public static func assess(probe: ProbeResult, knownHosts: KnownHosts, pins: PinSet? = nil, pinMode: PinMode = .enforce,
+                              additionalLookupNames: [String] = [],
+                              now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws -> HostAssessment {
+        let target = ConnectionTarget(host: probe.host, port: probe.port, additionalLookupNames: additionalLookupNames)
+        var assessment = try assess(keys: probe.keys.map(\.key), target: target, knownHosts: knownHosts,
+                                    pins: pins, pinMode: pinMode, now: now)
+        if probe.keys.isEmpty, let failure = probe.failure {
+            assessment.status = [.resolve, .connect, .banner].contains(failure.stage) ? .unreachable : .error
+        }
+        return assessment
+    }
+
     static func hostStatus(_ verdict: KeyVerdict) -> HostStatus {
         switch verdict {
         case .trusted, .trustedByCA: return .trusted

@@ -74,6 +74,32 @@ public struct KnownHostsJudge: Sendable {
         judgement.viaAdditionalName = name
     }
 
+    /// Judges many keys at once (a whole fleet): every lookup string is matched in one pass
+    /// over the files first, then each key is judged as `judge` would.
+    public func judge(batch: [(key: HostKey, target: ConnectionTarget)],
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [Result<KeyJudgement, TrustError>] {
+        var lookups: [String] = []
+        for (_, target) in batch {
+            lookups.append(target.lookup.hostString)
+            if let address = target.checkHostIPAddress {
+                let canonical = LookupName.canonicalHost(address)
+                lookups += [canonical, LookupName.hostPort(canonical, port: target.port)]
+            }
+            lookups += target.additionalLookupNames.map { LookupName(host: $0, port: target.port).hostString }
+        }
+        var prepared = knownHosts.preparing(lookups: lookups)
+        // `ssh` retries the bare name only when `[host]:port` matches nothing: prepare those
+        // retries in a second pass instead of doubling the first.
+        let retries = batch.flatMap { item -> [LookupName] in
+            [item.target.lookup] + item.target.additionalLookupNames.map { LookupName(host: $0, port: item.target.port) }
+        }.filter { prepared.entries(matching: $0.hostString).isEmpty }.compactMap(\.retryString)
+        if !retries.isEmpty { prepared = prepared.preparing(lookups: retries) }
+        let ready = KnownHostsJudge(knownHosts: prepared)
+        return batch.map { item in
+            Result { try ready.judge(item.key, for: item.target, now: now) }.mapError { $0 as? TrustError ?? .invalidCertificate("\($0)") }
+        }
+    }
+
     /// One run of `check_host_key`; `checkIP` is shared with the retry, as OpenSSH's
     /// global option is (the retry can switch it off for the outer call).
     private func check(name: String, host: String, hostString: String, retryString: String?, address: String?, port: Int,

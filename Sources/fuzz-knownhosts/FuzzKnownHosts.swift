@@ -1,0 +1,80 @@
+import FleetTrustCore
+import Glibc
+
+/// libFuzzer target for the known_hosts and pin-file readers: arbitrary bytes must never
+/// crash them, and a parsed file must keep every byte (the writer relies on that).
+///
+/// Built with `-DLIBFUZZER -sanitize=fuzzer` the program runs libFuzzer's driver; built
+/// normally, it replays inputs (files named on the command line) to reproduce a finding.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzKnownHostsOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    FuzzKnownHosts.run(bytes)
+    return 0
+}
+
+enum FuzzKnownHosts {
+    static let probeKey = try! HostKey(openSSHLine: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEf84BXqlw4P6E937hMKFbQKSNtq2sAfXj5Kb2cHqggY")
+    static let targets = [ConnectionTarget(host: "foo.example"), ConnectionTarget(host: "Foo.Example", port: 2222),
+                          ConnectionTarget(host: "127.1", port: 2222, checkHostIPAddress: "192.0.2.1"),
+                          ConnectionTarget(host: "h", hostKeyAlias: "alias", additionalLookupNames: ["10.0.0.1"])]
+
+    static func run(_ bytes: [UInt8]) {
+        let file = KnownHostsFile(path: "fuzz", bytes: bytes)
+        var reassembled = file.lines.map(\.raw).joined(separator: [0x0a]).map { $0 }
+        if bytes.last == 0x0a { reassembled.append(0x0a) }
+        precondition(reassembled == bytes, "parsed lines must keep every byte")
+        let lookups = targets.map(\.lookup.hostString) + targets.compactMap(\.lookup.retryString)
+        let prepared = file.preparing(lookups: lookups)
+        for lookup in lookups {
+            precondition(prepared.matchingLines(lookup) == file.matchingLines(lookup), "bulk matching must equal one lookup at a time")
+        }
+        for options in [KnownHosts.Options(), KnownHosts.Options(cidrPatterns: true)] {
+            let judge = KnownHostsJudge(knownHosts: KnownHosts(files: [file], options: options))
+            var keys = [probeKey]
+            keys += file.lines.prefix(8).compactMap { $0.entry?.key.hostKey }
+            for target in targets {
+                for key in keys { _ = try? judge.judge(key, for: target, now: 1_800_000_000) }
+            }
+            _ = try? HostAssessment.assess(keys: Array(keys.prefix(3)), target: targets[1], knownHosts: KnownHosts(files: [file], options: options))
+        }
+        if let pins = try? PinSet.parse(path: "fuzz", bytes: bytes) {
+            for target in targets {
+                _ = PinJudgement.judge(keys: [probeKey], lookup: target.lookup, pins: pins, mode: .enforce, now: 1_800_000_000)
+            }
+        }
+    }
+}
+
+/// The libFuzzer driver (linked in by `-sanitize=fuzzer`).
+#if LIBFUZZER
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+#endif
+
+@main
+struct FuzzKnownHostsMain {
+    static func main() {
+        #if LIBFUZZER
+        var argc = CommandLine.argc
+        var argv = Optional(CommandLine.unsafeArgv)
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzKnownHostsOneInput))
+        #else
+        for path in CommandLine.arguments.dropFirst() {
+            guard let handle = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = fread(&buffer, 1, buffer.count, handle)
+                if count <= 0 { break }
+                bytes += buffer[0..<count]
+            }
+            fclose(handle)
+            FuzzKnownHosts.run(bytes)
+            print("ok \(path)")
+        }
+        #endif
+    }
+}
