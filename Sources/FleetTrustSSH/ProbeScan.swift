@@ -102,17 +102,21 @@ public final class ProbeScan: Sendable {
         }
     }
 
+    /// Delivers a result. The yield happens inside the same critical section that counts the
+    /// host done, so the worker that finishes the stream can never do so before another
+    /// worker's result is in it; `finish()` runs outside, as it calls `onTermination`, which
+    /// takes this lock.
     private func complete(index: Int, generation: Int, result: ProbeResult) {
-        let (deliver, finished) = state.withLock { state in
+        let finished = state.withLock { state in
             let wasStopped = state.stopped
             state.progress.done += 1
             let current = state.generations[index] == generation
             if current { state.attempts[index] = nil }
+            if current && !wasStopped { continuation.yield(ProbeEvent(index: index, result: result)) }
             let finished = !wasStopped && !keepsOpen && state.progress.done == state.progress.total
             if finished { state.stopped = true }
-            return (current && !wasStopped, finished)
+            return finished
         }
-        if deliver { continuation.yield(ProbeEvent(index: index, result: result)) }
         if finished { continuation.finish() }
     }
 }
