@@ -18,22 +18,28 @@ enum DashboardThread {
     }
 }
 
-/// Performs confirmed decisions through the trust engine's safe writers (locked, atomic,
-/// refusing when the lines for a host changed since they were shown).
-enum DashboardWrites {
-    @Sendable static func perform(_ decision: Decision) throws -> String {
+/// Performs confirmed decisions through the trust engine's safe writers: each host's edit is one
+/// guarded write (locked, atomic), refused when the file no longer records for the host exactly
+/// what the person was shown when deciding.
+struct DashboardWrites: Sendable {
+    /// Write new names hashed, as `HashKnownHosts` says.
+    var hashNames: Bool
+
+    @Sendable func perform(_ decision: Decision) throws -> String {
         for item in decision.items {
             switch decision.kind {
-            case .trust:
-                let writer = KnownHostsWriter(path: item.file, hashNames: false)
-                for key in item.keys { try writer.add(key, for: item.names) }
-            case .replace:
-                let writer = KnownHostsWriter(path: item.file, hashNames: false)
-                try writer.remove(names: item.names)
-                for key in item.keys { try writer.add(key, for: item.names) }
+            case .trust, .replace:
+                let removing = decision.kind == .replace ? Set(item.previous.map(\.fingerprint)) : []
+                let seen = Self.seen(item, in: item.file)
+                let kept = Set(seen).subtracting(removing)
+                try KnownHostsWriter(path: item.file, hashNames: hashNames)
+                    .update(names: item.names, removing: removing,
+                            adding: item.keys.filter { !kept.contains($0.sha256Fingerprint) }, expecting: seen)
             case .forget:
                 for file in Set(item.previous.map(\.location.file)).sorted() {
-                    try KnownHostsWriter(path: file, hashNames: false).remove(names: item.names)
+                    let seen = Self.seen(item, in: file)
+                    try KnownHostsWriter(path: file, hashNames: hashNames)
+                        .update(names: item.names, removing: Set(seen), adding: [], expecting: seen)
                 }
             case .pin:
                 try PinFileWriter(path: item.file).addPin(patterns: item.names.joined(separator: ","),
@@ -49,5 +55,10 @@ enum DashboardWrites {
         case .forget: return "Forgot \(hosts): its entries were removed from \(files)."
         case .pin: return "Pinned the keys of \(hosts) in \(files)."
         }
+    }
+
+    /// The fingerprints recorded for the host in `file` when the person decided.
+    private static func seen(_ item: DecisionItem, in file: String) -> [String] {
+        item.seen.filter { $0.location.file == file }.map(\.fingerprint)
     }
 }

@@ -38,6 +38,19 @@ struct FleetOptions: ParsableArguments {
     @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
     var additionalNames = false
 
+    @Option(help: ArgumentHelp("Write new known_hosts names hashed: yes, no, or auto (what HashKnownHosts says in your ssh configuration, asked of `ssh -G`).",
+                               valueName: "yes|no|auto"))
+    var hashKnownHosts: String = "auto"
+
+    /// Whether new known_hosts entries are written hashed.
+    var hashesKnownHosts: Bool {
+        switch hashKnownHosts {
+        case "yes": return true
+        case "no": return false
+        default: return SSHClientConfiguration.hashKnownHosts()
+        }
+    }
+
     func validateShared() throws {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
@@ -45,6 +58,7 @@ struct FleetOptions: ParsableArguments {
             throw ValidationError("--inventory-format must be plain, ini, yaml or ssh-config")
         }
         guard ["enforce", "report"].contains(pinsMode) else { throw ValidationError("--pins-mode must be enforce or report") }
+        guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
     }
 
     /// The known_hosts files in use: as given, or OpenSSH's defaults.

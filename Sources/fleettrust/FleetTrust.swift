@@ -67,7 +67,7 @@ struct FleetTrust: AsyncParsableCommand {
         let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
         let services = DashboardServices(
             prober: pool, assessor: FleetJudgeAssessor(watching: knownHostsFiles + pinFiles, hosts: hosts, load: loadJudge),
-            write: DashboardWrites.perform,
+            write: DashboardWrites(hashNames: fleet.hashesKnownHosts).perform,
             connect: ConnectCommand(template: connectCommand, knownHostsFiles: knownHostsFiles, user: user),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment))

@@ -91,4 +91,12 @@ public enum RecordedKey: Sendable, Hashable {
         case .opaque(let type, _): return type
         }
     }
+
+    /// The SHA-256 fingerprint, as `ssh-keygen -lf` prints it.
+    public var fingerprint: String {
+        switch self {
+        case .key(let hostKey): return hostKey.sha256Fingerprint
+        case .opaque(_, let blob): return "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false)
+        }
+    }
 }

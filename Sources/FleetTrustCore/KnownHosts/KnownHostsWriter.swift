@@ -46,6 +46,35 @@ public struct KnownHostsWriter: Sendable {
         }
     }
 
+    /// One guarded edit of a host's entries, as a person decided it from what they were shown:
+    /// drops the unmarked entries for `names` (plain or hashed) whose keys have the fingerprints
+    /// in `removing`, and adds one entry per key in `adding`. With `expecting`, the edit is
+    /// refused unless the unmarked keys the file records for `names` are still exactly those
+    /// fingerprints: the decision was made on facts that no longer hold.
+    public func update(names: [String], removing: Set<String>, adding: [HostKey], expecting: [String]?) throws {
+        for name in names where !KnownHostsEdit.isWritableName(name) { throw Refusal.invalidName(name) }
+        try GuardedFile(path: path).update { bytes in
+            let fresh = KnownHostsFile(path: path, bytes: bytes)
+            if let expecting, KnownHostsWriter.recordedFingerprints(names, in: fresh) != expecting.sorted() {
+                throw Refusal.concurrentChange(path: path)
+            }
+            let removal = KnownHostsEdit.removal(in: fresh, names: names) { removing.contains($0.key.fingerprint) }
+            var output = KnownHostsEdit.terminated(KnownHostsEdit.render(fresh, dropping: removal))
+            for key in adding { output += try newLines(key, names: names, marker: nil) }
+            return output
+        }
+    }
+
+    /// The fingerprints of the unmarked entries recorded for `names`, sorted (a multiset).
+    public static func recordedFingerprints(_ names: [String], in file: KnownHostsFile) -> [String] {
+        var indices = Set<Int>()
+        for name in names { indices.formUnion(file.matchingLines(name)) }
+        return indices.compactMap { index -> String? in
+            guard let entry = file.lines[index].entry, entry.marker == nil else { return nil }
+            return entry.key.fingerprint
+        }.sorted()
+    }
+
     /// Removes every unmarked entry for the names, plain or hashed (like `ssh-keygen -R`);
     /// names on shared lines are taken out of the list. Wildcard lines are left alone.
     /// `@cert-authority` and `@revoked` lines are kept. Returns how many lines changed.

@@ -38,11 +38,7 @@ public struct TrustEvidence: Sendable, Hashable, Codable {
 
     init(_ role: Role, _ match: KnownHosts.Match) {
         let key = match.entry.key
-        let fingerprint: String
-        switch key {
-        case .key(let hostKey): fingerprint = hostKey.sha256Fingerprint
-        case .opaque(_, let blob): fingerprint = "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false)
-        }
+        let fingerprint = key.fingerprint
         var hashed = false
         if case .hashed = match.entry.hosts { hashed = true }
         self.init(role: role, path: match.path, line: match.line, keyType: key.typeName,

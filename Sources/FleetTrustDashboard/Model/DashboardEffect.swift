@@ -36,14 +36,18 @@ public struct DecisionItem: Equatable, Sendable {
     public var previous: [RecordedLine]
     /// The file written.
     public var file: String
+    /// Every recorded line for the host the person was shown when deciding: a write is refused
+    /// if the file no longer records exactly these keys for the names (compare-and-set).
+    public var seen: [RecordedLine]
 
     public init(index: Int, host: InventoryHost, names: [String], keys: [HostKey], previous: [RecordedLine],
-                file: String) {
+                file: String, seen: [RecordedLine] = []) {
         self.index = index
         self.host = host
         self.names = names
         self.keys = keys
         self.previous = previous
         self.file = file
+        self.seen = seen
     }
 }

@@ -58,7 +58,7 @@ public final class FleetJudgeAssessor: RowAssessor {
         }
         let recordedLines = knownHosts.entries(matching: name).filter { $0.entry.marker == nil }.map { match in
             RecordedLine(location: SourceLocation(file: match.path, line: match.line),
-                         fingerprint: FleetJudgeAssessor.fingerprint(match.entry.key),
+                         fingerprint: match.entry.key.fingerprint,
                          text: FleetJudgeAssessor.lineText(knownHosts, path: match.path, line: match.line))
         }
         var blocked: String?
@@ -77,13 +77,6 @@ public final class FleetJudgeAssessor: RowAssessor {
                              knownHostsFile: knownHosts.files.first?.path ?? "", recordedLines: recordedLines,
                              trustBlockedReason: blocked,
                              negotiatedVerdict: assessment.keys.first { $0.key == assessment.negotiatedKey }?.judgement.verdict)
-    }
-
-    static func fingerprint(_ key: RecordedKey) -> String {
-        switch key {
-        case .key(let hostKey): return hostKey.sha256Fingerprint
-        case .opaque(_, let blob): return "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false)
-        }
     }
 
     static func lineText(_ knownHosts: KnownHosts, path: String, line: Int) -> String {

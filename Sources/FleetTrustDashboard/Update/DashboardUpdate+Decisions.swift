@@ -22,7 +22,8 @@ extension DashboardUpdate {
         return DecisionItem(index: index, host: row.host,
                             names: assessment?.knownHostsNames ?? [knownHostsName(for: row.host)],
                             keys: row.result?.keys.map(\.key).filter { !$0.isCertificate } ?? [], previous: previous,
-                            file: file ?? assessment?.knownHostsFile ?? state.settings.knownHostsFiles.first ?? "")
+                            file: file ?? assessment?.knownHostsFile ?? state.settings.knownHostsFiles.first ?? "",
+                            seen: assessment?.recordedLines ?? [])
     }
 
     /// Why a host cannot be trusted with `y` right now, or nil when it can.
