@@ -1,3 +1,4 @@
+import Glibc
 import FleetTrustCore
 
 /// Runs many `HostProbe`s at once on dedicated threads and streams their results.
@@ -24,8 +25,29 @@ public final class ProbePool: FleetProber, Sendable {
     private let workers: WorkerThreads
     private let slots: HandshakeSlots
 
-    /// How many hosts may be waited on beyond those exchanging keys.
-    static func waitingThreads(concurrency: Int) -> Int { min(concurrency * 3, 512) }
+    /// How many hosts may be waited on beyond those exchanging keys: waiting costs a blocked
+    /// thread and up to two descriptors, so as many as the descriptor limit allows, up to 1,024.
+    static func waitingThreads(concurrency: Int) -> Int {
+        let descriptors = Int(raiseDescriptorLimit())
+        let affordable = max(0, (descriptors - 256) / 2 - concurrency)
+        return min(concurrency * 8, 1024, affordable)
+    }
+
+    /// Raises this process's soft limit on open descriptors towards its hard limit (capped at
+    /// 65,536): a stock login's 1,024 would cap a fleet scan well below what the machine can do.
+    /// Returns the soft limit now in force.
+    @discardableResult
+    static func raiseDescriptorLimit() -> rlim_t {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        let wanted = min(limit.rlim_max, 65536)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return wanted }
+        }
+        return limit.rlim_cur
+    }
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
