@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "fuzz-inventory", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "store-stress", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
-                          dependencies: ["FleetTrustTestFleet",
+                          dependencies: ["FleetTrustTestFleet", "FleetTrustDashboard",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore"]),

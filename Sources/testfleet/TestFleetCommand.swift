@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FleetTrustDashboard
 import FleetTrustTestFleet
 #if canImport(Glibc)
 import Glibc
@@ -52,9 +53,14 @@ extension TestFleetCommand {
             defer { running.stop() }
             let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath]
                 + Array(command.dropFirst())
-            let status = try runInForeground(binary, arguments)
+            let outcome = ForegroundChild.run([binary] + arguments)
             print("fleet stopped; its files were in \(running.directory)")
-            if status != 0 { throw ExitCode(status) }
+            switch outcome {
+            case .exited(0): break
+            case .exited(let status): throw ExitCode(status)
+            case .signalled(let signal): throw ExitCode(128 + signal)
+            case .couldNotStart(let why): throw ValidationError(why)
+            }
         }
     }
 
@@ -137,32 +143,4 @@ extension TestFleetCommand {
             listeners.forEach { $0.close() }
         }
     }
-}
-
-/// Runs a program in this terminal's foreground process group (so it can read the keyboard),
-/// ignoring SIGINT/SIGQUIT here while it runs, as system(3) does.
-func runInForeground(_ path: String, _ arguments: [String]) throws -> Int32 {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    sigaddset(&defaults, SIGINT)
-    sigaddset(&defaults, SIGQUIT)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-    let previousInt = signal(SIGINT, SIG_IGN)
-    let previousQuit = signal(SIGQUIT, SIG_IGN)
-    defer {
-        signal(SIGINT, previousInt)
-        signal(SIGQUIT, previousQuit)
-    }
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, nil, &attributes, argv, environ)
-    guard rc == 0 else { throw ValidationError("cannot run \(path): \(String(cString: strerror(rc)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
 }
