@@ -14,6 +14,20 @@ final class HostListTests: XCTestCase {
         XCTAssertTrue(row.contains("N new"), row)
     }
 
+    func testGroupsGetAColumnWhenTheTerminalHasRoomLeftForThem() {
+        var wide = Fixtures.state(hosts: 2, width: 220)
+        wide.rows[0].host.groups = ["web", "prod"]
+        let screen = DashboardView.view(wide)
+        XCTAssertTrue(screen.lines[DashboardView.listStartRow - 1].text.contains("GROUPS"))
+        XCTAssertTrue(screen.lines[DashboardView.listStartRow].text.contains("web,prod"), screen.lines[DashboardView.listStartRow].text)
+        var narrow = Fixtures.state(hosts: 2, width: 160)
+        narrow.rows[0].host.groups = ["web", "prod"]
+        narrow = Fixtures.probed(narrow, 0, .new)
+        let line = DashboardView.view(narrow).lines[DashboardView.listStartRow].text
+        XCTAssertFalse(DashboardView.view(narrow).lines[DashboardView.listStartRow - 1].text.contains("GROUPS"))
+        XCTAssertTrue(line.contains(Fixtures.ed25519Fingerprint), "the full fingerprint wins over groups: \(line)")
+    }
+
     func testEveryStatusHasItsOwnLetterAndRole() {
         var state = Fixtures.state(hosts: 5)
         let statuses: [HostStatus] = [.trusted, .new, .changed, .revoked, .unreachable]

@@ -3,12 +3,12 @@ import FleetTrustCore
 /// The list columns, laid out for a terminal width: low-priority columns drop out on narrow
 /// terminals, and spare width goes to the fingerprint, then the name.
 struct Columns: Equatable {
-    enum Kind: CaseIterable { case mark, status, name, endpoint, types, fingerprint, knownHosts, pin, method, rtt }
+    enum Kind: CaseIterable { case mark, status, name, groups, endpoint, types, fingerprint, knownHosts, pin, method, rtt }
 
     var widths: [(Kind, Int)]
 
     static let titles: [Kind: String] = [
-        .mark: " ", .status: "STATUS", .name: "NAME", .endpoint: "ADDRESS:PORT", .types: "KEY TYPES",
+        .mark: " ", .status: "STATUS", .name: "NAME", .groups: "GROUPS", .endpoint: "ADDRESS:PORT", .types: "KEY TYPES",
         .fingerprint: "FINGERPRINT", .knownHosts: "KNOWN_HOSTS", .pin: "PIN", .method: "METHOD", .rtt: "RTT",
     ]
 
@@ -18,16 +18,23 @@ struct Columns: Equatable {
         let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 22, .fingerprint: 16,
                                     .knownHosts: 13, .pin: 9, .method: 11, .rtt: 7]
         let dropOrder: [Kind] = [.method, .pin, .rtt, .types, .knownHosts, .endpoint, .fingerprint]
-        var kinds = Kind.allCases
+        var kinds = Kind.allCases.filter { $0 != .groups }
         func needed() -> Int { kinds.reduce(0) { $0 + minimum[$1]! } + kinds.count - 1 }
         for kind in dropOrder where needed() > width { kinds.removeAll { $0 == kind } }
         var widths = Dictionary(uniqueKeysWithValues: kinds.map { ($0, minimum[$0]!) })
         var spare = max(0, width - needed())
-        for (kind, cap) in [(Kind.fingerprint, 50), (.name, 24), (.endpoint, 23), (.name, 1000)] where widths[kind] != nil {
+        for (kind, cap) in [(Kind.fingerprint, 50), (.name, 24), (.endpoint, 23)] where widths[kind] != nil {
             let add = min(spare, max(0, cap - widths[kind]!))
             widths[kind]! += add
             spare -= add
         }
+        // Groups take only width left once the columns above are at full size.
+        if spare >= 9, let after = kinds.firstIndex(of: .name) {
+            kinds.insert(.groups, at: after + 1)
+            widths[.groups] = min(spare - 1, 24)
+            spare -= widths[.groups]! + 1
+        }
+        widths[.name]! += spare
         return Columns(widths: kinds.map { ($0, widths[$0]!) })
     }
 }
@@ -72,6 +79,8 @@ enum HostListView {
             return ("\(row.status.letter) \(word)", StyleRole.status(row.status))
         case .name:
             return (Sanitizer.clean(row.host.name, limit: 200), .normal)
+        case .groups:
+            return (Sanitizer.clean(row.host.groups.joined(separator: ","), limit: 200), .dim)
         case .endpoint:
             return (Sanitizer.clean(row.host.endpointLabel, limit: 200), .normal)
         case .types:
