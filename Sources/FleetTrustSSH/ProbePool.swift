@@ -30,7 +30,7 @@ public final class ProbePool: FleetProber, Sendable {
     static func waitingThreads(concurrency: Int) -> Int {
         let descriptors = Int(raiseDescriptorLimit())
         let affordable = max(0, (descriptors - 256) / 2 - concurrency)
-        return min(concurrency * 8, 1024, affordable)
+        return min(concurrency * 4, 1024, affordable)
     }
 
     /// Raises this process's soft limit on open descriptors towards its hard limit (capped at
