@@ -4,23 +4,41 @@ import FleetTrustDashboard
 import FleetTrustSSH
 import Foundation
 
-/// `fleettrust --inventory FILE`: the dashboard. Subcommands are the scriptable tools.
+/// The `fleettrust` command: the dashboard by default, and the scriptable tools as subcommands.
+///
+/// The dashboard is the default subcommand rather than the root's own `run`, so that the root
+/// declares no options: swift-argument-parser lets a parent's options follow a subcommand's
+/// name, and a root `--known-hosts` would take `verify --known-hosts FILE` for itself.
 @main
 struct FleetTrust: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleettrust",
         abstract: "Establish and audit SSH host-key trust across a fleet.",
         discussion: """
-            With --inventory, opens the dashboard: every host is probed in the background and its keys \
-            checked against your known_hosts files. Press ? inside for the keys. Decisions are appended \
-            to an audit log (JSON lines), by default $XDG_STATE_HOME/fleettrust/audit.jsonl or \
-            ~/.local/state/fleettrust/audit.jsonl.
+            `fleettrust --inventory FILE` opens the dashboard (the default subcommand): every host is \
+            probed in the background and its keys checked against your known_hosts files. Press ? \
+            inside for the keys.
             """,
         subcommands: [
+            DashboardCommand.self,
             ScanCommand.self,
             DiscoverCommand.self,
             VerifyCommand.self,
-        ])
+        ],
+        defaultSubcommand: DashboardCommand.self)
+}
+
+/// `fleettrust [dashboard] --inventory FILE`: the dashboard.
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Open the dashboard on an inventory (the default: `fleettrust --inventory FILE`).",
+        discussion: """
+            Every host is probed in the background and its keys checked against your known_hosts \
+            files and pins. Press ? inside for the keys. Decisions are appended to an audit log \
+            (JSON lines), by default $XDG_STATE_HOME/fleettrust/audit.jsonl or \
+            ~/.local/state/fleettrust/audit.jsonl.
+            """)
 
     @OptionGroup var fleet: FleetOptions
 
@@ -46,6 +64,15 @@ struct FleetTrust: AsyncParsableCommand {
 
     mutating func run() async throws {
         guard !fleet.inventories.isEmpty else { throw CleanExit.helpRequest(self) }
+        do {
+            try await openDashboard()
+        } catch let failure as CommandFailure {
+            printError(failure.description)
+            throw ExitCode(64)
+        }
+    }
+
+    private func openDashboard() async throws {
         let environment = ProcessInfo.processInfo.environment
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
