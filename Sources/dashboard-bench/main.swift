@@ -104,8 +104,12 @@ for _ in 0..<3 {
     press("f", .character("f"), times: 6)
 }
 
-var usage = rusage()
-getrusage(RUSAGE_SELF.rawValue, &usage)
+/// VmHWM, not getrusage: a child started by vfork inherits its parent's ru_maxrss across exec.
+func peakResidentMegabytes() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
+}
 
 func summary(_ values: [Double]) -> [String: Double] {
     let sorted = values.sorted()
@@ -119,7 +123,7 @@ let report: [String: Any] = [
     "first_screen_after_read_ms": firstScreenTotal - inventoryRead,
     "scan_results_ms": scanApplied,
     "keys": timings.mapValues(summary),
-    "peak_rss_mb": Double(usage.ru_maxrss) / 1024,
+    "peak_rss_mb": peakResidentMegabytes(),
     "lines_drawn": drawnLines,
 ]
 let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
