@@ -50,15 +50,12 @@ public struct DashboardState: Equatable, Sendable {
     /// Recomputes `visible` after filters, sort or statuses changed, keeping the selected host selected.
     public mutating func refreshVisible() {
         let selected = selectedIndex
-        let needle = filterText.lowercased()
+        let needle = Array(filterText.lowercased().utf8)
         var counts: [HostStatus: Int] = [:]
         var result = rows.indices.filter { index in
-            let row = rows[index]
-            counts[row.status, default: 0] += 1
-            guard statusFilter.admits(row.status) else { return false }
-            if needle.isEmpty { return true }
-            return row.host.name.lowercased().contains(needle) || row.host.endpointLabel.lowercased().contains(needle)
-                || row.host.groups.contains { $0.lowercased().contains(needle) }
+            let status = rows[index].status
+            counts[status, default: 0] += 1
+            return statusFilter.admits(status) && rows[index].keys.matches(needle)
         }
         sort.apply(to: &result, rows: rows)
         visible = result
@@ -159,12 +156,15 @@ public enum SortOrder: String, Equatable, Sendable, CaseIterable {
                 return sa != sb ? sa < sb : a < b
             }
         case .name:
-            let keys = indices.map { SortOrder.naturalKey(rows[$0].host.name) }
-            indices = zip(indices, keys).sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.map(\.0)
+            indices.sort { a, b in SortOrder.precedes(rows[a].keys.name, a, rows[b].keys.name, b) }
         case .address:
-            let keys = indices.map { SortOrder.naturalKey(rows[$0].host.address) + "#" + SortOrder.pad(rows[$0].host.port) }
-            indices = zip(indices, keys).sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.map(\.0)
+            indices.sort { a, b in SortOrder.precedes(rows[a].keys.address, a, rows[b].keys.address, b) }
         }
+    }
+
+    /// Byte order of the keys, then inventory order for equal keys, so sorting is stable.
+    static func precedes(_ a: [UInt8], _ indexA: Int, _ b: [UInt8], _ indexB: Int) -> Bool {
+        a == b ? indexA < indexB : a.lexicographicallyPrecedes(b)
     }
 
     /// Lower-cased with every run of digits zero-padded, so `10.0.0.9` sorts before `10.0.0.10`.

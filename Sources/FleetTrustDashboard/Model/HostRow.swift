@@ -2,11 +2,14 @@ import FleetTrustCore
 
 /// One inventory host as the dashboard holds it: the latest probe and what was concluded.
 public struct HostRow: Equatable, Sendable {
-    public var host: InventoryHost
+    public var host: InventoryHost { didSet { keys = RowKeys(host) } }
     public var result: ProbeResult?
     public var assessment: RowAssessment?
     public var scanning: Bool
     public var marked: Bool
+    /// Filter text and sort keys, computed once per host: a key press at 10,000 hosts must not
+    /// lower-case or re-key every row again.
+    private(set) var keys: RowKeys
 
     public init(host: InventoryHost, result: ProbeResult? = nil, assessment: RowAssessment? = nil,
                 scanning: Bool = false, marked: Bool = false) {
@@ -15,6 +18,7 @@ public struct HostRow: Equatable, Sendable {
         self.assessment = assessment
         self.scanning = scanning
         self.marked = marked
+        self.keys = RowKeys(host)
     }
 
     public var status: HostStatus { assessment?.status ?? .pending }
@@ -59,5 +63,31 @@ extension HostStatus {
         case .pending: return 6
         case .trusted: return 7
         }
+    }
+}
+
+/// A row's text for the `/` filter and its natural sort keys, as lower-cased bytes.
+struct RowKeys: Equatable, Sendable {
+    /// Name, endpoint and groups, lower-cased, separated by newlines (which no needle holds).
+    var search: [UInt8]
+    var name: [UInt8]
+    var address: [UInt8]
+
+    init(_ host: InventoryHost) {
+        search = Array(([host.name, host.endpointLabel] + host.groups).joined(separator: "\n").lowercased().utf8)
+        name = Array(SortOrder.naturalKey(host.name).utf8)
+        address = Array((SortOrder.naturalKey(host.address) + "#" + SortOrder.pad(host.port)).utf8)
+    }
+
+    /// Whether the search text contains `needle` (lower-cased bytes).
+    func matches(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= search.count, let first = needle.first else { return false }
+        var start = 0
+        while start + needle.count <= search.count {
+            if search[start] == first && search[start..<start + needle.count].elementsEqual(needle) { return true }
+            start += 1
+        }
+        return false
     }
 }
