@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "testfleet", targets: ["testfleet"]),
         .executable(name: "fuzz-knownhosts", targets: ["fuzz-knownhosts"]),
         .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
+        .executable(name: "fuzz-themes", targets: ["fuzz-themes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,6 +41,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore"]),
+        .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard"]),
 
         .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
                     exclude: ["Fixtures"]),
