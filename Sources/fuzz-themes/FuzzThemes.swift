@@ -24,9 +24,19 @@ enum FuzzThemes {
         replay(bytes)
     }
 
-    /// The same decoding `Theme.load` applies to a file's bytes.
+    /// The same decoding `Theme.load` applies to a file's bytes. A refusal is printed as is
+    /// (by the argument parser), so it must quote the file only cleaned and bounded.
     static func theme(_ bytes: [UInt8]) {
-        guard let theme = try? Theme.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz") else { return }
+        let theme: Theme
+        do {
+            theme = try Theme.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz")
+        } catch {
+            let message = (error as! ThemeError).message
+            precondition(!message.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                         "a theme error must not carry control characters from the file")
+            precondition(message.utf8.count <= 1024, "a theme error must stay short")
+            return
+        }
         for role in StyleRole.allCases {
             _ = theme.style(role)
             _ = theme.withoutColor.style(role)
