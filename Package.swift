@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "fuzz-knownhosts", targets: ["fuzz-knownhosts"]),
         .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
         .executable(name: "dashboard-bench", targets: ["dashboard-bench"]),
+        .executable(name: "fuzz-themes", targets: ["fuzz-themes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,6 +43,7 @@ let package = Package(
 
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "dashboard-bench", dependencies: ["FleetTrustDashboard", "FleetTrustCore"]),
+        .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard"]),
 
         .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
                     exclude: ["Fixtures"]),

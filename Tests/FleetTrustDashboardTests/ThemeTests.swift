@@ -83,4 +83,10 @@ final class ThemeTests: XCTestCase {
         XCTAssertEqual(directories.first, "/custom")
         XCTAssertTrue(directories.contains("/opt/x/themes"))
     }
+
+    func testWindowsLineEndingsAreReadLineByLine() throws {
+        let theme = try Theme.parse("# comment\r\nheader = red, blue, bold\r\nselected = black, white\r\n", name: "crlf", file: "crlf.theme")
+        XCTAssertEqual(theme.styles[.header]?.foreground, .indexed(1))
+        XCTAssertNotNil(theme.styles[.selected])
+    }
 }

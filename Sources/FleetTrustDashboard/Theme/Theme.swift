@@ -1,3 +1,4 @@
+import FleetTrustCore
 import Foundation
 
 /// A colour scheme as data: one `Style` per role, read from a small text file in `themes/`.
@@ -52,24 +53,25 @@ public struct ThemeError: Error, Equatable, Sendable, CustomStringConvertible {
 extension Theme {
     public static func parse(_ text: String, name: String, file: String) throws -> Theme {
         var styles: [StyleRole: Style] = [:]
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (offset, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
                 .trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             func fail(_ message: String) -> ThemeError { ThemeError(file: file, line: offset + 1, message: message) }
+            func quoted(_ word: some StringProtocol) -> String { "'\(Sanitizer.clean(String(word), limit: 64))'" }
             let sides = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard sides.count == 2 else { throw fail("expected `role = foreground, background[, attributes]`") }
             guard let role = StyleRole(rawValue: sides[0]) else {
-                throw fail("unknown role '\(sides[0])' (known: \(StyleRole.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw fail("unknown role \(quoted(sides[0])) (known: \(StyleRole.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             if styles[role] != nil { throw fail("role '\(role.rawValue)' is defined twice") }
             let fields = sides[1].split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
             guard fields.count >= 2 else { throw fail("'\(role.rawValue)' needs a foreground and a background colour") }
-            guard let foreground = parseColor(fields[0]) else { throw fail("unknown colour '\(fields[0])'") }
-            guard let background = parseColor(fields[1]) else { throw fail("unknown colour '\(fields[1])'") }
+            guard let foreground = parseColor(fields[0]) else { throw fail("unknown colour \(quoted(fields[0]))") }
+            guard let background = parseColor(fields[1]) else { throw fail("unknown colour \(quoted(fields[1]))") }
             var attributes = Set<TextAttribute>()
             for word in fields.dropFirst(2) {
-                guard let attribute = TextAttribute(rawValue: word) else { throw fail("unknown attribute '\(word)'") }
+                guard let attribute = TextAttribute(rawValue: word) else { throw fail("unknown attribute \(quoted(word))") }
                 attributes.insert(attribute)
             }
             styles[role] = Style(foreground: foreground, background: background, attributes: attributes)

@@ -1,0 +1,93 @@
+import FleetTrustCore
+import FleetTrustDashboard
+import Foundation
+import Glibc
+
+/// libFuzzer target for the dashboard's theme parser and the scan-replay reader: a theme file or
+/// a recorded scan from anywhere must never crash fleettrust, only be refused with a reason.
+///
+/// Built with `-DLIBFUZZER -sanitize=fuzzer` the program runs libFuzzer's driver; built
+/// normally, it replays inputs (files named on the command line) to reproduce a finding.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzThemesOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    FuzzThemes.run(bytes)
+    return 0
+}
+
+enum FuzzThemes {
+    static let knownHosts = KnownHosts(files: [KnownHostsFile(path: "fuzz", bytes: Array(
+        "web1,192.0.2.10 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEf84BXqlw4P6E937hMKFbQKSNtq2sAfXj5Kb2cHqggY\n".utf8))])
+
+    static func run(_ bytes: [UInt8]) {
+        theme(bytes)
+        replay(bytes)
+    }
+
+    /// The same decoding `Theme.load` applies to a file's bytes. A refusal is printed as is
+    /// (by the argument parser), so it must quote the file only cleaned and bounded.
+    static func theme(_ bytes: [UInt8]) {
+        let theme: Theme
+        do {
+            theme = try Theme.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz", file: "fuzz")
+        } catch {
+            let message = (error as! ThemeError).message
+            precondition(!message.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                         "a theme error must not carry control characters from the file")
+            precondition(message.utf8.count <= 1024, "a theme error must stay short")
+            return
+        }
+        for role in StyleRole.allCases {
+            _ = theme.style(role)
+            _ = theme.withoutColor.style(role)
+        }
+    }
+
+    /// The path of `scan --replay`: load, judge again, report.
+    static func replay(_ bytes: [UInt8]) {
+        guard let pairs = try? ScanReplay.load(Data(bytes), source: "fuzz") else { return }
+        let hosts = pairs.map(\.host)
+        let results = pairs.map(\.result)
+        let judge = FleetJudge(knownHosts: knownHosts, pins: nil).preparing(for: hosts)
+        var shared: [Int: [String]] = [:]
+        for group in SharedKeys.groups(in: results) {
+            for index in group.hosts { shared[index, default: []] += group.hosts.filter { $0 != index }.map { hosts[$0].name } }
+        }
+        let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+        let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], hosts: rows)
+        _ = try? JSONEncoder().encode(report)
+    }
+}
+
+/// The libFuzzer driver (linked in by `-sanitize=fuzzer`).
+#if LIBFUZZER
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+#endif
+
+@main
+struct FuzzThemesMain {
+    static func main() {
+        #if LIBFUZZER
+        var argc = CommandLine.argc
+        var argv = Optional(CommandLine.unsafeArgv)
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzThemesOneInput))
+        #else
+        for path in CommandLine.arguments.dropFirst() {
+            guard let handle = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = fread(&buffer, 1, buffer.count, handle)
+                if count <= 0 { break }
+                bytes += buffer[0..<count]
+            }
+            fclose(handle)
+            FuzzThemes.run(bytes)
+            print("ok \(path)")
+        }
+        #endif
+    }
+}
