@@ -2,12 +2,13 @@
 import Glibc
 #endif
 import FleetTrustCore
+import FuzzDriver
 
 /// libFuzzer entry point: every inventory reader must accept any byte sequence without crashing,
 /// report only sanitized text, and produce only hosts with valid ports.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzInventory(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzInventory.check(Array(UnsafeBufferPointer(start: data, count: size)))
+public func fuzzInventory(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzInventory.check(FuzzDriver.bytes(data, size))
     return 0
 }
 
@@ -38,38 +39,7 @@ enum FuzzInventory {
     }
 }
 
-#if LIBFUZZER
-/// SwiftPM links every executable's entry point as `main`, so libFuzzer's own `main` cannot be
-/// used; its driver is started from here instead, with the same command-line options.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @main
-enum RunFuzzer {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv, fuzzInventory))
-    }
+enum FuzzInventoryMain {
+    static func main() { FuzzDriver.main(callback: fuzzInventory, check: FuzzInventory.check) }
 }
-#else
-/// Without libFuzzer (a normal `swift build`), replays inputs given as files, e.g. saved crashes.
-@main
-enum ReplayInventoryInputs {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while case let count = fread(&buffer, 1, buffer.count, file), count > 0 { bytes += buffer[..<count] }
-            fclose(file)
-            FuzzInventory.check(bytes)
-            print("ok \(path) (\(bytes.count) bytes)")
-        }
-    }
-}
-#endif

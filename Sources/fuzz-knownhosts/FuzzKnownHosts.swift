@@ -1,4 +1,5 @@
 import FleetTrustCore
+import FuzzDriver
 import Glibc
 
 /// libFuzzer target for the known_hosts and pin-file readers: arbitrary bytes must never
@@ -8,8 +9,7 @@ import Glibc
 /// normally, it replays inputs (files named on the command line) to reproduce a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKnownHostsOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    FuzzKnownHosts.run(bytes)
+    FuzzKnownHosts.run(FuzzDriver.bytes(data, size))
     return 0
 }
 
@@ -46,35 +46,7 @@ enum FuzzKnownHosts {
     }
 }
 
-/// The libFuzzer driver (linked in by `-sanitize=fuzzer`).
-#if LIBFUZZER
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-#endif
-
 @main
-struct FuzzKnownHostsMain {
-    static func main() {
-        #if LIBFUZZER
-        var argc = CommandLine.argc
-        var argv = Optional(CommandLine.unsafeArgv)
-        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzKnownHostsOneInput))
-        #else
-        for path in CommandLine.arguments.dropFirst() {
-            guard let handle = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = fread(&buffer, 1, buffer.count, handle)
-                if count <= 0 { break }
-                bytes += buffer[0..<count]
-            }
-            fclose(handle)
-            FuzzKnownHosts.run(bytes)
-            print("ok \(path)")
-        }
-        #endif
-    }
+enum FuzzKnownHostsMain {
+    static func main() { FuzzDriver.main(callback: fuzzKnownHostsOneInput, check: FuzzKnownHosts.run) }
 }

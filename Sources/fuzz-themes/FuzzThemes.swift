@@ -1,6 +1,7 @@
 import FleetTrustCore
 import FleetTrustDashboard
 import Foundation
+import FuzzDriver
 import Glibc
 
 /// libFuzzer target for the dashboard's theme parser and the scan-replay reader: a theme file or
@@ -10,8 +11,7 @@ import Glibc
 /// normally, it replays inputs (files named on the command line) to reproduce a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzThemesOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    FuzzThemes.run(bytes)
+    FuzzThemes.run(FuzzDriver.bytes(data, size))
     return 0
 }
 
@@ -59,35 +59,7 @@ enum FuzzThemes {
     }
 }
 
-/// The libFuzzer driver (linked in by `-sanitize=fuzzer`).
-#if LIBFUZZER
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-#endif
-
 @main
-struct FuzzThemesMain {
-    static func main() {
-        #if LIBFUZZER
-        var argc = CommandLine.argc
-        var argv = Optional(CommandLine.unsafeArgv)
-        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzThemesOneInput))
-        #else
-        for path in CommandLine.arguments.dropFirst() {
-            guard let handle = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = fread(&buffer, 1, buffer.count, handle)
-                if count <= 0 { break }
-                bytes += buffer[0..<count]
-            }
-            fclose(handle)
-            FuzzThemes.run(bytes)
-            print("ok \(path)")
-        }
-        #endif
-    }
+enum FuzzThemesMain {
+    static func main() { FuzzDriver.main(callback: fuzzThemesOneInput, check: FuzzThemes.run) }
 }
