@@ -24,3 +24,25 @@ final class KnownHostsPreparedTests: XCTestCase {
         XCTAssertEqual(prepared.matchingLines("h5.example"), file.matchingLines("h5.example"))
     }
 }
+
+/// The judge prepares the bare-name retry only where `ssh` would make it, and judges the same.
+final class FleetJudgePreparedTests: XCTestCase {
+    func testBareNameRetryIsPreparedOnlyWhereThePortEntryRecordsNoKey() throws {
+        let key = try HostKey(openSSHLine: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
+        let text = "\(try HashedHostName(hashing: "bare.example").field) \(key.openSSHLine)\n"
+            + "\(try HashedHostName(hashing: "[port.example]:2222").field) \(key.openSSHLine)\n"
+        let knownHosts = KnownHosts(files: [KnownHostsFile(path: "kh", bytes: Array(text.utf8))])
+        let hosts = [InventoryHost(name: "bare", address: "bare.example", port: 2222),
+                     InventoryHost(name: "port", address: "port.example", port: 2222)]
+        let judge = FleetJudge(knownHosts: knownHosts, pins: nil)
+        let prepared = judge.preparing(for: hosts)
+        let cache = try XCTUnwrap(prepared.knownHosts.files[0].hashedMatchCache)
+        XCTAssertNotNil(cache[Array("bare.example".utf8)], "nothing recorded for [bare.example]:2222: ssh retries the bare name")
+        XCTAssertNil(cache[Array("port.example".utf8)], "[port.example]:2222 is recorded: ssh never retries")
+        for host in hosts {
+            let result = ProbeResult(host: host.address, port: host.port, keys: [DiscoveredKey(key: key)])
+            XCTAssertEqual(prepared.assess(host, result)?.status, .trusted, host.name)
+            XCTAssertEqual(prepared.assess(host, result), judge.assess(host, result), host.name)
+        }
+    }
+}

@@ -19,21 +19,28 @@ public struct FleetJudge: Sendable {
     }
 
     /// A judge whose known_hosts has already matched its hashed lines against every name these
-    /// hosts will be looked up under, in one pass over both cores.
+    /// hosts will be looked up under, in one pass over both cores. The bare name `ssh` retries
+    /// for a non-22 port is prepared only where `[host]:port` records no key: elsewhere the retry
+    /// never happens. (A name not prepared is still matched, one lookup at a time.)
     public func preparing(for hosts: [InventoryHost]) -> FleetJudge {
         var lookups: [String] = []
+        var retries: [(hostString: String, retry: String)] = []
         for host in hosts {
             let target = target(for: host)
             lookups.append(target.lookup.hostString)
-            if let retry = target.lookup.retryString { lookups.append(retry) }
+            if let retry = target.lookup.retryString { retries.append((target.lookup.hostString, retry)) }
             for name in target.additionalLookupNames {
                 let extra = ConnectionTarget(host: name, port: host.port).lookup
                 lookups.append(extra.hostString)
                 if let retry = extra.retryString { lookups.append(retry) }
             }
         }
-        return FleetJudge(knownHosts: knownHosts.preparing(lookups: lookups), pins: pins, pinMode: pinMode,
-                          useAdditionalNames: useAdditionalNames)
+        var prepared = knownHosts.preparing(lookups: lookups)
+        let needed = retries.filter { pair in
+            !prepared.entries(matching: pair.hostString).contains { $0.entry.marker == nil }
+        }.map(\.retry)
+        if !needed.isEmpty { prepared = prepared.preparing(lookups: needed) }
+        return FleetJudge(knownHosts: prepared, pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames)
     }
 
     /// How `ssh` would reach and name this host.
