@@ -44,6 +44,8 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1")), "10.0.0.1")
         XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1", port: 2222)), "[10.0.0.1]:2222")
         XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", port: 2222, hostKeyAlias: "alias")), "alias")
+        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "Web1.Example", port: 2222)), "[web1.example]:2222")
+        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "127.1")), "127.0.0.1", "canonicalised as ssh does")
     }
 
     func testTheForegroundChildRunsTheCommandAndReportsItsExitStatus() {

@@ -99,8 +99,8 @@ extension RowAssessment {
 }
 
 /// The name `ssh` looks a host up under: its `HostKeyAlias`, or the address it connects to,
-/// written `[address]:port` for ports other than 22.
+/// lower-cased and canonicalised as `ssh` does, written `[address]:port` for ports other than
+/// 22. The trust engine's `LookupName` is the one rule; this only applies it to a host.
 public func knownHostsName(for host: InventoryHost) -> String {
-    if let alias = host.hostKeyAlias { return alias }
-    return host.port == 22 ? host.address : "[\(host.address)]:\(host.port)"
+    LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString
 }
