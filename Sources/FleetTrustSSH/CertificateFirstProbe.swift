@@ -14,30 +14,24 @@ struct CertificateFirstProbe: Sendable {
     var timeout: Duration
     var slots: HandshakeSlots
 
-    struct Outcome: Sendable {
-        var key: DiscoveredKey?
-        var failure: ProbeFailure?
-        var serverVersion: String?
-        var serverHostKeyAlgorithms: [String] = []
-    }
 
     static let offered = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
-    func run(cancellation: ProbeCancellation) -> Outcome {
+    func run(cancellation: ProbeCancellation) -> AttemptOutcome {
         let deadline = ContinuousClock.now + timeout
         let connection: TCPConnection
         do {
             connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
         } catch {
-            return Outcome(failure: error)
+            return AttemptOutcome(failure: error)
         }
         let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
             KeyExchangeProbe.run(host: address.numeric, port: port, hostKeyAlgorithms: Self.offered,
                                  timeout: timeout.seconds, fd: connection.fd)
         }
         connection.close(cancellation: cancellation)
-        guard let report else { return Outcome(failure: ProbeFailures.cancelled) }
-        var outcome = Outcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
+        guard let report else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
+        var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
         switch report.outcome {
         case .success(let key): outcome.key = key
         case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure

@@ -16,37 +16,28 @@ struct HostKeyProbe: Sendable {
     var timeout: Duration
     var slots: HandshakeSlots
 
-    /// What one attempt established.
-    struct Outcome: Sendable {
-        var key: DiscoveredKey?
-        var failure: ProbeFailure?
-        /// The server's identification string, sanitized and bounded.
-        var serverVersion: String?
-        /// The server's host-key algorithms, when its "no match" error listed them.
-        var serverHostKeyAlgorithms: [String]?
-    }
 
     static let serverVersionLimit = 255
 
-    func run(cancellation: ProbeCancellation) -> Outcome {
+    func run(cancellation: ProbeCancellation) -> AttemptOutcome {
         let start = ContinuousClock.now
         let deadline = start + timeout
         let connection: TCPConnection
         do {
             connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
         } catch {
-            return Outcome(failure: error)
+            return AttemptOutcome(failure: error)
         }
         // libssh closes the descriptor it is given (in ssh_free, or at once when ssh_connect fails),
         // so it gets a duplicate: ours stays open, and registered for cancellation, until we close it.
         let libsshFD = dup(connection.fd)
         guard libsshFD >= 0 else {
             connection.close(cancellation: cancellation)
-            return Outcome(failure: ProbeFailures.connect(errno: errno))
+            return AttemptOutcome(failure: ProbeFailures.connect(errno: errno))
         }
         let outcome = slots.withSlot(cancellation: cancellation, cancelled: {
             close(libsshFD)
-            return Outcome(failure: ProbeFailures.cancelled)
+            return AttemptOutcome(failure: ProbeFailures.cancelled)
         }) {
             handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start,
                       deadline: ContinuousClock.now + timeout, cancellation: cancellation)
@@ -56,10 +47,10 @@ struct HostKeyProbe: Sendable {
     }
 
     private func handshake(fd: Int32, firstBytes: [UInt8], start: ContinuousClock.Instant,
-                           deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) -> Outcome {
+                           deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) -> AttemptOutcome {
         guard let session = ssh_new() else {
             close(fd)
-            return Outcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not create a session"))
+            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not create a session"))
         }
         var connectCalled = false
         defer {
@@ -68,21 +59,21 @@ struct HostKeyProbe: Sendable {
         }
         let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
         guard configure(session, fd: fd, remaining: remaining) else {
-            return Outcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed",
+            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed",
                                                  message: "libssh rejected the options: \(lastError(session))"))
         }
-        if cancellation.isCancelled { return Outcome(failure: ProbeFailures.cancelled) }
+        if cancellation.isCancelled { return AttemptOutcome(failure: ProbeFailures.cancelled) }
         connectCalled = true
         let status = ssh_connect(session)
         let serverVersion = ssh_get_serverbanner(session).map {
             Sanitizer.clean(String(cString: $0), limit: Self.serverVersionLimit)
         }
         guard status == SSH_OK else {
-            if cancellation.isCancelled { return Outcome(failure: ProbeFailures.cancelled, serverVersion: serverVersion) }
+            if cancellation.isCancelled { return AttemptOutcome(failure: ProbeFailures.cancelled, serverVersion: serverVersion) }
             let text = lastError(session)
             let failure = ProbeFailures.handshake(libsshError: text, serverIdentified: serverVersion != nil,
                                                   firstBytes: firstBytes)
-            return Outcome(failure: failure, serverVersion: serverVersion,
+            return AttemptOutcome(failure: failure, serverVersion: serverVersion,
                            serverHostKeyAlgorithms: ProbeFailures.serverHostKeyAlgorithms(inLibsshError: text))
         }
         let elapsed = ContinuousClock.now - start
@@ -95,11 +86,11 @@ struct HostKeyProbe: Sendable {
                 keyExchange: string(ssh_get_kex_algo(session)),
                 cipher: string(ssh_get_cipher_in(session)),
                 mac: string(ssh_get_hmac_in(session)))
-            return Outcome(key: DiscoveredKey(key: key, algorithms: algorithms,
+            return AttemptOutcome(key: DiscoveredKey(key: key, algorithms: algorithms,
                                               handshakeMilliseconds: elapsed.seconds * 1000),
                            serverVersion: serverVersion)
         case .failure(let failure):
-            return Outcome(failure: failure, serverVersion: serverVersion)
+            return AttemptOutcome(failure: failure, serverVersion: serverVersion)
         }
     }
 

@@ -62,7 +62,7 @@ public struct HostProbe: Sendable {
             result.keys.append(key)
             plan.found(keyType: key.key.type)
         }
-        if !opening.serverHostKeyAlgorithms.isEmpty { plan.learn(serverAlgorithms: opening.serverHostKeyAlgorithms) }
+        if let offered = opening.serverHostKeyAlgorithms, !offered.isEmpty { plan.learn(serverAlgorithms: offered) }
 
         var refused = false
         while let algorithms = plan.next() {

@@ -1,0 +1,13 @@
+import FleetTrustCore
+
+/// What one key-exchange attempt with one endpoint established, through libssh or our own
+/// key-exchange client: a key the server proved it holds, or why not.
+struct AttemptOutcome: Sendable {
+    var key: DiscoveredKey?
+    var failure: ProbeFailure?
+    /// The server's identification string, sanitized and bounded.
+    var serverVersion: String?
+    /// The server's host-key algorithms, when the attempt learned them (our client reads them
+    /// from the server's KEXINIT; libssh lists them in its "no match" error).
+    var serverHostKeyAlgorithms: [String]?
+}
