@@ -39,23 +39,7 @@ public final class HostileServer: @unchecked Sendable {
 
     public init(_ behavior: HostileBehavior, port: Int = 0) throws {
         self.behavior = behavior
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFleetError.noFreePort }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in(address: "127.0.0.1", port: port)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 256) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            Glibc.close(fd)
-            throw TestFleetError.noFreePort
-        }
-        listener = fd
-        self.port = Int(UInt16(bigEndian: addr.sin_port))
+        (listener, self.port) = try Loopback.listeningSocket(port: port, backlog: 256)
     }
 
     /// Accepts connections until `lifetime` seconds have passed, serving each on its own thread.

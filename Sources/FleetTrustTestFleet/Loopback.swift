@@ -7,30 +7,54 @@ import Glibc
 public enum Loopback {
     /// A port that was free on `address` a moment ago (the kernel's choice for port 0).
     public static func freePort(address: String = "127.0.0.1") throws -> Int {
+        let (fd, port) = try listeningSocket(address: address, backlog: 1)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to `address:port` (0: the kernel's choice) and listening, with the
+    /// port it got. The caller owns the descriptor.
+    public static func listeningSocket(address: String = "127.0.0.1", port: Int = 0,
+                                       backlog: Int32) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFleetError.noFreePort }
-        defer { close(fd) }
-        var addr = sockaddr_in(address: address, port: 0)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw TestFleetError.noFreePort }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in(address: address, port: port)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, backlog) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        guard ok else {
+            close(fd)
+            throw TestFleetError.noFreePort
+        }
+        return (fd, Int(UInt16(bigEndian: addr.sin_port)))
+    }
+
+    /// A blocking TCP socket connected to `address:port`, or nil when nothing accepts there.
+    /// The caller owns the descriptor.
+    public static func connectedSocket(address: String = "127.0.0.1", port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var addr = sockaddr_in(address: address, port: port)
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+        guard connected else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     /// Whether something accepts TCP connections on `address:port` now.
     public static func accepts(address: String, port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = sockaddr_in(address: address, port: port)
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        guard let fd = connectedSocket(address: address, port: port) else { return false }
+        close(fd)
+        return true
     }
 }
 
@@ -51,24 +75,8 @@ public final class SilentListener: @unchecked Sendable {
     private var fd: Int32
 
     public init(address: String = "127.0.0.1", port: Int = 0) throws {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw TestFleetError.noFreePort }
-        var one: Int32 = 1
-        setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in(address: address, port: port)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, length) == 0 && listen(socketFD, 1024) == 0 && getsockname(socketFD, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            Glibc.close(socketFD)
-            throw TestFleetError.noFreePort
-        }
-        self.fd = socketFD
+        (fd, self.port) = try Loopback.listeningSocket(address: address, port: port, backlog: 1024)
         self.address = address
-        self.port = Int(UInt16(bigEndian: addr.sin_port))
     }
 
     public func close() {

@@ -1,23 +1,18 @@
 import Foundation
 import FleetTrustCore
+import FleetTrustTestFleet
 
 /// Deterministic generator of known_hosts files that exercise OpenSSH's rules.
 struct KnownHostsCaseGenerator {
     let lab: TrustOracleLab
-    var state: UInt64
+    var random: SeededGenerator
 
     init(lab: TrustOracleLab, seed: UInt64) {
         self.lab = lab
-        self.state = seed
+        self.random = SeededGenerator(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
     mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }

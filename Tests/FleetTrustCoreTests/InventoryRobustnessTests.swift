@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 /// Inventories are untrusted input: hostile names, huge lines and ranges, arbitrary bytes.
@@ -83,22 +84,5 @@ final class InventoryRobustnessTests: XCTestCase {
             XCTAssertEqual(inventory.errors, [], "\(format)")
             XCTAssertEqual(inventory.hosts.last?.port, 2222)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing random case can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

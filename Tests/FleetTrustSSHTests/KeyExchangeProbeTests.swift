@@ -210,20 +210,7 @@ final class KeyExchangeProbeTests: XCTestCase {
     }
 
     private func connectedSocket(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
-            close(fd)
-            throw TestServerError.didNotStart("connect to \(port)")
-        }
+        guard let fd = Loopback.connectedSocket(port: port) else { throw TestServerError.didNotStart("connect to \(port)") }
         return fd
     }
 }

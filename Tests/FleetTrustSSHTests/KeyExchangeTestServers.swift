@@ -218,20 +218,12 @@ enum TestServerError: Error {
 
 private func waitForBanner(port: Int) -> Bool {
     for _ in 0..<100 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+        if let fd = Loopback.connectedSocket(port: port) {
+            var buffer = [UInt8](repeating: 0, count: 4)
+            let ready = recv(fd, &buffer, 4, Int32(MSG_WAITALL)) == 4
+            close(fd)
+            if ready && buffer == Array("SSH-".utf8) { return true }
         }
-        var buffer = [UInt8](repeating: 0, count: 4)
-        let ready = connected && recv(fd, &buffer, 4, Int32(MSG_WAITALL)) == 4
-        close(fd)
-        if ready && buffer == Array("SSH-".utf8) { return true }
         usleep(50_000)
     }
     return false

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import FleetTrustTestFleet
 
 /// A loopback TCP server that greets every client with fixed bytes and then stays silent:
 /// the "speaks another protocol" case (an SMTP or FTP server on the SSH port).
@@ -13,22 +14,7 @@ final class TalkingListener: @unchecked Sendable {
 
     init(greeting: String) throws {
         self.greeting = Array(greeting.utf8)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            Glibc.close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (fd, port) = try Loopback.listeningSocket(backlog: 64)
         Thread.detachNewThread { [self] in serve() }
     }
 
