@@ -52,7 +52,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
             let (hosts, results) = try await gather()
             let prepared = judge.preparing(for: hosts)
-            let shared = sharedKeyNames(hosts: hosts, results: results)
+            let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
             let rows = hosts.indices.map { prepared.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, hosts: rows)
             try emit(report)
@@ -101,17 +101,6 @@ struct ScanCommand: AsyncParsableCommand {
             results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
                                           failures: [ProbeFailure(stage: .cancelled, code: "cancelled", message: "the scan was stopped")])
         })
-    }
-
-    private func sharedKeyNames(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [String]] {
-        var names: [Int: [String]] = [:]
-        for group in SharedKeys.groups(in: results) {
-            for index in group.hosts {
-                let others = group.hosts.filter { $0 != index }.map { hosts[$0].name }
-                names[index, default: []].append(contentsOf: others.filter { !(names[index] ?? []).contains($0) })
-            }
-        }
-        return names
     }
 
     private func emit(_ report: ScanReport) throws {

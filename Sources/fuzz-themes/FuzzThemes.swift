@@ -49,10 +49,7 @@ enum FuzzThemes {
         let hosts = pairs.map(\.host)
         let results = pairs.map(\.result)
         let judge = FleetJudge(knownHosts: knownHosts, pins: nil).preparing(for: hosts)
-        var shared: [Int: [String]] = [:]
-        for group in SharedKeys.groups(in: results) {
-            for index in group.hosts { shared[index, default: []] += group.hosts.filter { $0 != index }.map { hosts[$0].name } }
-        }
+        let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
         let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
         let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], hosts: rows)
         _ = try? JSONEncoder().encode(report)

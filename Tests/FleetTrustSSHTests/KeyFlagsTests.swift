@@ -57,6 +57,12 @@ final class KeyFlagsTests: XCTestCase {
         XCTAssertEqual(groups.first?.key, shared)
         XCTAssertEqual(groups.first?.hosts, [0, 3, 4])
         XCTAssertEqual(SharedKeys.groups(in: [result([shared]), result([other])]), [])
+        let hosts = (0..<5).map { InventoryHost(name: "h\($0)") }
+        let names = SharedKeys.otherHostNames(hosts: hosts, results: results)
+        XCTAssertEqual(names, [0: ["h3", "h4"], 3: ["h0", "h4"], 4: ["h0", "h3"]], "each other host named once")
+        let twice: [ProbeResult?] = [result([shared, other]), result([shared, other])]
+        XCTAssertEqual(SharedKeys.otherHostNames(hosts: Array(hosts.prefix(2)), results: twice), [0: ["h1"], 1: ["h0"]],
+                       "two shared keys still name the other host once")
     }
 
     func testCertificateCountsAsTheKeyItCertifiesWhenLookingForSharedKeys() throws {

@@ -36,6 +36,20 @@ public enum SharedKeys {
         return order.compactMap { byKey[$0] }.filter { $0.hosts.count > 1 }
     }
 
+    /// For each host that shares a key, the names of the other hosts presenting one of its keys,
+    /// each named once, as the scan report's `shares_keys_with` lists them.
+    public static func otherHostNames(hosts: [InventoryHost], results: [ProbeResult?]) -> [Int: [String]] {
+        var names: [Int: [String]] = [:]
+        for group in groups(in: results) {
+            for index in group.hosts {
+                for other in group.hosts where other != index && !(names[index] ?? []).contains(hosts[other].name) {
+                    names[index, default: []].append(hosts[other].name)
+                }
+            }
+        }
+        return names
+    }
+
     /// For a certificate, the key it certifies; otherwise the key itself.
     static func plainKey(of key: HostKey) -> HostKey {
         guard key.isCertificate, let certificate = try? HostCertificate(key) else { return key }
