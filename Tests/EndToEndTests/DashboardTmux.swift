@@ -94,16 +94,28 @@ final class DashboardTmux {
     }
 
     /// Polls the screen until `condition` holds; returns the last screen either way.
+    ///
+    /// curses sends a frame as a stream of bytes, and tmux may be captured half way through one: a
+    /// dialog's title already drawn, its body not yet. So once the condition holds, the screen is
+    /// captured again 100 ms later, when the frame has been written out, and that later screen is
+    /// returned if the condition still holds on it (a live progress line may keep changing, so it
+    /// need not be identical).
     @discardableResult
     func waitFor(timeout: TimeInterval = 20, _ condition: (String) -> Bool) -> (Bool, String) {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = capture()
-        while !condition(screen) {
+        while true {
+            if condition(screen) {
+                usleep(100_000)
+                let settled = capture()
+                if condition(settled) { return (true, settled) }
+                screen = settled
+                continue
+            }
             if Date() > deadline { return (false, screen) }
             usleep(50_000)
             screen = capture()
         }
-        return (true, screen)
     }
 
     /// PIDs of the dashboard (the shell's children).

@@ -136,7 +136,7 @@ final class DashboardTrustTests: XCTestCase {
         let host = fleet!.hosts[1]
         select(terminal, host: 1)
         terminal.send("x")
-        let (asked, confirmation) = terminal.waitFor { $0.contains("These known_hosts lines will be removed") }
+        let (asked, confirmation) = terminal.waitFor { $0.contains("These known_hosts lines will be removed") && $0.contains("removes them") }
         XCTAssertTrue(asked, confirmation)
         XCTAssertTrue(confirmation.contains(knownHosts + ":3"), confirmation)
         terminal.send("y")
