@@ -4,8 +4,8 @@ import FleetTrustCore
 /// Runs many `HostProbe`s at once on dedicated threads and streams their results.
 ///
 /// The blocking libssh work stays on dedicated OS threads (never Swift's cooperative pool,
-/// which runs only as many blocking calls as there are cores); callers see a Sendable value API
-/// that is safe from any task or actor. At most `concurrency` key exchanges run at once; more
+/// which runs only as many blocking calls as there are cores); callers talk to each run through
+/// its `ProbeScan` actor, which the threads report to. At most `concurrency` key exchanges run at once; more
 /// threads than that may wait for servers to connect and speak, so hosts that hang cost one
 /// waiting thread for one timeout and never hold up the hosts that answer.
 public final class ProbePool: FleetProber, Sendable {

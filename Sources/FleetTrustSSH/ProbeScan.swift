@@ -1,4 +1,3 @@
-import Synchronization
 import FleetTrustCore
 
 /// How far a scan has come: hosts finished out of hosts asked for (rescans count as new work).
@@ -9,30 +8,32 @@ public struct ProbeProgress: Hashable, Sendable {
 
 /// One run of the pool over a list of hosts: its results stream, its progress, and its controls.
 ///
+/// The scan is an actor in front of the pool's worker threads: its bookkeeping (which attempt of
+/// which host is current, what is done, whether it has stopped) is isolated to it, and the
+/// threads that run the blocking libssh work hand each result to it with a message; nothing
+/// blocking ever runs on the actor or on Swift's cooperative pool.
+///
 /// Results arrive in `events` as each host finishes, tagged with the host's index in the list.
 /// `cancel()` (or the consumer dropping the stream) stops every probe still queued or in flight,
 /// waking handshakes stuck in libssh by shutting their sockets down; `cancel(index:)` stops one
 /// host (its result arrives, failed at stage `cancelled`); `rescan(index:)` probes one host again
 /// and supersedes a probe of it still in flight. Without `keepsOpen`, the stream finishes when
 /// the last host is done; with it, the stream stays open for rescans until `cancel()`.
-public final class ProbeScan: Sendable {
-    public let hosts: [InventoryHost]
-    public let events: AsyncStream<ProbeEvent>
+public actor ProbeScan {
+    public nonisolated let hosts: [InventoryHost]
+    public nonisolated let events: AsyncStream<ProbeEvent>
 
     private struct Attempt {
         var generation: Int
         var cancellation: ProbeCancellation
     }
 
-    private struct State {
-        var progress: ProbeProgress
-        var attempts: [Int: Attempt] = [:]
-        var generations: [Int: Int] = [:]
-        var stopped = false
-    }
+    private var progressSoFar: ProbeProgress
+    private var attempts: [Int: Attempt] = [:]
+    private var generations: [Int: Int] = [:]
+    private var stopped = false
 
     private let continuation: AsyncStream<ProbeEvent>.Continuation
-    private let state: Mutex<State>
     private let keepsOpen: Bool
     private let timeout: Duration
     private let workers: WorkerThreads
@@ -44,79 +45,81 @@ public final class ProbeScan: Sendable {
         self.timeout = timeout
         self.keepsOpen = keepsOpen
         self.workers = workers
-        self.state = Mutex(State(progress: ProbeProgress(done: 0, total: hosts.count)))
-        (events, continuation) = AsyncStream.makeStream(of: ProbeEvent.self)
-        continuation.onTermination = { [weak self] _ in self?.cancel() }
+        self.progressSoFar = ProbeProgress(done: 0, total: hosts.count)
+        let first = hosts.indices.map { _ in ProbeCancellation() }
+        for index in hosts.indices {
+            attempts[index] = Attempt(generation: 1, cancellation: first[index])
+            generations[index] = 1
+        }
+        let (events, continuation) = AsyncStream.makeStream(of: ProbeEvent.self)
+        self.events = events
+        self.continuation = continuation
         if hosts.isEmpty && !keepsOpen { continuation.finish() }
-        for index in hosts.indices { submit(index) }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task { await self.cancel() }
+        }
+        for index in hosts.indices {
+            ProbeScan.dispatch(self, index: index, generation: 1, cancellation: first[index],
+                               host: hosts[index], timeout: timeout, workers: workers, slots: slots)
+        }
     }
 
-    public var progress: ProbeProgress { state.withLock { $0.progress } }
+    /// Hosts finished out of hosts asked for.
+    public var progress: ProbeProgress { progressSoFar }
 
     /// Stops everything: queued hosts are skipped, handshakes in flight are interrupted.
     public func cancel() {
-        let cancellations = state.withLock { state in
-            state.stopped = true
-            return state.attempts.values.map(\.cancellation)
-        }
-        cancellations.forEach { $0.cancel() }
+        stopped = true
+        attempts.values.forEach { $0.cancellation.cancel() }
         continuation.finish()
     }
 
     /// Stops the probe of one host, queued or in flight; its result reports stage `cancelled`.
     public func cancel(index: Int) {
-        state.withLock { $0.attempts[index]?.cancellation }?.cancel()
+        attempts[index]?.cancellation.cancel()
     }
 
     /// Probes one host again; a probe of it still running is stopped and its result dropped.
     /// Returns false when the scan has stopped (finished without `keepsOpen`, or cancelled).
     @discardableResult
     public func rescan(index: Int) -> Bool {
-        guard hosts.indices.contains(index) else { return false }
-        let previous: ProbeCancellation?? = state.withLock { state in
-            guard !state.stopped else { return nil }
-            state.progress.total += 1
-            return .some(state.attempts[index]?.cancellation)
-        }
-        guard let previous else { return false }
-        previous?.cancel()
-        submit(index)
+        guard hosts.indices.contains(index), !stopped else { return false }
+        progressSoFar.total += 1
+        attempts[index]?.cancellation.cancel()
+        let cancellation = ProbeCancellation()
+        let generation = (generations[index] ?? 0) + 1
+        generations[index] = generation
+        attempts[index] = Attempt(generation: generation, cancellation: cancellation)
+        ProbeScan.dispatch(self, index: index, generation: generation, cancellation: cancellation,
+                           host: hosts[index], timeout: timeout, workers: workers, slots: slots)
         return true
     }
 
-    private func submit(_ index: Int) {
-        let cancellation = ProbeCancellation()
-        let generation = state.withLock { state in
-            let generation = (state.generations[index] ?? 0) + 1
-            state.generations[index] = generation
-            state.attempts[index] = Attempt(generation: generation, cancellation: cancellation)
-            if state.stopped { cancellation.cancel() }
-            return generation
-        }
-        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots)
-        workers.submit { [self] in
+    /// Queues one probe on a worker thread; the thread hands its result back to the actor.
+    private static func dispatch(_ scan: ProbeScan, index: Int, generation: Int, cancellation: ProbeCancellation,
+                                 host: InventoryHost, timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots) {
+        let probe = HostProbe(host: host, timeout: timeout, slots: slots)
+        workers.submit {
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
                 : probe.run(cancellation: cancellation)
-            complete(index: index, generation: generation, result: result)
+            Task { await scan.complete(index: index, generation: generation, result: result) }
         }
     }
 
-    /// Delivers a result. The yield happens inside the same critical section that counts the
-    /// host done, so the worker that finishes the stream can never do so before another
-    /// worker's result is in it; `finish()` runs outside, as it calls `onTermination`, which
-    /// takes this lock.
+    /// Takes one finished probe. A result of an attempt that was superseded by a rescan, or
+    /// that arrives after the scan stopped, is counted but not delivered; the actor runs one
+    /// message at a time, so the stream is finished only after every result before it is in.
     private func complete(index: Int, generation: Int, result: ProbeResult) {
-        let finished = state.withLock { state in
-            let wasStopped = state.stopped
-            state.progress.done += 1
-            let current = state.generations[index] == generation
-            if current { state.attempts[index] = nil }
-            if current && !wasStopped { continuation.yield(ProbeEvent(index: index, result: result)) }
-            let finished = !wasStopped && !keepsOpen && state.progress.done == state.progress.total
-            if finished { state.stopped = true }
-            return finished
+        progressSoFar.done += 1
+        let current = generations[index] == generation
+        if current { attempts[index] = nil }
+        guard !stopped else { return }
+        if current { continuation.yield(ProbeEvent(index: index, result: result)) }
+        if !keepsOpen && progressSoFar.done == progressSoFar.total {
+            stopped = true
+            continuation.finish()
         }
-        if finished { continuation.finish() }
     }
 }

@@ -34,9 +34,10 @@ final class WorkerThreads: Sendable {
 
     private func spawn() {
         let thread = Thread { [self] in
+            // Named for `top -H` and /proc/PID/task/*/comm (at most 15 bytes, the kernel's limit).
+            Thread.current.name = "fleettrust-ssh"
             while let job = nextJob() { job() }
         }
-        thread.name = "fleettrust-probe"
         thread.stackSize = 1 << 20
         thread.start()
     }

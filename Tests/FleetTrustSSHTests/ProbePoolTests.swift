@@ -112,7 +112,7 @@ final class ProbePoolTests: XCTestCase {
         let pool = ProbePool(settings: .init(concurrency: 1, timeout: .seconds(120)))
         let stuck = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port)])
         try await Task.sleep(for: .milliseconds(300))
-        stuck.cancel()
+        await stuck.cancel()
         for await _ in stuck.events {}
         let start = ContinuousClock.now
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
@@ -129,11 +129,12 @@ final class ProbePoolTests: XCTestCase {
         var results: [Int: ProbeResult] = [:]
         for await event in scan.events {
             results[event.index] = event.result
-            if event.index == 1 { scan.cancel(index: 0) }
+            if event.index == 1 { await scan.cancel(index: 0) }
         }
         XCTAssertEqual(results[0]?.failure?.stage, .cancelled)
         XCTAssertEqual(results[1]?.keys.filter { !$0.key.isCertificate }.count, 3)
-        XCTAssertEqual(scan.progress, ProbeProgress(done: 2, total: 2))
+        let progress = await scan.progress
+        XCTAssertEqual(progress, ProbeProgress(done: 2, total: 2))
     }
 
     func testRescanOfOneHostDeliversAFreshResultOnTheOpenStream() async throws {
@@ -144,12 +145,14 @@ final class ProbePoolTests: XCTestCase {
         for await event in scan.events {
             seen.append(event.index)
             XCTAssertEqual(event.result.keys.filter { !$0.key.isCertificate }.count, 3)
-            if seen.count == 2 { XCTAssertTrue(scan.rescan(index: 1)) }
-            if seen.count == 3 { scan.cancel() }
+            if seen.count == 2 { let accepted = await scan.rescan(index: 1); XCTAssertTrue(accepted) }
+            if seen.count == 3 { await scan.cancel() }
         }
         XCTAssertEqual(seen.sorted(), [0, 1, 1])
-        XCTAssertEqual(scan.progress, ProbeProgress(done: 3, total: 3))
-        XCTAssertFalse(scan.rescan(index: 0))
+        let progress = await scan.progress
+        XCTAssertEqual(progress, ProbeProgress(done: 3, total: 3))
+        let acceptedAfterCancel = await scan.rescan(index: 0)
+        XCTAssertFalse(acceptedAfterCancel)
     }
 
     func testManyHostsInParallelAllFinishWhileBrokenOnesFail() async throws {
@@ -186,7 +189,7 @@ final class ProbePoolTests: XCTestCase {
         for _ in 0..<3 {
             let scan = pool.start(hosts.shuffled())
             for await _ in scan.events { break }
-            scan.cancel()
+            await scan.cancel()
         }
         var remaining = openSockets()
         let deadline = ContinuousClock.now + .seconds(20)
@@ -197,6 +200,49 @@ final class ProbePoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(remaining, baseline, "sockets still open after the cancelled probes ended")
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
         XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)
+    }
+
+    /// 24 handshakes blocked on silent servers, more than 10 times the cores: each waits on a
+    /// dedicated probe thread, and Swift's cooperative pool stays free to run other work while
+    /// they are still blocked (on the cooperative pool, two of them would have taken it all).
+    func testBlockedHandshakesWaitOnDedicatedThreadsAndLeaveTheCooperativePoolFree() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let hosts = Array(repeating: InventoryHost(name: "127.0.0.1", port: silent.port), count: 24)
+        let scan = ProbePool(settings: .init(concurrency: 64, timeout: .seconds(60))).start(hosts)
+        var waiting = 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waiting < hosts.count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            waiting = probeThreads()
+        }
+        XCTAssertGreaterThanOrEqual(waiting, hosts.count, "probe threads")
+        let sum = await withTaskGroup(of: Int.self) { group in
+            for value in 1...64 { group.addTask { value } }
+            return await group.reduce(0, +)
+        }
+        XCTAssertEqual(sum, 64 * 65 / 2)
+        let progress = await scan.progress
+        XCTAssertEqual(progress.done, 0, "the silent servers must still hold their handshakes")
+        await scan.cancel()
+        var cancelled = 0
+        for await event in scan.events where event.result.failure?.stage == .cancelled { cancelled += 1 }
+        let ended = ContinuousClock.now + .seconds(20)
+        var finished = await scan.progress
+        while finished.done < hosts.count && ContinuousClock.now < ended {
+            try await Task.sleep(for: .milliseconds(50))
+            finished = await scan.progress
+        }
+        XCTAssertEqual(finished.done, hosts.count, "cancel must free every blocked thread long before the 60 s timeout")
+        XCTAssertEqual(cancelled, 0, "results after cancel() are not delivered")
+    }
+
+    /// Threads of this process named by the pool (`fleettrust-ssh`, as `top -H` shows them).
+    private func probeThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("fleettrust-ssh") == true
+        }.count
     }
 
     private func openSockets() -> Int {
