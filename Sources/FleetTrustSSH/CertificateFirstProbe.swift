@@ -14,11 +14,12 @@ struct CertificateFirstProbe: Sendable {
     var timeout: Duration
     var slots: HandshakeSlots
 
-
     static let offered = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
-    func run(cancellation: ProbeCancellation) -> AttemptOutcome {
-        let deadline = ContinuousClock.now + timeout
+    /// `connectDeadline` bounds the connect and the server's identification; the key exchange
+    /// then gets the full timeout once a handshake slot is free.
+    func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant? = nil) -> AttemptOutcome {
+        let deadline = connectDeadline ?? ContinuousClock.now + timeout
         let connection: TCPConnection
         do {
             connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)

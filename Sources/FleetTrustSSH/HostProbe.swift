@@ -24,12 +24,18 @@ public struct HostProbe: Sendable {
         self.slots = slots
     }
 
-    public func run(cancellation: ProbeCancellation) -> ProbeResult {
+    /// Probes the host. `due` is when the pool had a thread free for it: the first attempt's
+    /// timeout (name lookup, connect, the server's identification) counts from then, as
+    /// `ssh-keyscan`'s counts from when it opens the connection, so the OS being slow to run a
+    /// new thread on a busy machine does not stretch it. Every later stage gets the full timeout.
+    public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
-        switch Resolver.resolve(host.address, port: host.port, deadline: .now + timeout, cancellation: cancellation) {
+        var deadline = Self.firstDeadline(due: due, timeout: timeout)
+        switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
         case .success(let addresses):
             for address in addresses {
-                if probe(address, into: &result, cancellation: cancellation) { break }
+                if probe(address, firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
+                deadline = Self.firstDeadline(due: .now, timeout: timeout)
             }
         case .failure(let failure):
             result.failures = [failure]
@@ -37,11 +43,20 @@ public struct HostProbe: Sendable {
         return result
     }
 
+    /// The deadline of the first connection attempt: `timeout` after `due`, but never less than
+    /// a second (or the whole timeout, if shorter) from now, so a thread that started very late
+    /// still gives the host a fair chance to answer.
+    static func firstDeadline(due: ContinuousClock.Instant, timeout: Duration,
+                              now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
+        max(min(due, now) + timeout, now + min(timeout, .seconds(1)))
+    }
+
     /// Probes one address; false when it could not even be connected to (try the next one).
-    private func probe(_ address: SocketAddress, into result: inout ProbeResult,
+    private func probe(_ address: SocketAddress, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots).run(cancellation: cancellation)
+        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots)
+            .run(cancellation: cancellation, connectDeadline: firstDeadline)
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:

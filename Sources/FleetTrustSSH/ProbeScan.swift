@@ -100,10 +100,10 @@ public actor ProbeScan {
     private static func dispatch(_ scan: ProbeScan, index: Int, generation: Int, cancellation: ProbeCancellation,
                                  host: InventoryHost, timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots) {
         let probe = HostProbe(host: host, timeout: timeout, slots: slots)
-        workers.submit {
+        workers.submit { due in
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
-                : probe.run(cancellation: cancellation)
+                : probe.run(cancellation: cancellation, due: due)
             Task { await scan.complete(index: index, generation: generation, result: result) }
         }
     }

@@ -6,11 +6,20 @@ import Synchronization
 /// libssh blocks; on Swift's cooperative pool only as many handshakes as cores (2 here) would
 /// run at once. Threads are started on demand and exit when the queue runs dry, so an idle
 /// pool holds no threads.
+///
+/// Each job is told when it became due: when it was submitted, or when a thread came free for
+/// it if it had to queue. A thread the OS is slow to run (on a busy machine a new thread may wait
+/// hundreds of milliseconds for a core) then does not stretch the job's timeout.
 final class WorkerThreads: Sendable {
-    typealias Job = @Sendable () -> Void
+    typealias Job = @Sendable (_ due: ContinuousClock.Instant) -> Void
+
+    private struct Queued {
+        var job: Job
+        var submitted: ContinuousClock.Instant
+    }
 
     private struct State {
-        var jobs: [Job] = []
+        var jobs: [Queued] = []
         var head = 0
         var running = 0
     }
@@ -23,26 +32,31 @@ final class WorkerThreads: Sendable {
     }
 
     func submit(_ job: @escaping Job) {
+        let now = ContinuousClock.now
         let startThread = state.withLock { state in
-            state.jobs.append(job)
+            state.jobs.append(Queued(job: job, submitted: now))
             guard state.running < limit else { return false }
             state.running += 1
             return true
         }
-        if startThread { spawn() }
+        if startThread { spawn(at: now) }
     }
 
-    private func spawn() {
+    private func spawn(at spawned: ContinuousClock.Instant) {
         let thread = Thread { [self] in
             // Named for `top -H` and /proc/PID/task/*/comm (at most 15 bytes, the kernel's limit).
             Thread.current.name = "fleettrust-ssh"
-            while let job = nextJob() { job() }
+            var free = spawned
+            while let queued = nextJob() {
+                queued.job(max(queued.submitted, free))
+                free = ContinuousClock.now
+            }
         }
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    private func nextJob() -> Job? {
+    private func nextJob() -> Queued? {
         state.withLock { state in
             guard state.head < state.jobs.count else {
                 state.jobs.removeAll(keepingCapacity: false)
