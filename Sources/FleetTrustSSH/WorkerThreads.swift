@@ -44,8 +44,7 @@ final class WorkerThreads: Sendable {
 
     private func spawn(at spawned: ContinuousClock.Instant) {
         let thread = Thread { [self] in
-            // Named for `top -H` and /proc/PID/task/*/comm (at most 15 bytes, the kernel's limit).
-            Thread.current.name = "fleettrust-ssh"
+            WorkerThreads.nameCurrentThread()
             var free = spawned
             while let queued = nextJob() {
                 queued.job(max(queued.submitted, free))
@@ -54,6 +53,17 @@ final class WorkerThreads: Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// Names the calling thread `fleettrust-ssh` for `top -H` and /proc/PID/task/*/comm (at most
+    /// 15 bytes, the kernel's limit). Written through /proc/thread-self: Foundation's
+    /// `Thread.name` reaches the kernel only when the new thread runs after `start()` has
+    /// recorded it, which a busy machine does not always do.
+    private static func nameCurrentThread() {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = "fleettrust-ssh".withCString { write(fd, $0, strlen($0)) }
+        close(fd)
     }
 
     private func nextJob() -> Queued? {
