@@ -40,11 +40,16 @@ public enum SharedKeys {
     /// each named once, as the scan report's `shares_keys_with` lists them.
     public static func otherHostNames(hosts: [InventoryHost], results: [ProbeResult?]) -> [Int: [String]] {
         var names: [Int: [String]] = [:]
+        var named: [Int: Set<String>] = [:]
         for group in groups(in: results) {
             for index in group.hosts {
-                for other in group.hosts where other != index && !(names[index] ?? []).contains(hosts[other].name) {
-                    names[index, default: []].append(hosts[other].name)
+                var list = names[index] ?? []
+                var seen = named[index] ?? []
+                for other in group.hosts where other != index && seen.insert(hosts[other].name).inserted {
+                    list.append(hosts[other].name)
                 }
+                names[index] = list
+                named[index] = seen
             }
         }
         return names
