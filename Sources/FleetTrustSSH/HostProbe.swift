@@ -30,6 +30,10 @@ public struct HostProbe: Sendable {
     /// new thread on a busy machine does not stretch it. Every later stage gets the full timeout.
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
+        if let proxy = host.proxy {
+            result.failures = [ProbeFailures.proxied(proxy)]
+            return result
+        }
         var deadline = Self.firstDeadline(due: due, timeout: timeout)
         switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
         case .success(let addresses):

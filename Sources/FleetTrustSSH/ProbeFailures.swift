@@ -22,6 +22,14 @@ enum ProbeFailures {
         }
     }
 
+    /// The inventory says `ssh` reaches this host through a proxy; a direct probe could reach
+    /// another machine, so none is made.
+    static func proxied(_ proxy: String) -> ProbeFailure {
+        ProbeFailure(stage: .connect, code: "proxied",
+                     message: "ssh reaches this host through \(Sanitizer.clean(proxy, limit: 120)); fleettrust probes directly, "
+                         + "which could reach another machine, so it did not probe it (--direct probes it from here)")
+    }
+
     static let connectTimeout = ProbeFailure(stage: .connect, code: "connect-timeout",
                                              message: "no TCP connection within the timeout")
     static let bannerTimeout = ProbeFailure(stage: .banner, code: "banner-timeout",

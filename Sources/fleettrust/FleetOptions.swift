@@ -35,6 +35,9 @@ struct FleetOptions: ParsableArguments {
     @Option(help: "How many handshakes run at once.")
     var concurrency: Int = 64
 
+    @Flag(help: "Probe hosts that ssh_config sends through ProxyJump or ProxyCommand directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are not probed: a direct probe could reach another machine.")
+    var direct = false
+
     @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
     var additionalNames = false
 
@@ -94,6 +97,9 @@ struct FleetOptions: ParsableArguments {
                 for host in inventory.hosts(inGroup: name) where seen.insert(host.hashValue).inserted { selected.append(host) }
             }
             inventory.hosts = inventory.hosts.filter { host in selected.contains(host) }
+        }
+        if direct {
+            for index in inventory.hosts.indices { inventory.hosts[index].proxy = nil }
         }
         guard !inventory.hosts.isEmpty else {
             throw CommandFailure.unreadableInput("no hosts to check in \(inventories.joined(separator: ", "))"

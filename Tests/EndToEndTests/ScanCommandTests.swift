@@ -105,6 +105,36 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 1)
     }
 
+    /// A host `ssh` reaches through ProxyJump is not probed directly (a direct probe could reach
+    /// another machine), unless `--direct` says it is reachable from here. No proxy is contacted.
+    func testAHostBehindProxyJumpIsNotProbedDirectlyUnlessAskedTo() throws {
+        let fleet = try TestFleet.start(hosts: 2)
+        defer { fleet.stop() }
+        let config = fleet.directory + "/proxied_config"
+        try """
+            Host behind
+              HostName 127.0.0.1
+              Port \(fleet.hosts[1].port)
+              ProxyJump admin@bastion.invalid
+            Host front
+              HostName 127.0.0.1
+              Port \(fleet.hosts[1].port)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try scan(["--inventory", config, "--known-hosts", fleet.knownHostsPath, "--format", "json"])
+        let hosts = try report(run).hosts
+        XCTAssertEqual(hosts.map(\.name), ["behind", "front"])
+        XCTAssertEqual(hosts.map(\.status), [.unreachable, .trusted])
+        XCTAssertEqual(hosts[0].error?.stage, "connect")
+        XCTAssertEqual(hosts[0].error?.code, "proxied")
+        XCTAssertTrue(hosts[0].error?.message.contains("ProxyJump admin@bastion.invalid") ?? false, String(describing: hosts[0].error))
+        XCTAssertEqual(hosts[0].keys.count, 0)
+        XCTAssertEqual(run.status, 1)
+
+        let direct = try scan(["--inventory", config, "--known-hosts", fleet.knownHostsPath, "--format", "json", "--direct"])
+        XCTAssertEqual(try report(direct).hosts.map(\.status), [.trusted, .trusted], direct.stderrText)
+        XCTAssertEqual(direct.status, 0)
+    }
+
     func testReplayJudgesRecordedKeysAgainstTodaysFilesWithoutNetwork() throws {
         let fleet = try TestFleet.start(hosts: 3)
         let recorded = NSTemporaryDirectory() + "/replay-\(getpid()).json"

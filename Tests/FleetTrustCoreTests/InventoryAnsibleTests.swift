@@ -128,4 +128,27 @@ final class InventoryAnsibleTests: XCTestCase {
         XCTAssertEqual(host.port, 2200)
         XCTAssertEqual(host.user, "old")
     }
+
+    func testAProxyInAnsiblesSSHArgumentsIsRecorded() {
+        let text = """
+        [inner]
+        a ansible_host=10.1.0.5 ansible_ssh_common_args='-o ProxyJump=admin@bastion'
+        b ansible_ssh_extra_args="-J gate.example.com"
+        c ansible_ssh_common_args='-o ProxyCommand="ssh -W %h:%p gate"'
+        d ansible_ssh_common_args='-o ProxyJump=none -o ForwardAgent=no'
+        e ansible_ssh_common_args='-o StrictHostKeyChecking=yes'
+        [outer]
+        f
+        [outer:vars]
+        ansible_ssh_common_args=-oProxyJump=edge
+        """
+        let hosts = InventoryFixtures.read(text: text, format: .ansibleINI).hosts
+        let proxies = Dictionary(uniqueKeysWithValues: hosts.map { ($0.name, $0.proxy) })
+        XCTAssertEqual(proxies["a"], .some("ansible_ssh_common_args=-o ProxyJump=admin@bastion"))
+        XCTAssertEqual(proxies["b"], .some("ansible_ssh_extra_args=-J gate.example.com"))
+        XCTAssertEqual(proxies["c"], .some("ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\""))
+        XCTAssertEqual(proxies["d"], .some(nil), "ProxyJump=none connects directly")
+        XCTAssertEqual(proxies["e"], .some(nil))
+        XCTAssertEqual(proxies["f"], .some("ansible_ssh_common_args=-oProxyJump=edge"), "group vars apply")
+    }
 }

@@ -168,4 +168,27 @@ final class TemporaryDirectory {
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }
+
+    func testProxyJumpAndProxyCommandAreRecordedFirstOneWinningAndNoneMeaningDirect() {
+        let text = """
+        Host inner
+          HostName 10.1.0.5
+          ProxyJump admin@bastion.example.com:2222
+        Host piped
+          ProxyCommand ssh -W %h:%p gate
+          ProxyJump ignored-because-second
+        Host plain
+          ProxyJump none
+        Host direct-too
+          HostName 10.1.0.9
+        Host *
+          ProxyJump default-bastion
+        """
+        let inventory = InventoryFixtures.read(text: text, name: "cfg", format: .sshConfig)
+        XCTAssertEqual(inventory.errors, [])
+        XCTAssertEqual(inventory["inner"]?.proxy, "ProxyJump admin@bastion.example.com:2222")
+        XCTAssertEqual(inventory["piped"]?.proxy, "ProxyCommand ssh -W %h:%p gate", "whichever of the two comes first wins, as in ssh")
+        XCTAssertNil(inventory["plain"]?.proxy, "ProxyJump none: ssh connects directly, and Host * cannot change that")
+        XCTAssertEqual(inventory["direct-too"]?.proxy, "ProxyJump default-bastion", "Host * supplies the default")
+    }
 }

@@ -95,13 +95,37 @@ struct AnsibleInventoryModel {
             let item = InventoryHost(name: name, address: address, port: port,
                                      user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
                                      groups: direct, source: host.location,
-                                     inheritedGroups: resolved.inherited, format: format)
+                                     inheritedGroups: resolved.inherited, format: format,
+                                     proxy: Self.proxy(in: vars))
             if item.hasUnsafeText {
                 log.warning(host.location.line, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
             }
             result.append(item)
         }
         return result
+    }
+
+    /// The proxy Ansible's ssh would go through: a `ProxyJump`/`ProxyCommand` option or `-J`
+    /// in `ansible_ssh_common_args` or `ansible_ssh_extra_args`, described as written.
+    static func proxy(in vars: [String: String]) -> String? {
+        for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
+            guard let value = vars[key] else { continue }
+            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { token -> String in
+                let quote: (Character) -> Bool = { $0 == "'" || $0 == "\"" }
+                return String(token.drop(while: quote).reversed().drop(while: quote).reversed())
+            }
+            for (index, token) in tokens.enumerated() {
+                let lower = token.lowercased()
+                let option = lower.hasPrefix("-o") ? String(lower.dropFirst(2)) : lower
+                for name in ["proxyjump", "proxycommand"] where option.hasPrefix(name) {
+                    var argument = option.dropFirst(name.count).drop { $0 == "=" || $0 == " " }
+                    if argument.isEmpty, index + 1 < tokens.count { argument = Substring(tokens[index + 1].lowercased()) }
+                    if argument != "none" { return "\(key)=\(value)" }
+                }
+                if token == "-J" || token.hasPrefix("-J") { return "\(key)=\(value)" }
+            }
+        }
+        return nil
     }
 
     private mutating func resolve(_ direct: [String]) -> (inherited: [String], vars: [String: String]) {

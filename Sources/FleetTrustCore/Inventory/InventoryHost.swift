@@ -20,11 +20,16 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     public var inheritedGroups: [String]
     /// The reader that produced this host; decides whether `name` is also a host name ssh might know.
     public var format: InventoryFormat?
+    /// How `ssh` reaches the host when not directly, as the inventory says it (`ProxyJump bastion`,
+    /// `ProxyCommand …`). A direct probe from here could reach another machine than the one `ssh`
+    /// reaches through the proxy, so such a host is not probed unless the user says it is
+    /// reachable directly (`--direct`).
+    public var proxy: String?
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,
                 userKnownHostsFiles: [String] = [], source: SourceLocation? = nil,
-                inheritedGroups: [String] = [], format: InventoryFormat? = nil) {
+                inheritedGroups: [String] = [], format: InventoryFormat? = nil, proxy: String? = nil) {
         self.name = name
         self.address = address ?? name
         self.port = port
@@ -35,6 +40,7 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.source = source
         self.inheritedGroups = inheritedGroups
         self.format = format
+        self.proxy = proxy
     }
 
     /// `address:port`, or `[address]:port` for IPv6 literals, for display.

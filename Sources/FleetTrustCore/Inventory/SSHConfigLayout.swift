@@ -13,6 +13,8 @@ struct SSHConfigLayout {
         case user(String)
         case hostKeyAlias(String)
         case userKnownHostsFiles([String])
+        /// `ProxyJump` or `ProxyCommand` (whichever comes first wins, as in `ssh`); nil for `none`.
+        case proxy(String?)
     }
 
     struct Segment {
@@ -126,6 +128,11 @@ struct SSHConfigLayout {
                                           at: directive.location, log: &log)
             }
             setting = .userKnownHostsFiles(arguments)
+        case "proxyjump", "proxycommand":
+            single = directive.keyword == "proxyjump"
+            let keyword = directive.keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"
+            setting = .proxy(arguments.count == 1 && arguments[0].lowercased() == "none"
+                ? nil : keyword + " " + arguments.joined(separator: " "))
         default:
             return nil
         }

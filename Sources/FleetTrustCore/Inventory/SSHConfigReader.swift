@@ -3,7 +3,7 @@
 /// Each alias is resolved the way `ssh alias` would resolve it: every `Host`/`Match` block that
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. `HostName` has `%h` expanded; `UserKnownHostsFile`
-/// gets `~` and its `%` tokens expanded.
+/// gets `~` and its `%` tokens expanded. `ProxyJump` / `ProxyCommand` are recorded, not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         let layout = SSHConfigLayout(contents: contents, options: options, log: &log)
@@ -42,6 +42,7 @@ enum SSHConfigReader {
         var user: String?
         var hostKeyAlias: String?
         var knownHostsFiles: [String]?
+        var proxy: String??
         for segment in segments {
             let matchName = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
             guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName) }) else { continue }
@@ -52,6 +53,7 @@ enum SSHConfigReader {
                 case .user(let value): user = user ?? value
                 case .hostKeyAlias(let value): hostKeyAlias = hostKeyAlias ?? value
                 case .userKnownHostsFiles(let value): knownHostsFiles = knownHostsFiles ?? value
+                case .proxy(let value): proxy = proxy ?? .some(value)
                 }
             }
         }
@@ -64,7 +66,7 @@ enum SSHConfigReader {
             return SSHConfigTokens.expand(expanded, values)
         }
         return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
-                             userKnownHostsFiles: files, source: location, format: .sshConfig)
+                             userKnownHostsFiles: files, source: location, format: .sshConfig, proxy: proxy ?? nil)
     }
 
     private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String) -> Bool {
