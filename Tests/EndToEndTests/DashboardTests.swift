@@ -46,6 +46,28 @@ final class DashboardTests: XCTestCase {
         XCTAssertEqual(terminal.childPIDs.count, 0, "the dashboard process is still running", file: file, line: line)
     }
 
+    /// A real mouse report, as the terminal sends it, moves the selection to the row under it:
+    /// Enter then opens that host, not the first one.
+    func testAMouseClickSelectsTheRowUnderIt() throws {
+        let fleet = try TestFleet.start(hosts: 3)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        let labels = fleet.hosts.map { $0.endpoints[0].label + " " }
+        let (listed, screen) = terminal.waitFor { s in labels.allSatisfy { s.contains($0) } && !s.contains("scanning") }
+        XCTAssertTrue(listed, screen)
+        let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        let row = try XCTUnwrap(rows.firstIndex { $0.contains(labels[2]) }, screen)
+        terminal.click(column: 20, row: row)
+        terminal.send("Enter")
+        let ed25519 = try keygenFingerprint(fleet.hosts[2].publicKeyFiles.first { $0.contains("ed25519") && !$0.contains("cert") }!)
+        let firstHost = try keygenFingerprint(fleet.hosts[0].publicKeyFiles.first { $0.contains("ed25519") && !$0.contains("cert") }!)
+        let (detailed, detail) = terminal.waitFor { $0.contains("+----[SHA256]-----+") && $0.contains(ed25519) }
+        XCTAssertTrue(detailed, detail)
+        XCTAssertFalse(detail.contains(firstHost), "the detail is of the clicked host, not the first one")
+        terminal.send("Escape", "q")
+        assertRestored(terminal, status: 0)
+    }
+
     func testTheListFillsInFingerprintsEqualToSshKeygenAndQRestoresTheTerminal() throws {
         let fleet = try TestFleet.start(hosts: 3)
         self.fleet = fleet

@@ -87,6 +87,17 @@ final class DashboardTmux {
     /// Sends text literally (no key-name lookup).
     func type(_ text: String) { _ = try? tmux(["send-keys", "-t", session, "-l", text]) }
 
+    /// Sends bytes as the terminal would deliver them (`send-keys -H`), e.g. a mouse report.
+    func sendBytes(_ bytes: [UInt8]) {
+        _ = try? tmux(["send-keys", "-t", session, "-H"] + bytes.map { String($0, radix: 16) })
+    }
+
+    /// A left-button press and release at a 0-based cell, in the xterm X10 mouse encoding that
+    /// ncurses reads for `TERM=screen-256color` (kmous=\E[M).
+    func click(column: Int, row: Int) {
+        for button in [0, 3] { sendBytes([0x1b, 0x5b, 0x4d, UInt8(32 + button), UInt8(33 + column), UInt8(33 + row)]) }
+    }
+
     func resize(width: Int, height: Int) { _ = try? tmux(["resize-window", "-t", session, "-x", String(width), "-y", String(height)]) }
 
     var alternateScreenOn: Bool {
