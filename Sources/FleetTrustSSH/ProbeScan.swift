@@ -1,4 +1,5 @@
 import FleetTrustCore
+import Synchronization
 
 /// How far a scan has come: hosts finished out of hosts asked for (rescans count as new work).
 public struct ProbeProgress: Hashable, Sendable {
@@ -32,6 +33,17 @@ public actor ProbeScan {
     private var attempts: [Int: Attempt] = [:]
     private var generations: [Int: Int] = [:]
     private var stopped = false
+
+    /// Results handed over by the worker threads, not yet taken in by the actor. A thread that
+    /// finds it empty schedules one task to drain it, so a burst of thousands of results (a
+    /// subnet of closed ports) costs one task, not one each.
+    private nonisolated let inbox = Mutex<[Finished]>([])
+
+    private struct Finished: Sendable {
+        var index: Int
+        var generation: Int
+        var result: ProbeResult
+    }
 
     private let continuation: AsyncStream<ProbeEvent>.Continuation
     private let keepsOpen: Bool
@@ -104,8 +116,25 @@ public actor ProbeScan {
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
                 : probe.run(cancellation: cancellation, due: due)
-            Task { await scan.complete(index: index, generation: generation, result: result) }
+            scan.deliver(Finished(index: index, generation: generation, result: result))
         }
+    }
+
+    /// Called on a worker thread: queues the result for the actor.
+    private nonisolated func deliver(_ finished: Finished) {
+        let first = inbox.withLock { inbox in
+            inbox.append(finished)
+            return inbox.count == 1
+        }
+        if first { Task { await self.drainInbox() } }
+    }
+
+    private func drainInbox() {
+        let batch = inbox.withLock { inbox in
+            defer { inbox = [] }
+            return inbox
+        }
+        for finished in batch { complete(index: finished.index, generation: finished.generation, result: finished.result) }
     }
 
     /// Takes one finished probe. A result of an attempt that was superseded by a rescan, or
