@@ -35,7 +35,7 @@ struct FleetOptions: ParsableArguments {
     @Option(help: "How many handshakes run at once.")
     var concurrency: Int = 64
 
-    @Flag(help: "Probe hosts that ssh_config sends through ProxyJump or ProxyCommand directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are not probed: a direct probe could reach another machine.")
+    @Flag(help: "Probe hosts that the inventory sends through ProxyJump or ProxyCommand (ssh_config, or Ansible's ssh arguments) directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are not probed: a direct probe could reach another machine.")
     var direct = false
 
     @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
