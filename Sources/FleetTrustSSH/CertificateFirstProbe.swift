@@ -18,11 +18,10 @@ struct CertificateFirstProbe: Sendable {
 
     /// `connectDeadline` bounds the connect and the server's identification; the key exchange
     /// then gets the full timeout once a handshake slot is free.
-    func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant? = nil) -> AttemptOutcome {
-        let deadline = connectDeadline ?? ContinuousClock.now + timeout
+    func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant) -> AttemptOutcome {
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
+            connection = try TCPConnection.open(to: address, deadline: connectDeadline, cancellation: cancellation)
         } catch {
             return AttemptOutcome(failure: error)
         }

@@ -39,7 +39,7 @@ public struct HostProbe: Sendable {
         case .success(let addresses):
             for address in addresses {
                 if probe(address, firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
-                deadline = Self.firstDeadline(due: .now, timeout: timeout)
+                deadline = .now + timeout
             }
         case .failure(let failure):
             result.failures = [failure]

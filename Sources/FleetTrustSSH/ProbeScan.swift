@@ -29,7 +29,8 @@ public actor ProbeScan {
         var cancellation: ProbeCancellation
     }
 
-    private var progressSoFar: ProbeProgress
+    /// Hosts finished out of hosts asked for.
+    public private(set) var progress: ProbeProgress
     private var attempts: [Int: Attempt] = [:]
     private var generations: [Int: Int] = [:]
     private var stopped = false
@@ -57,7 +58,7 @@ public actor ProbeScan {
         self.timeout = timeout
         self.keepsOpen = keepsOpen
         self.workers = workers
-        self.progressSoFar = ProbeProgress(done: 0, total: hosts.count)
+        self.progress = ProbeProgress(done: 0, total: hosts.count)
         let first = hosts.indices.map { _ in ProbeCancellation() }
         for index in hosts.indices {
             attempts[index] = Attempt(generation: 1, cancellation: first[index])
@@ -71,14 +72,8 @@ public actor ProbeScan {
             guard let self else { return }
             Task { await self.cancel() }
         }
-        for index in hosts.indices {
-            ProbeScan.dispatch(self, index: index, generation: 1, cancellation: first[index],
-                               host: hosts[index], timeout: timeout, workers: workers, slots: slots)
-        }
+        for index in hosts.indices { dispatch(index: index, generation: 1, cancellation: first[index]) }
     }
-
-    /// Hosts finished out of hosts asked for.
-    public var progress: ProbeProgress { progressSoFar }
 
     /// Stops everything: queued hosts are skipped, handshakes in flight are interrupted.
     public func cancel() {
@@ -97,26 +92,25 @@ public actor ProbeScan {
     @discardableResult
     public func rescan(index: Int) -> Bool {
         guard hosts.indices.contains(index), !stopped else { return false }
-        progressSoFar.total += 1
+        progress.total += 1
         attempts[index]?.cancellation.cancel()
         let cancellation = ProbeCancellation()
         let generation = (generations[index] ?? 0) + 1
         generations[index] = generation
         attempts[index] = Attempt(generation: generation, cancellation: cancellation)
-        ProbeScan.dispatch(self, index: index, generation: generation, cancellation: cancellation,
-                           host: hosts[index], timeout: timeout, workers: workers, slots: slots)
+        dispatch(index: index, generation: generation, cancellation: cancellation)
         return true
     }
 
     /// Queues one probe on a worker thread; the thread hands its result back to the actor.
-    private static func dispatch(_ scan: ProbeScan, index: Int, generation: Int, cancellation: ProbeCancellation,
-                                 host: InventoryHost, timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots) {
-        let probe = HostProbe(host: host, timeout: timeout, slots: slots)
-        workers.submit { due in
+    /// Reads only the actor's constants, so the initializer can call it too.
+    private nonisolated func dispatch(index: Int, generation: Int, cancellation: ProbeCancellation) {
+        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots)
+        workers.submit { [self] due in
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
                 : probe.run(cancellation: cancellation, due: due)
-            scan.deliver(Finished(index: index, generation: generation, result: result))
+            deliver(Finished(index: index, generation: generation, result: result))
         }
     }
 
@@ -141,12 +135,12 @@ public actor ProbeScan {
     /// that arrives after the scan stopped, is counted but not delivered; the actor runs one
     /// message at a time, so the stream is finished only after every result before it is in.
     private func complete(index: Int, generation: Int, result: ProbeResult) {
-        progressSoFar.done += 1
+        progress.done += 1
         let current = generations[index] == generation
         if current { attempts[index] = nil }
         guard !stopped else { return }
         if current { continuation.yield(ProbeEvent(index: index, result: result)) }
-        if !keepsOpen && progressSoFar.done == progressSoFar.total {
+        if !keepsOpen && progress.done == progress.total {
             stopped = true
             continuation.finish()
         }

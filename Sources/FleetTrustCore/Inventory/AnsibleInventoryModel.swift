@@ -122,7 +122,7 @@ struct AnsibleInventoryModel {
                     if argument.isEmpty, index + 1 < tokens.count { argument = Substring(tokens[index + 1].lowercased()) }
                     if argument != "none" { return "\(key)=\(value)" }
                 }
-                if token == "-J" || token.hasPrefix("-J") { return "\(key)=\(value)" }
+                if token.hasPrefix("-J") { return "\(key)=\(value)" }
             }
         }
         return nil
