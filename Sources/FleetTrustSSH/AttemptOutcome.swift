@@ -10,4 +10,6 @@ struct AttemptOutcome: Sendable {
     /// The server's host-key algorithms, when the attempt learned them (our client reads them
     /// from the server's KEXINIT; libssh lists them in its "no match" error).
     var serverHostKeyAlgorithms: [String]?
+    /// A certificate that does not decode, whose key the server proved it holds.
+    var malformedKey: MalformedHostKey?
 }

@@ -13,8 +13,10 @@ struct CertificateFirstProbe: Sendable {
     var port: Int
     var timeout: Duration
     var slots: HandshakeSlots
+    /// The algorithms offered, in preference order (by default every certificate type first).
+    var offered = CertificateFirstProbe.certificatesFirst
 
-    static let offered = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
+    static let certificatesFirst = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
     /// `connectDeadline` bounds the connect and the server's identification; the key exchange
     /// then gets the full timeout once a handshake slot is free.
@@ -26,12 +28,13 @@ struct CertificateFirstProbe: Sendable {
             return AttemptOutcome(failure: error)
         }
         let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
-            KeyExchangeProbe.run(host: address.numeric, port: port, hostKeyAlgorithms: Self.offered,
+            KeyExchangeProbe.run(host: address.numeric, port: port, hostKeyAlgorithms: offered,
                                  timeout: timeout.seconds, fd: connection.fd)
         }
         connection.close(cancellation: cancellation)
         guard let report else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
-        var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms)
+        var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
+                                     malformedKey: report.malformedKey)
         switch report.outcome {
         case .success(let key): outcome.key = key
         case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure

@@ -50,7 +50,7 @@ struct HostKeyProbe: Sendable {
                            deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) -> AttemptOutcome {
         guard let session = ssh_new() else {
             close(fd)
-            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not create a session"))
+            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "libssh could not create a session"))
         }
         var connectCalled = false
         defer {
@@ -59,7 +59,7 @@ struct HostKeyProbe: Sendable {
         }
         let remaining = max(deadline - ContinuousClock.now, .milliseconds(1))
         guard configure(session, fd: fd, remaining: remaining) else {
-            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: "kex-failed",
+            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: .kexFailed,
                                                  message: "libssh rejected the options: \(lastError(session))"))
         }
         if cancellation.isCancelled { return AttemptOutcome(failure: ProbeFailures.cancelled) }
@@ -118,21 +118,21 @@ struct HostKeyProbe: Sendable {
     private func serverKey(_ session: ssh_session) -> Result<HostKey, ProbeFailure> {
         var key: ssh_key?
         guard ssh_get_server_publickey(session, &key) == SSH_OK, let key else {
-            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh returned no server key"))
+            return .failure(ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "libssh returned no server key"))
         }
         defer { ssh_key_free(key) }
         var base64: UnsafeMutablePointer<CChar>?
         guard ssh_pki_export_pubkey_base64(key, &base64) == SSH_OK, let base64 else {
-            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh could not export the server key"))
+            return .failure(ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "libssh could not export the server key"))
         }
         defer { ssh_string_free_char(base64) }
         guard let blob = Base64.decode(String(cString: base64)) else {
-            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "libssh exported a key that is not base64"))
+            return .failure(ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "libssh exported a key that is not base64"))
         }
         do {
             return .success(try HostKey(blob: blob))
         } catch {
-            return .failure(ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "the server's key is malformed: \(error)"))
+            return .failure(ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "the server's key is malformed: \(error)"))
         }
     }
 

@@ -66,13 +66,13 @@ public struct HostProbe: Sendable {
             case .connect:
                 result.failures.append(failure)
                 return false
-            case .resolve, .banner, .cancelled:
+            case .resolve, .banner, .cancelled, .hostKey:
                 result.failures.append(failure)
                 return true
             case .keyExchange:
                 // A server our exchange client cannot talk to: libssh may still.
-                if failure.code == "bad-signature" || failure.code == "kex-timeout" { result.failures.append(failure) }
-                if failure.code == "kex-timeout" { return true }
+                if failure.code == .badSignature || failure.code == .kexTimeout { result.failures.append(failure) }
+                if failure.code == .kexTimeout { return true }
             }
         }
         result.peerAddress = address.numeric
@@ -81,7 +81,12 @@ public struct HostProbe: Sendable {
             result.keys.append(key)
             plan.found(keyType: key.key.type)
         }
-        if let offered = opening.serverHostKeyAlgorithms, !offered.isEmpty { plan.learn(serverAlgorithms: offered) }
+        if let malformed = opening.malformedKey { result.malformedKeys.append(malformed) }
+        if let offered = opening.serverHostKeyAlgorithms, !offered.isEmpty {
+            plan.learn(serverAlgorithms: offered)
+            result.serverHostKeyAlgorithms = offered
+        }
+        fetchOtherCertificates(address, into: &result, cancellation: cancellation)
 
         var refused = false
         while let algorithms = plan.next() {
@@ -99,18 +104,42 @@ public struct HostProbe: Sendable {
                 if Self.endsProbe(failure) { break }
             }
         }
+        if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
         if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
-            result.failures = [ProbeFailure(stage: .keyExchange, code: "no-common-algorithm",
+            result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                                             message: "the server offers no host-key algorithm that can be verified here (it offers \(offered))")]
         }
         return true
     }
 
+    /// The first exchange yields one certificate; a server may hold one per key type, and which
+    /// one `ssh` meets depends on what known_hosts records, so every other one is fetched too
+    /// (through our own client: libssh cannot negotiate certificates).
+    private func fetchOtherCertificates(_ address: SocketAddress, into result: inout ProbeResult,
+                                        cancellation: ProbeCancellation) {
+        guard let offered = result.serverHostKeyAlgorithms else { return }
+        var have = Set(result.keys.map(\.key.type) + result.malformedKeys.map { KeyType.canonicalName($0.algorithm.value) })
+        for algorithm in KeyExchangeProbe.certificateAlgorithms where offered.contains(algorithm) {
+            let type = KeyType.canonicalName(algorithm)
+            guard !have.contains(type), !cancellation.isCancelled else { continue }
+            have.insert(type)
+            let outcome = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots, offered: [algorithm])
+                .run(cancellation: cancellation, connectDeadline: .now + timeout)
+            if let key = outcome.key { result.keys.append(key) }
+            if let malformed = outcome.malformedKey { result.malformedKeys.append(malformed) }
+            if let failure = outcome.failure, outcome.malformedKey == nil {
+                result.failures.append(failure)
+                if Self.endsProbe(failure) { return }
+            }
+        }
+    }
+
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
         switch failure.stage {
         case .resolve, .connect, .banner, .cancelled: return true
-        case .keyExchange: return failure.code == "kex-timeout"
+        case .keyExchange: return failure.code == .kexTimeout
+        case .hostKey: return false
         }
     }
 }

@@ -6,44 +6,44 @@ import FleetTrustCore
 /// libssh reports most errors as free text; the stage comes from what we observed ourselves
 /// (connected? did the server send its identification?) and the code from the text.
 enum ProbeFailures {
-    static let cancelled = ProbeFailure(stage: .cancelled, code: "cancelled", message: "the probe was cancelled")
+    static let cancelled = ProbeFailure(stage: .cancelled, code: .cancelled, message: "the probe was cancelled")
 
     static func connect(errno code: Int32) -> ProbeFailure {
         let why = String(cString: strerror(code))
         switch code {
         case ECONNREFUSED:
-            return ProbeFailure(stage: .connect, code: "connection-refused", message: "connection refused")
+            return ProbeFailure(stage: .connect, code: .connectionRefused, message: "connection refused")
         case ETIMEDOUT:
             return connectTimeout
         case EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT:
-            return ProbeFailure(stage: .connect, code: "host-unreachable", message: "host unreachable: \(why)")
+            return ProbeFailure(stage: .connect, code: .hostUnreachable, message: "host unreachable: \(why)")
         default:
-            return ProbeFailure(stage: .connect, code: "connection-refused", message: "cannot connect: \(why)")
+            return ProbeFailure(stage: .connect, code: .connectionRefused, message: "cannot connect: \(why)")
         }
     }
 
     /// The inventory says `ssh` reaches this host through a proxy; a direct probe could reach
     /// another machine, so none is made.
     static func proxied(_ proxy: String) -> ProbeFailure {
-        ProbeFailure(stage: .connect, code: "proxied",
+        ProbeFailure(stage: .connect, code: .proxied,
                      message: "ssh reaches this host through \(Sanitizer.clean(proxy, limit: 120)); fleettrust probes directly, "
                          + "which could reach another machine, so it did not probe it (--direct probes it from here)")
     }
 
-    static let connectTimeout = ProbeFailure(stage: .connect, code: "connect-timeout",
+    static let connectTimeout = ProbeFailure(stage: .connect, code: .connectTimeout,
                                              message: "no TCP connection within the timeout")
-    static let bannerTimeout = ProbeFailure(stage: .banner, code: "banner-timeout",
+    static let bannerTimeout = ProbeFailure(stage: .banner, code: .bannerTimeout,
                                             message: "the port accepted TCP but sent no SSH identification within the timeout")
 
     static func closedBeforeBanner(_ detail: String? = nil) -> ProbeFailure {
-        ProbeFailure(stage: .banner, code: "connection-closed",
+        ProbeFailure(stage: .banner, code: .connectionClosed,
                      message: "the server closed the connection before identifying itself" + (detail.map { " (\($0))" } ?? ""))
     }
 
     /// The server spoke, but its first line is not an SSH identification string.
     static func notSSH(firstBytes: [UInt8]) -> ProbeFailure {
         let line = firstBytes.prefix { $0 != 0x0a && $0 != 0x0d }
-        return ProbeFailure(stage: .banner, code: "not-ssh",
+        return ProbeFailure(stage: .banner, code: .notSSH,
                             message: "the server does not speak SSH; it said \"\(Sanitizer.clean(bytes: Array(line), limit: 60))\"")
     }
 
@@ -58,30 +58,30 @@ enum ProbeFailures {
                 return notSSH(firstBytes: firstBytes)
             }
             if lower.contains("banner") || lower.contains("protocol") || lower.contains("version") {
-                return ProbeFailure(stage: .banner, code: "not-ssh", message: "the server's SSH identification is unusable: \(text)")
+                return ProbeFailure(stage: .banner, code: .notSSH, message: "the server's SSH identification is unusable: \(text)")
             }
             if lower.contains("timeout") {
-                return ProbeFailure(stage: .banner, code: "banner-timeout",
+                return ProbeFailure(stage: .banner, code: .bannerTimeout,
                                     message: "the server started but did not complete its SSH identification within the timeout")
             }
             return closedBeforeBanner(text)
         }
         if lower.contains("no match for method") {
-            return ProbeFailure(stage: .keyExchange, code: "no-common-algorithm", message: text)
+            return ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm, message: text)
         }
         if lower.contains("timeout") {
-            return ProbeFailure(stage: .keyExchange, code: "kex-timeout",
+            return ProbeFailure(stage: .keyExchange, code: .kexTimeout,
                                 message: "the key exchange did not finish within the timeout")
         }
         if lower.contains("signature") {
-            return ProbeFailure(stage: .keyExchange, code: "bad-signature",
+            return ProbeFailure(stage: .keyExchange, code: .badSignature,
                                 message: "the server's signature over the key exchange did not verify: \(text)")
         }
         if lower.contains("socket error") || lower.contains("disconnected") || lower.contains("reset") {
-            return ProbeFailure(stage: .keyExchange, code: "connection-closed",
+            return ProbeFailure(stage: .keyExchange, code: .connectionClosed,
                                 message: "the server closed the connection during the key exchange (\(text))")
         }
-        return ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "key exchange failed: \(text)")
+        return ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "key exchange failed: \(text)")
     }
 
     /// The host-key algorithms a server listed in libssh's "no match" error, if it did.

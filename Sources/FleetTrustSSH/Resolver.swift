@@ -54,7 +54,7 @@ enum Resolver {
                 return lookup.lock.withLock { lookup.result! }
             }
         }
-        return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed",
+        return .failure(ProbeFailure(stage: .resolve, code: .resolveFailed,
                                      message: "name lookup did not finish within the timeout"))
     }
 
@@ -67,7 +67,7 @@ enum Resolver {
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
             let why = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
-            return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed", message: "cannot resolve the name: \(why)"))
+            return .failure(ProbeFailure(stage: .resolve, code: .resolveFailed, message: "cannot resolve the name: \(why)"))
         }
         defer { freeaddrinfo(list) }
         var addresses: [SocketAddress] = []
@@ -80,7 +80,7 @@ enum Resolver {
             entry = current.pointee.ai_next
         }
         guard !addresses.isEmpty else {
-            return .failure(ProbeFailure(stage: .resolve, code: "resolve-failed", message: "the name has no addresses"))
+            return .failure(ProbeFailure(stage: .resolve, code: .resolveFailed, message: "the name has no addresses"))
         }
         return .success(addresses)
     }

@@ -46,29 +46,34 @@ func variant(_ template: HostKey, _ n: Int) -> HostKey {
     return (try? HostKey(type: template.type, blob: blob)) ?? template
 }
 
+let algorithms = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "curve25519-sha256",
+                                      cipher: "chacha20-poly1305@openssh.com", mac: "umac-128-etm@openssh.com")
+
+/// The keys host `index` presents: its own copies of the templates.
+func presented(_ index: Int) -> [DiscoveredKey] {
+    templates.prefix(3).map { DiscoveredKey(key: variant($0, index), algorithms: algorithms, handshakeMilliseconds: 3.5) }
+}
+
+/// A known_hosts file as after a real scan: most hosts recorded with their Ed25519 key, every
+/// fifth host new, every twentieth recorded with another key (changed).
+let knownHostsText = inventory.hosts.enumerated().compactMap { index, host -> String? in
+    guard index % 5 != 4, index % 20 != 19 else { return nil }
+    let name = LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString
+    let key = index % 20 == 18 ? templates[0] : presented(index)[0].key
+    return "\(name) \(key.openSSHLine)"
+}.joined(separator: "\n") + "\n"
+let judge = FleetJudge(knownHosts: KnownHosts(files: [KnownHostsFile(path: "~/.ssh/known_hosts", bytes: Array(knownHostsText.utf8))]),
+                       pins: nil).preparing(for: inventory.hosts)
+
 func scanned(_ index: Int, _ host: InventoryHost) -> HostUpdate {
-    let recorded = RecordedLine(location: SourceLocation(file: "~/.ssh/known_hosts", line: index + 1),
-                                fingerprint: "", text: "\(host.address) \(templates[0].openSSHLine)")
     guard index % 20 != 19 else {
-        let failure = ProbeFailure(stage: .connect, code: "refused", message: "connection refused")
-        return HostUpdate(index: index, result: ProbeResult(host: host.address, port: host.port, failures: [failure]),
-                          assessment: .failed(failure))
+        let failure = ProbeFailure(stage: .connect, code: .connectionRefused, message: "connection refused")
+        return HostUpdate(index: index, judged: judge.judge(host, ProbeResult(host: host.address, port: host.port, failures: [failure])),
+                          probed: true)
     }
-    let algorithms = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "curve25519-sha256",
-                                          cipher: "chacha20-poly1305@openssh.com", mac: "umac-128-etm@openssh.com")
-    let keys = templates.prefix(3).map { DiscoveredKey(key: variant($0, index), algorithms: algorithms, handshakeMilliseconds: 3.5) }
-    let verdict: KeyVerdict = index % 20 == 18 ? .changed : index % 5 == 4 ? .new : .trusted
-    let status: HostStatus = verdict == .changed ? .changed : verdict == .new ? .new : .trusted
-    let evidence = verdict == .new ? [] : ["~/.ssh/known_hosts:\(index + 1)"]
-    let assessments = keys.map { KeyAssessment(key: $0, knownHosts: verdict, recorded: verdict == .changed ? [recorded] : [],
-                                                evidence: evidence) }
-    let assessment = RowAssessment(status: status, keys: assessments, method: verdict == .trusted ? "known_hosts" : "",
-                                   evidence: evidence, knownHostsNames: [knownHostsName(for: host)],
-                                   knownHostsFile: "~/.ssh/known_hosts", recordedLines: verdict == .new ? [] : [recorded],
-                                   negotiatedVerdict: verdict)
-    return HostUpdate(index: index, result: ProbeResult(host: host.address, port: host.port, peerAddress: host.address,
-                                                        keys: keys, serverVersion: "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3"),
-                      assessment: assessment)
+    let result = ProbeResult(host: host.address, port: host.port, peerAddress: host.address, keys: presented(index),
+                             serverVersion: "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3")
+    return HostUpdate(index: index, judged: judge.judge(host, result), probed: true)
 }
 
 let scanStart = DispatchTime.now()

@@ -32,7 +32,7 @@ struct DashboardWrites: Sendable {
                 let removing = decision.kind == .replace ? Set(item.previous.map(\.fingerprint)) : []
                 let seen = Self.seen(item, in: item.file)
                 let kept = Set(seen).subtracting(removing)
-                try KnownHostsWriter(path: item.file, hashNames: hashNames)
+                try KnownHostsWriter(path: item.file, hashNames: item.host.sshOptions.hashKnownHosts ?? hashNames)
                     .update(names: item.names, removing: removing,
                             adding: item.keys.filter { !kept.contains($0.sha256Fingerprint) }, expecting: seen)
             case .forget:
@@ -43,7 +43,8 @@ struct DashboardWrites: Sendable {
                 }
             case .pin:
                 try PinFileWriter(path: item.file).addPin(patterns: item.names.joined(separator: ","),
-                                                          fingerprints: item.keys.map(\.sha256Fingerprint))
+                                                          fingerprints: item.keys.map(\.sha256Fingerprint),
+                                                          expecting: PinFileWriter.Expectation(names: item.names, pinned: item.shownPins))
             }
         }
         let hosts = decision.items.map(\.host.name).joined(separator: ", ")

@@ -79,9 +79,8 @@ struct DiscoverCommand: AsyncParsableCommand {
             return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
         case .knownHosts:
             guard !key.isCertificate else { return nil }
-            let name = host.address.lowercased()
-            let knownHostsName = host.port == 22 ? name : "[\(name)]:\(host.port)"
-            return "\(knownHostsName) \(discovered.key.openSSHLine)"
+            let name = LookupName(host: host.address, port: host.port).hostString
+            return "\(CleanText(name, limit: 1024)) \(discovered.key.openSSHLine)"
         }
     }
 }

@@ -64,10 +64,38 @@ struct FleetOptions: ParsableArguments {
         guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
     }
 
-    /// The known_hosts files in use: as given, or OpenSSH's defaults.
-    var effectiveKnownHostsFiles: [String] {
+    /// The known_hosts files in use for hosts whose configuration names none: as given, or
+    /// OpenSSH's defaults (user files, then global files).
+    var effectiveKnownHostsFiles: [String] { defaultUserKnownHostsFiles + defaultGlobalKnownHostsFiles }
+
+    /// `--known-hosts`, or OpenSSH's default `UserKnownHostsFile`.
+    var defaultUserKnownHostsFiles: [String] {
         if !knownHostsFiles.isEmpty { return knownHostsFiles.map(expandTilde) }
-        return [expandTilde("~/.ssh/known_hosts"), "/etc/ssh/ssh_known_hosts"]
+        return [expandTilde("~/.ssh/known_hosts"), expandTilde("~/.ssh/known_hosts2")]
+    }
+
+    /// None with `--known-hosts`, else OpenSSH's default `GlobalKnownHostsFile`.
+    var defaultGlobalKnownHostsFiles: [String] {
+        knownHostsFiles.isEmpty ? ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"] : []
+    }
+
+    /// Every known_hosts file these hosts are judged against.
+    func knownHostsPaths(for hosts: [InventoryHost]) -> [String] {
+        KnownHostsSets.allPaths(userFiles: defaultUserKnownHostsFiles, globalFiles: defaultGlobalKnownHostsFiles, hosts: hosts)
+    }
+
+    /// The judge for these hosts: every known_hosts file they use read once, the pins, the options.
+    /// A file that cannot be read, or a pin file with a bad line, is exit 64.
+    func loadJudge(for hosts: [InventoryHost]) throws -> FleetJudge {
+        let sets: KnownHostsSets
+        do {
+            sets = try KnownHostsSets.read(userFiles: defaultUserKnownHostsFiles, globalFiles: defaultGlobalKnownHostsFiles,
+                                           hosts: hosts)
+        } catch {
+            throw CommandFailure.unreadableInput("\(error)")
+        }
+        return FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
+                          useAdditionalNames: additionalNames)
     }
 
     /// Reads every inventory, prints each problem as `file:line: message` on standard error,

@@ -77,14 +77,10 @@ struct DashboardCommand: AsyncParsableCommand {
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let pinFiles = fleet.pinFiles.map(expandTilde)
-        let pinMode = PinMode(rawValue: fleet.pinsMode) ?? .enforce, additionalNames = fleet.additionalNames
-        let loadJudge: FleetJudgeAssessor.Loader = {
-            let pins = try pinFiles.map { try PinSet.read(path: $0) }
-            return FleetJudge(knownHosts: try KnownHosts.read(paths: knownHostsFiles),
-                              pins: pins.count <= 1 ? pins.first : PinSet(path: pinFiles.joined(separator: ","), lines: pins.flatMap(\.lines)),
-                              pinMode: pinMode, useAdditionalNames: additionalNames)
-        }
-        do { _ = try loadJudge() } catch { throw CommandFailure.unreadableInput("\(error)") }
+        let fleet = fleet
+        let loadJudge: LiveFleetJudge.Loader = { try fleet.loadJudge(for: hosts) }
+        let firstJudge = try loadJudge()
+        let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
         let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
         let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
@@ -93,12 +89,16 @@ struct DashboardCommand: AsyncParsableCommand {
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
         let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
         let services = DashboardServices(
-            prober: pool, assessor: FleetJudgeAssessor(watching: knownHostsFiles + pinFiles, hosts: hosts, load: loadJudge),
+            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: fleet.hashesKnownHosts).perform,
-            connect: ConnectCommand(template: connectCommand, knownHostsFiles: knownHostsFiles, user: user),
+            connect: ConnectCommand(template: connectCommand, user: user),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment))
-        let state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
+        var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
+        if !unusedPins.isEmpty {
+            state.notice = Notice("Warning: pin lines that apply to no inventory host: "
+                                  + unusedPins.map { "\(pinFiles.first ?? ""):\($0.number)" }.joined(separator: ", "), isError: true)
+        }
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
         let ending = await DashboardThread.run(state: state, services: services, theme: chosenTheme, noColor: noColor)
         if case .interrupted(let signal) = ending { throw ExitCode(128 + signal) }

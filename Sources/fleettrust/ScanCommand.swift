@@ -7,12 +7,12 @@ import FleetTrustSSH
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Discover every inventory host's keys and judge them against known_hosts and pins.",
+        abstract: "Discover every inventory host's keys and judge them as ssh would, against known_hosts and pins.",
         discussion: """
             Exit status: 0 all hosts trusted; 1 some host new, unreachable or failed; \
-            2 any host changed, revoked or pin-mismatch; 64 bad usage or unreadable input. \
-            With --replay, the keys recorded in an earlier `scan --format json` are judged \
-            again against today's files, without touching the network.
+            2 any host changed, revoked, pin-mismatch or presenting an invalid certificate; \
+            64 bad usage or unreadable input. With --replay, the keys recorded in an earlier \
+            `scan --format json` are judged again against today's files, without touching the network.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -42,36 +42,30 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let judge = try makeJudge()
             if dryRun {
                 let hosts = try fleet.loadInventory().hosts
-                let lines = judge.knownHosts.files.reduce(0) { $0 + $1.lines.count }
+                let judge = try fleet.loadJudge(for: hosts)
+                let files = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path))
+                let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
+                    .values.reduce(0, +)
                 print("would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
-                      + "\(lines) known_hosts lines read from \(judge.knownHosts.files.count) file\(judge.knownHosts.files.count == 1 ? "" : "s")")
+                      + "\(lines) known_hosts lines read from \(files.count) file\(files.count == 1 ? "" : "s")")
                 return
             }
             let (hosts, results) = try await gather()
-            let prepared = judge.preparing(for: hosts)
+            let judge = try fleet.loadJudge(for: hosts).preparing(for: hosts)
+            for line in judge.pinLinesApplyingToNone(of: hosts) {
+                printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
+            }
             let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
-            let rows = hosts.indices.map { prepared.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
-            let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, hosts: rows)
-            try emit(report)
-            if report.summary.exitStatus != 0 { throw ExitCode(report.summary.exitStatus) }
+            let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+            let exitStatus = ScanReport.exitStatus(for: judged.map(\.status))
+            try emit(judged)
+            if exitStatus != 0 { throw ExitCode(exitStatus) }
         } catch let failure as CommandFailure {
             printError(failure.description)
             throw ExitCode(64)
         }
-    }
-
-    private func makeJudge() throws -> FleetJudge {
-        let knownHosts: KnownHosts
-        do {
-            knownHosts = try KnownHosts.read(paths: fleet.effectiveKnownHostsFiles)
-        } catch {
-            throw CommandFailure.unreadableInput("\(error)")
-        }
-        return FleetJudge(knownHosts: knownHosts, pins: try fleet.loadPins(),
-                          pinMode: PinMode(rawValue: fleet.pinsMode) ?? .enforce, useAdditionalNames: fleet.additionalNames)
     }
 
     private func gather() async throws -> ([InventoryHost], [ProbeResult]) {
@@ -99,22 +93,23 @@ struct ScanCommand: AsyncParsableCommand {
         if progress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
         return (hosts, hosts.indices.map { index in
             results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
-                                          failures: [ProbeFailure(stage: .cancelled, code: "cancelled", message: "the scan was stopped")])
+                                          failures: [ProbeFailure(stage: .cancelled, code: .cancelled, message: "the scan was stopped")])
         })
     }
 
-    private func emit(_ report: ScanReport) throws {
+    private func emit(_ judged: [JudgedHost]) throws {
         switch format {
         case .json:
+            let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, judged: judged)
             FileHandle.standardOutput.write(try report.encoded() + Data("\n".utf8))
         case .knownHosts:
-            for host in report.hosts where host.status == .new {
-                for key in host.keys where !key.type.hasSuffix("-cert-v01@openssh.com") {
-                    print("\(host.knownHostsName) \(key.key)")
-                }
+            for host in judged {
+                guard case .save(let keys) = host.saving else { continue }
+                let names = host.saveNames.map { CleanText($0, limit: 1024).value }.joined(separator: ",")
+                for key in keys { print("\(names) \(key.openSSHLine)") }
             }
         case .table:
-            print(ScanTable.render(report))
+            print(ScanTable.render(judged))
         }
     }
 }

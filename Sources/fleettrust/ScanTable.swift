@@ -1,29 +1,40 @@
 import FleetTrustCore
 
-/// The human summary `scan --format table` prints: one line per host, then counts.
+/// The human summary `scan --format table` prints: one line per host, then counts. A rendering
+/// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 enum ScanTable {
-    static func render(_ report: ScanReport) -> String {
-        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "METHOD / REASON"]
-        var rows = report.hosts.map { host -> [String] in
-            let keys = host.keys.map { shortType($0.type) + ($0.verdict == "changed" ? "!" : "") }.joined(separator: ",")
-            var reason = host.error.map { "\($0.stage): \($0.message)" } ?? host.method
-            if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).joined(separator: ", "))" }
-            let endpoint = host.host.contains(":") ? "[\(host.host)]:\(host.port)" : "\(host.host):\(host.port)"
-            return [host.status.rawValue, host.name, endpoint, keys.isEmpty ? "-" : keys, reason]
+    static func render(_ judged: [JudgedHost]) -> String {
+        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "REASON"]
+        var rows = judged.map { host -> [String] in
+            let keys = host.keys.map(keyLabel).joined(separator: ",")
+            var reason = JudgementWords.reason(host)
+            if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
+            let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
+            return [host.status.rawValue, host.labels.name.value, host.labels.endpoint.value, keys.isEmpty ? "-" : keys, pin, reason]
         }
         rows.insert(header, at: 0)
-        let widths = (0..<header.count - 1).map { column in min(40, rows.map { $0[column].count }.max() ?? 0) }
+        let widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
         var lines = rows.map { row in
             (0..<row.count).map { column in
                 column < widths.count ? pad(row[column], widths[column]) : row[column]
             }.joined(separator: "  ")
         }
-        let counts = HostStatus.allCases.compactMap { status in
-            report.summary.byStatus[status.rawValue].map { "\($0) \(status.rawValue)" }
-        }
+        var counts: [HostStatus: Int] = [:]
+        for host in judged { counts[host.status, default: 0] += 1 }
         lines.append("")
-        lines.append("\(report.summary.total) hosts: " + counts.joined(separator: ", "))
+        lines.append("\(judged.count) hosts: " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+            .joined(separator: ", "))
+        lines.append("Keys: * the key ssh meets; ! changed, revoked or invalid; - not recorded (ssh does not meet it).")
         return lines.joined(separator: "\n")
+    }
+
+    /// `ed25519*` for the key ssh meets, `!` after an alarm, `-` after a key of a type not recorded.
+    private static func keyLabel(_ key: JudgedKey) -> String {
+        var label = shortType(key.typeName)
+        if key.isNegotiated { label += "*" }
+        if key.verdict.isAlarm || (key.judgement?.plainKeyVerdict?.isAlarm ?? false) { label += "!" }
+        if key.verdict == .notRecorded { label += "-" }
+        return label
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
@@ -31,12 +42,13 @@ enum ScanTable {
         return cut + String(repeating: " ", count: max(0, width - cut.count))
     }
 
-    private static func shortType(_ type: String) -> String {
+    static func shortType(_ type: String) -> String {
         switch type {
         case "ssh-ed25519": return "ed25519"
         case "ssh-rsa": return "rsa"
         case let t where t.hasPrefix("ecdsa-sha2-"): return "ecdsa-" + t.dropFirst("ecdsa-sha2-".count)
-        case let t where t.hasSuffix("-cert-v01@openssh.com"): return shortType(String(t.dropLast("-cert-v01@openssh.com".count))) + "-cert"
+        case let t where t.hasSuffix("-cert-v01@openssh.com"):
+            return shortType(KeyType.canonicalName(String(t.dropLast("-cert-v01@openssh.com".count)))) + "-cert"
         default: return type
         }
     }

@@ -69,19 +69,14 @@ struct VerifyCommand: ParsableCommand {
             printError("\(error)")
             throw ExitCode(2)
         }
-        let target = ConnectionTarget(host: host, port: port, hostKeyAlias: hostKeyAlias,
-                                      checkHostIPAddress: checkHostIP, additionalLookupNames: lookupNames)
-        let judgement: KeyJudgement
-        do {
-            judgement = try KnownHostsJudge(knownHosts: knownHosts).judge(presented, for: target)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(1)
-        }
-        let pin = PinJudgement.judge(keys: [presented], lookup: target.lookup, pins: pinSet, mode: PinMode(rawValue: pinsMode)!)
-        let report = VerifyReport(key: presented, judgement: judgement, pin: pin)
+        var inventoryHost = InventoryHost(name: host, port: port, hostKeyAlias: hostKeyAlias)
+        inventoryHost.sshOptions.checkHostIP = checkHostIP != nil
+        let probe = ProbeResult(host: host, port: port, peerAddress: checkHostIP, keys: [DiscoveredKey(key: presented)])
+        let judged = FleetJudge(knownHosts: knownHosts, pins: pinSet, pinMode: PinMode(rawValue: pinsMode)!)
+            .judge(inventoryHost, probe, additionalNames: lookupNames)
+        let report = VerifyReport(judged: judged)
         print(json ? report.json : report.text)
-        if !report.isTrusted { throw ExitCode(1) }
+        if judged.status != .trusted { throw ExitCode(1) }
     }
 
     /// A key file's first key line, or the argument itself as a key line.
@@ -108,35 +103,35 @@ struct VerifyCommand: ParsableCommand {
     }
 }
 
-/// What `verify` prints, as text or JSON.
+/// What `verify` prints, as text or JSON: a rendering of the key's judgement.
 struct VerifyReport {
-    let key: HostKey
-    let judgement: KeyJudgement
-    let pin: PinJudgement
+    let judged: JudgedHost
 
-    /// The verdict word: OpenSSH's, or `pin-mismatch` when an enforced pin fails (a
-    /// revocation still wins).
+    var key: JudgedKey { judged.keys[0] }
+
+    /// The verdict word: the key's (OpenSSH's, or `invalid-certificate`), or `pin-mismatch` when an
+    /// enforced pin fails (a revocation or a changed key still wins).
     var verdict: String {
-        if pin.verdict == .mismatch, judgement.verdict != .revoked { return HostStatus.pinMismatch.rawValue }
-        return judgement.verdict.rawValue
+        judged.status == .pinMismatch ? HostStatus.pinMismatch.rawValue : key.verdict.rawValue
     }
 
-    var isTrusted: Bool { judgement.isTrusted && pin.verdict != .mismatch }
+    var summary: String { JudgementWords.key(key, lookup: judged.lookup) }
 
     var text: String {
-        let first = verdict == judgement.verdict.rawValue ? judgement.summary : "\(verdict): no pinned key was presented; known_hosts says \(judgement.summary)"
-        var lines = [first,
-                     "key: \(key.type) \(key.sha256Fingerprint)"]
-        lines += judgement.evidence.map { "evidence: \($0.sentence)" }
-        if pin.verdict != .unpinned {
-            lines.append("pin: \(pin.verdict.rawValue)")
-            lines += pin.evidence.map { "pin evidence: \($0.sentence)" }
+        let first = judged.status == .pinMismatch ? "\(verdict): no pinned key was presented; known_hosts says \(summary)" : summary
+        var lines = [first, "key: \(key.typeName) \(key.key?.sha256Fingerprint ?? "")"]
+        lines += JudgementWords.evidence(key).map { "evidence: \($0)" }
+        if judged.status == .error { lines.append("ssh would refuse: \(JudgementWords.reason(judged))") }
+        if judged.pin.verdict != .unpinned {
+            lines.append("pin: \(judged.pin.verdict.rawValue)")
+            lines += judged.pin.evidence.map { "pin evidence: \($0.sentence)" }
         }
         return lines.map { Sanitizer.clean($0, limit: 1024) }.joined(separator: "\n")
     }
 
     struct JSONShape: Encodable {
         var verdict: String
+        var status: HostStatus
         var knownHostsVerdict: String
         var lookup: String
         var keyType: String
@@ -144,7 +139,7 @@ struct VerifyReport {
         var summary: String
         var viaBareNameRetry: Bool
         var judgedAsPlainKey: Bool
-        var certificateProblem: String?
+        var certificateProblem: CertificateProblem?
         var viaAdditionalName: String?
         var evidence: [TrustEvidence]
         var pin: String
@@ -152,11 +147,15 @@ struct VerifyReport {
     }
 
     var json: String {
-        let shape = JSONShape(verdict: verdict, knownHostsVerdict: judgement.verdict.rawValue, lookup: judgement.lookupString,
-                              keyType: key.type, fingerprint: key.sha256Fingerprint, summary: judgement.summary,
-                              viaBareNameRetry: judgement.viaBareNameRetry, judgedAsPlainKey: judgement.judgedAsPlainKey,
-                              certificateProblem: judgement.certificateProblem, viaAdditionalName: judgement.viaAdditionalName,
-                              evidence: judgement.evidence, pin: pin.verdict.rawValue, pinEvidence: pin.evidence)
+        let judgement = key.judgement
+        let shape = JSONShape(verdict: verdict, status: judged.status, knownHostsVerdict: key.verdict.rawValue,
+                              lookup: CleanText(judged.lookup.hostString).value,
+                              keyType: key.typeName, fingerprint: key.key?.sha256Fingerprint ?? "", summary: summary,
+                              viaBareNameRetry: judgement?.viaBareNameRetry ?? false,
+                              judgedAsPlainKey: judgement?.judgedAsPlainKey ?? false,
+                              certificateProblem: key.certificateProblem,
+                              viaAdditionalName: judgement?.viaAdditionalName.map { CleanText($0).value },
+                              evidence: judgement?.evidence ?? [], pin: judged.pin.verdict.rawValue, pinEvidence: judged.pin.evidence)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(shape)) ?? Data("{}".utf8), as: UTF8.self)

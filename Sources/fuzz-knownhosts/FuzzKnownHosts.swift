@@ -34,13 +34,17 @@ enum FuzzKnownHosts {
             var keys = [probeKey]
             keys += file.lines.prefix(8).compactMap { $0.entry?.key.hostKey }
             for target in targets {
-                for key in keys { _ = try? judge.judge(key, for: target, now: 1_800_000_000) }
+                for key in keys { _ = judge.judge(key, for: target, now: 1_800_000_000) }
             }
-            _ = try? HostAssessment.assess(keys: Array(keys.prefix(3)), target: targets[1], knownHosts: KnownHosts(files: [file], options: options))
+            let host = InventoryHost(name: targets[1].host, port: targets[1].port, hostKeyAlias: targets[1].hostKeyAlias)
+            let probe = ProbeResult(host: host.name, port: host.port, keys: keys.prefix(3).map { DiscoveredKey(key: $0) })
+            let judged = FleetJudge(knownHosts: KnownHosts(files: [file], options: options), pins: nil).judge(host, probe, now: 1_800_000_000)
+            precondition(judged.status != .trusted || judged.negotiatedKey?.verdict.isTrusted == true, "trusted means ssh's key is trusted")
         }
         if let pins = try? PinSet.parse(path: "fuzz", bytes: bytes) {
             for target in targets {
-                _ = PinJudgement.judge(keys: [probeKey], lookup: target.lookup, pins: pins, mode: .enforce, now: 1_800_000_000)
+                _ = PinJudgement.judge(keys: [probeKey], names: [target.lookup.name, target.lookup.hostString], pins: pins,
+                                       mode: .enforce, now: 1_800_000_000)
             }
         }
     }

@@ -50,9 +50,15 @@ enum FuzzThemes {
         let results = pairs.map(\.result)
         let judge = FleetJudge(knownHosts: knownHosts, pins: nil).preparing(for: hosts)
         let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
-        let rows = hosts.indices.map { judge.report(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
-        let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], hosts: rows)
-        _ = try? JSONEncoder().encode(report)
+        let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+        let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], judged: judged)
+        guard let encoded = try? report.encoded() else { preconditionFailure("a judged scan must encode") }
+        // A replay of the replay judges the same: the document carries everything the judge used.
+        guard let again = try? ScanReplay.load(encoded, source: "fuzz") else { preconditionFailure("a written scan must replay") }
+        for (index, pair) in again.enumerated() {
+            let second = judge.judge(pair.host, pair.result, sharesKeysWith: shared[index] ?? [])
+            precondition(second.status == judged[index].status, "replaying a scan must give the same status")
+        }
     }
 }
 

@@ -33,11 +33,15 @@ final class ScanCommandTests: XCTestCase {
             XCTAssertEqual(row.knownHostsName, host.knownHostsName)
         }
         let certified = try XCTUnwrap(document.hosts[0].keys.first { $0.type == "ssh-ed25519-cert-v01@openssh.com" })
-        XCTAssertEqual(certified.verdict, "trusted-by-ca")
+        XCTAssertEqual(certified.verdict, .trustedByCA)
+        XCTAssertTrue(certified.negotiated, "ssh meets the certificate: a @cert-authority line matches")
+        XCTAssertEqual(document.hosts[0].method, "cert-authority")
         XCTAssertEqual(certified.certificate?.caKey, fleet.caPublicKey.openSSHLine)
         XCTAssertEqual(certified.certificate?.principals.contains("127.0.0.1"), true)
-        XCTAssertEqual(document.hosts[3].method, "known_hosts records another key")
-        XCTAssertEqual(document.hosts[3].keys.map(\.verdict), ["changed", "not-recorded", "not-recorded"],
+        XCTAssertNil(document.hosts[3].method, "a changed host has no trust method")
+        XCTAssertTrue(document.hosts[3].reason.contains("is recorded with another key"), document.hosts[3].reason)
+        XCTAssertEqual(document.hosts[1].method, "known-hosts")
+        XCTAssertEqual(document.hosts[3].keys.map(\.verdict), [.changed, .notRecorded, .notRecorded],
                        "only the recorded type is changed; others are not recorded")
     }
 
@@ -97,9 +101,9 @@ final class ScanCommandTests: XCTestCase {
         let run = try scan(["--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--format", "json", "--timeout", "2"])
         let hosts = try report(run).hosts
         XCTAssertEqual(hosts.map(\.status), [.unreachable, .unreachable, .trusted])
-        XCTAssertEqual(hosts[0].error, ScanReport.Failure(stage: "banner", code: "banner-timeout", message: hosts[0].error?.message ?? ""))
+        XCTAssertEqual(hosts[0].error, ScanReport.Failure(stage: "banner", code: .bannerTimeout, message: hosts[0].error?.message ?? ""))
         XCTAssertEqual(hosts[1].error?.stage, "connect")
-        XCTAssertEqual(hosts[1].error?.code, "connection-refused")
+        XCTAssertEqual(hosts[1].error?.code, .connectionRefused)
         XCTAssertNil(hosts[2].error)
         XCTAssertLessThan(run.seconds, 20, "a silent host costs one timeout, not a hang")
         XCTAssertEqual(run.status, 1)
@@ -125,7 +129,7 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(hosts.map(\.name), ["behind", "front"])
         XCTAssertEqual(hosts.map(\.status), [.unreachable, .trusted])
         XCTAssertEqual(hosts[0].error?.stage, "connect")
-        XCTAssertEqual(hosts[0].error?.code, "proxied")
+        XCTAssertEqual(hosts[0].error?.code, .proxied)
         XCTAssertTrue(hosts[0].error?.message.contains("ProxyJump admin@bastion.invalid") ?? false, String(describing: hosts[0].error))
         XCTAssertEqual(hosts[0].keys.count, 0)
         XCTAssertEqual(run.status, 1)

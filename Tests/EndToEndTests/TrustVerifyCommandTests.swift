@@ -43,17 +43,20 @@ final class TrustVerifyCommandTests: XCTestCase {
              + line(h[3], h[4].key(ofType: "ecdsa-sha2-nistp256")!)).write(toFile: custom, atomically: true, encoding: .utf8)
         var negotiatedTypes = Set<String>()
         for path in [custom, fleet.knownHostsPath] {
-            let knownHosts = try KnownHosts.read(paths: [path])
+            let judge = FleetJudge(knownHosts: try KnownHosts.read(paths: [path]), pins: nil)
             for host in h.dropFirst() {
-                let assessment = try HostAssessment.assess(keys: host.publicKeys, target: ConnectionTarget(host: host.address, port: host.port),
-                                                           knownHosts: knownHosts)
-                let negotiated = try XCTUnwrap(assessment.keys.first { $0.key == assessment.negotiatedKey })
+                let inventoryHost = InventoryHost(name: host.address, port: host.port,
+                                                  sshOptions: SSHHostOptions(hostKeyAlgorithms: "-*-cert-v01@openssh.com"))
+                let judged = judge.judge(inventoryHost, ProbeResult(host: host.address, port: host.port,
+                                                                    keys: host.publicKeys.map { DiscoveredKey(key: $0) }))
+                let negotiated = try XCTUnwrap(judged.negotiatedKey)
+                let type = try XCTUnwrap(negotiated.key?.type)
                 let oracle = try SSHOracle.check(name: host.address, port: host.port, knownHosts: path,
                                                  extraOptions: ["-o", "HostKeyAlgorithms=-*-cert-v01@openssh.com"])
-                XCTAssertEqual(negotiated.judgement.verdict.rawValue, oracleWord(oracle.verdict), "host \(host.index) in \(path)")
-                XCTAssertTrue(oracle.transcript.contains("host key algorithm: \(Self.algorithms[negotiated.key.type]!)"),
-                              "ssh negotiated \(negotiated.key.type) for host \(host.index) in \(path)")
-                negotiatedTypes.insert(negotiated.key.type)
+                XCTAssertEqual(negotiated.verdict.rawValue, oracleWord(oracle.verdict), "host \(host.index) in \(path)")
+                XCTAssertTrue(oracle.transcript.contains("host key algorithm: \(Self.algorithms[type]!)"),
+                              "ssh negotiated \(type) for host \(host.index) in \(path)")
+                negotiatedTypes.insert(type)
             }
         }
         XCTAssertEqual(negotiatedTypes, ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], "ssh prefers recorded types")

@@ -36,13 +36,13 @@ final class FleetJudgePreparedTests: XCTestCase {
                      InventoryHost(name: "port", address: "port.example", port: 2222)]
         let judge = FleetJudge(knownHosts: knownHosts, pins: nil)
         let prepared = judge.preparing(for: hosts)
-        let cache = try XCTUnwrap(prepared.knownHosts.files[0].hashedMatchCache)
+        let cache = try XCTUnwrap(prepared.knownHosts.knownHosts(for: hosts[0]).files[0].hashedMatchCache)
         XCTAssertNotNil(cache[Array("bare.example".utf8)], "nothing recorded for [bare.example]:2222: ssh retries the bare name")
         XCTAssertNil(cache[Array("port.example".utf8)], "[port.example]:2222 is recorded: ssh never retries")
         for host in hosts {
             let result = ProbeResult(host: host.address, port: host.port, keys: [DiscoveredKey(key: key)])
-            XCTAssertEqual(prepared.assess(host, result)?.status, .trusted, host.name)
-            XCTAssertEqual(prepared.assess(host, result), judge.assess(host, result), host.name)
+            XCTAssertEqual(prepared.judge(host, result, now: 1_800_000_000).status, .trusted, host.name)
+            XCTAssertEqual(prepared.judge(host, result, now: 1_800_000_000).keys, judge.judge(host, result, now: 1_800_000_000).keys, host.name)
         }
     }
 }

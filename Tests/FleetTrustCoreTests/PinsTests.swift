@@ -27,26 +27,63 @@ final class PinsTests: XCTestCase {
     func testPinSetMatchesAnyPinnedKeyAndMismatchesOtherwise() throws {
         let set = try pins("web \(a.sha256Fingerprint) \(b.sha256Fingerprint)\n")
         let lookup = LookupName(host: "WEB", port: 2222)
-        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c, b], lookup: lookup, pins: set, mode: .enforce).verdict, .matched)
-        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], lookup: lookup, pins: set, mode: .enforce).verdict, .mismatch)
-        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], lookup: lookup, pins: set, mode: .report).verdict, .reportedMismatch)
-        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], lookup: LookupName(host: "db"), pins: set, mode: .enforce).verdict, .unpinned)
+        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c, b], names: Self.names(lookup), pins: set, mode: .enforce).verdict, .matched)
+        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], names: Self.names(lookup), pins: set, mode: .enforce).verdict, .mismatch)
+        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], names: Self.names(lookup), pins: set, mode: .report).verdict, .reportedMismatch)
+        XCTAssertEqual(PinJudgement.judge(keys: [TestKeys.c], names: Self.names(LookupName(host: "db")), pins: set, mode: .enforce).verdict, .unpinned)
     }
 
     func testExpiredPinsNoLongerBind() throws {
         let set = try pins("web \(a.sha256Fingerprint) expires=2027-01-31\n")
         let lastSecond: UInt64 = 1_801_439_999, after: UInt64 = 1_801_440_000
-        XCTAssertEqual(PinJudgement.judge(keys: [b], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: lastSecond).verdict, .mismatch)
-        XCTAssertEqual(PinJudgement.judge(keys: [b], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: after).verdict, .expired)
+        XCTAssertEqual(PinJudgement.judge(keys: [b], names: Self.names(LookupName(host: "web")), pins: set, mode: .enforce, now: lastSecond).verdict, .mismatch)
+        XCTAssertEqual(PinJudgement.judge(keys: [b], names: Self.names(LookupName(host: "web")), pins: set, mode: .enforce, now: after).verdict, .expired)
+    }
+
+    static func names(_ lookup: LookupName) -> [String] { [lookup.name, lookup.hostString] }
+
+    private func judged(_ host: InventoryHost, keys: [HostKey], known: String = "", pins set: PinSet?, mode: PinMode = .enforce) -> JudgedHost {
+        FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file(known)]), pins: set, pinMode: mode)
+            .judge(host, ProbeResult(host: host.name, port: host.port, keys: keys.map { DiscoveredKey(key: $0) }))
     }
 
     func testPinMismatchMakesTheHostPinMismatchWhateverKnownHostsSays() throws {
         let set = try pins("web \(b.sha256Fingerprint)\n")
-        let known = KnownHosts(files: [TestKeys.file("web \(a.openSSHLine)\n")])
-        let assessment = try HostAssessment.assess(keys: [a], target: ConnectionTarget(host: "web"), knownHosts: known, pins: set)
-        XCTAssertEqual(assessment.status, .pinMismatch)
-        XCTAssertEqual(try HostAssessment.assess(keys: [a], target: ConnectionTarget(host: "web"), knownHosts: known,
-                                                 pins: set, pinMode: .report).status, .trusted)
+        let host = InventoryHost(name: "web")
+        XCTAssertEqual(judged(host, keys: [a], known: "web \(a.openSSHLine)\n", pins: set).status, .pinMismatch)
+        let reported = judged(host, keys: [a], known: "web \(a.openSSHLine)\n", pins: set, mode: .report)
+        XCTAssertEqual(reported.status, .trusted)
+        XCTAssertEqual(reported.pin.verdict, .reportedMismatch, "a reported mismatch is still in the judgement")
+    }
+
+    func testEachKeySaysWhetherItIsTheOnePinned() throws {
+        let set = try pins("web \(a.sha256Fingerprint)\n")
+        let host = judged(InventoryHost(name: "web"), keys: [a, TestKeys.c], pins: set)
+        XCTAssertEqual(host.pin.verdict, .matched)
+        XCTAssertEqual(host.keys.map(\.pin), [.matched, .notListed], "only the pinned key is matched")
+        let unpinned = judged(InventoryHost(name: "db"), keys: [a], pins: set)
+        XCTAssertEqual(unpinned.keys.map(\.pin), [.unpinned])
+    }
+
+    func testAPinAppliesThroughAnyOfTheHostsNames() throws {
+        let set = try pins("web*.example.com \(b.sha256Fingerprint)\n")
+        let ansible = InventoryHost(name: "web1.example.com", address: "10.0.0.5")
+        XCTAssertEqual(judged(ansible, keys: [a], pins: set).status, .pinMismatch, "the inventory name carries the pin")
+        let byAddress = try pins("10.0.0.5 \(b.sha256Fingerprint)\n")
+        XCTAssertEqual(judged(InventoryHost(name: "web1", address: "10.0.0.5", port: 2222), keys: [a], pins: byAddress).status,
+                       .pinMismatch, "the address, bare, applies on any port")
+        let byAlias = try pins("web1.prod \(a.sha256Fingerprint)\n")
+        XCTAssertEqual(judged(InventoryHost(name: "x", address: "10.0.0.5", hostKeyAlias: "web1.prod"), keys: [a], pins: byAlias).pin.verdict,
+                       .matched)
+        let byPort = try pins("[web1]:2222 \(b.sha256Fingerprint)\n")
+        XCTAssertEqual(judged(InventoryHost(name: "web1", address: "10.0.0.5", port: 2222), keys: [a], pins: byPort).status, .pinMismatch)
+        XCTAssertEqual(judged(InventoryHost(name: "web1", address: "10.0.0.5", port: 22), keys: [a], pins: byPort).pin.verdict, .unpinned)
+    }
+
+    func testPinLinesThatApplyToNoHostAreFound() throws {
+        let set = try pins("web1 \(a.sha256Fingerprint)\nwbe2 \(a.sha256Fingerprint)\n")
+        let judge = FleetJudge(knownHosts: KnownHosts(files: []), pins: set)
+        XCTAssertEqual(judge.pinLinesApplyingToNone(of: [InventoryHost(name: "web1"), InventoryHost(name: "web2")]).map(\.number), [2])
     }
 
     func testPinWriterAppendsAndRefusesAConcurrentChangeForThePatterns() throws {
@@ -114,16 +151,16 @@ final class PinsTests: XCTestCase {
         let key = try HostKey(openSSHLine: String(contentsOfFile: directory + "/k.pub", encoding: .utf8))
         for written in [printed, printed.dropFirst("SHA256:".count)] {
             let set = try pins("h \(written)\n")
-            XCTAssertEqual(PinJudgement.judge(keys: [key], lookup: LookupName(host: "h"), pins: set, mode: .enforce).verdict, .matched)
+            XCTAssertEqual(PinJudgement.judge(keys: [key], names: Self.names(LookupName(host: "h")), pins: set, mode: .enforce).verdict, .matched)
         }
     }
 
     func testRotationSetSpansLinesAndEvidenceNamesTheLine() throws {
         let set = try pins("web* \(a.sha256Fingerprint)\nweb1,web2 \(b.sha256Fingerprint)\n")
-        let next = PinJudgement.judge(keys: [TestKeys.c, b], lookup: LookupName(host: "WEB2"), pins: set, mode: .enforce)
+        let next = PinJudgement.judge(keys: [TestKeys.c, b], names: Self.names(LookupName(host: "WEB2")), pins: set, mode: .enforce)
         XCTAssertEqual(next.verdict, .matched)
         XCTAssertEqual(next.evidence.map(\.line), [2])
-        let wrong = PinJudgement.judge(keys: [TestKeys.c], lookup: LookupName(host: "web1"), pins: set, mode: .enforce)
+        let wrong = PinJudgement.judge(keys: [TestKeys.c], names: Self.names(LookupName(host: "web1")), pins: set, mode: .enforce)
         XCTAssertEqual(wrong.verdict, .mismatch)
         XCTAssertEqual(Set(wrong.evidence.map(\.line)), [1, 2])
     }
@@ -131,7 +168,7 @@ final class PinsTests: XCTestCase {
     func testNegationAndPortForms() throws {
         let set = try pins("*.example.com,!db.example.com \(a.sha256Fingerprint)\n[10.0.0.1]:2222 \(a.sha256Fingerprint)\n")
         func verdict(_ host: String, _ port: Int = 22) -> PinVerdict {
-            PinJudgement.judge(keys: [TestKeys.c], lookup: LookupName(host: host, port: port), pins: set, mode: .enforce).verdict
+            PinJudgement.judge(keys: [TestKeys.c], names: Self.names(LookupName(host: host, port: port)), pins: set, mode: .enforce).verdict
         }
         XCTAssertEqual(verdict("db.example.com"), .unpinned)
         XCTAssertEqual(verdict("web.example.com"), .mismatch)
@@ -142,8 +179,8 @@ final class PinsTests: XCTestCase {
     func testExpiredPinDoesNotBindWhileAnotherStillDoes() throws {
         let set = try pins("web \(a.sha256Fingerprint) expires=2027-01-01\nweb \(b.sha256Fingerprint)\n")
         let later: UInt64 = 1_803_859_200
-        XCTAssertEqual(PinJudgement.judge(keys: [a], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: later).verdict, .mismatch)
-        XCTAssertEqual(PinJudgement.judge(keys: [b], lookup: LookupName(host: "web"), pins: set, mode: .enforce, now: later).verdict, .matched)
+        XCTAssertEqual(PinJudgement.judge(keys: [a], names: Self.names(LookupName(host: "web")), pins: set, mode: .enforce, now: later).verdict, .mismatch)
+        XCTAssertEqual(PinJudgement.judge(keys: [b], names: Self.names(LookupName(host: "web")), pins: set, mode: .enforce, now: later).verdict, .matched)
     }
 
     func testPinWriterKeepsEveryOtherByte() throws {
@@ -161,7 +198,7 @@ final class PinsTests: XCTestCase {
         for _ in 0..<2_000 {
             let bytes = (0..<Int.random(in: 0...300)).map { _ in Bool.random() ? alphabet.randomElement()! : UInt8.random(in: 0...255) }
             let set = PinSet(path: "r", bytes: bytes)
-            _ = PinJudgement.judge(keys: [a], lookup: LookupName(host: "h"), pins: set, mode: .enforce)
+            _ = PinJudgement.judge(keys: [a], names: Self.names(LookupName(host: "h")), pins: set, mode: .enforce)
             XCTAssertTrue(set.errors.allSatisfy { $0.line >= 1 && !$0.description.contains("\u{1b}") })
         }
     }

@@ -50,12 +50,14 @@ final class PolicyTests: XCTestCase {
 final class TrustProbeAssessmentTests: XCTestCase {
     func testProbeWithoutKeysIsUnreachableOrErrorByStage() throws {
         let known = KnownHosts(files: [TestKeys.file("[web]:2222 \(TestKeys.a.openSSHLine)\n")])
-        let refused = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .connect, code: "connection-refused", message: "refused")])
-        XCTAssertEqual(try HostAssessment.assess(probe: refused, knownHosts: known).status, .unreachable)
-        let kex = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "no")])
-        XCTAssertEqual(try HostAssessment.assess(probe: kex, knownHosts: known).status, .error)
+        let refused = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")])
+        let judge = FleetJudge(knownHosts: known, pins: nil)
+        let host = InventoryHost(name: "WEB", port: 2222)
+        XCTAssertEqual(judge.judge(host, refused).status, .unreachable)
+        let kex = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "no")])
+        XCTAssertEqual(judge.judge(host, kex).status, .error)
         let ok = ProbeResult(host: "WEB", port: 2222, keys: [DiscoveredKey(key: TestKeys.a)])
-        XCTAssertEqual(try HostAssessment.assess(probe: ok, knownHosts: known).status, .trusted)
+        XCTAssertEqual(judge.judge(host, ok).status, .trusted)
     }
 
     func testHashedNamesAreWrittenLowercasedSoSSHFindsThem() throws {

@@ -35,7 +35,7 @@ final class DecisionFlowTests: XCTestCase {
             let (after, effects) = Fixtures.press(asking, key)
             XCTAssertEqual(effects, [], "\(key)")
             XCTAssertEqual(after.mode, .list)
-            XCTAssertEqual(after.notice?.text.contains("nothing was saved"), true)
+            XCTAssertEqual(after.notice?.text.value.contains("nothing was saved"), true)
         }
     }
 
@@ -48,7 +48,7 @@ final class DecisionFlowTests: XCTestCase {
         guard case .confirm(.trust(let items, let skipped)) = state.mode else { return XCTFail("\(state.mode)") }
         XCTAssertEqual(items.map(\.index), [0, 2])
         XCTAssertEqual(skipped.count, 1)
-        XCTAssertTrue(DashboardView.view(state).text.contains("skipped: host1 cannot be trusted here: the key is marked @revoked"))
+        XCTAssertTrue(DashboardView.view(state).text.contains("skipped: host1 cannot be trusted here: the key ED25519 \(Fixtures.ed25519Fingerprint) is revoked (@revoked)"))
         let (after, effects) = Fixtures.press(state, .character("y"))
         XCTAssertEqual(effects.count, 1)
         XCTAssertEqual(after.markedIndices, [1])
@@ -88,9 +88,9 @@ final class DecisionFlowTests: XCTestCase {
         let revoked = Fixtures.press(state, .character("t"))
         XCTAssertEqual(revoked.1, [])
         XCTAssertEqual(revoked.0.mode, .list)
-        XCTAssertTrue(revoked.0.notice!.text.contains("revoked"), revoked.0.notice!.text)
+        XCTAssertTrue(revoked.0.notice!.text.value.contains("revoked"), revoked.0.notice!.text.value)
         let mismatch = Fixtures.press(state, .down, .character("t"))
-        XCTAssertTrue(mismatch.0.notice!.text.contains("pin"), mismatch.0.notice!.text)
+        XCTAssertTrue(mismatch.0.notice!.text.value.contains("pin"), mismatch.0.notice!.text.value)
         XCTAssertEqual(Fixtures.press(state, .character("p")).1, [])
     }
 
@@ -105,7 +105,7 @@ final class DecisionFlowTests: XCTestCase {
                 XCTAssertEqual(after.mode, .list)
             }
         }
-        XCTAssertTrue(Fixtures.press(state, .character("t")).0.notice!.text.contains("Read-only"))
+        XCTAssertTrue(Fixtures.press(state, .character("t")).0.notice!.text.value.contains("Read-only"))
         XCTAssertTrue(DashboardView.view(state).text.contains("READ-ONLY"))
     }
 
@@ -114,14 +114,14 @@ final class DecisionFlowTests: XCTestCase {
         state = Fixtures.probed(state, 1, .trusted)
         let refused = Fixtures.press(state, .character("c"))
         XCTAssertEqual(refused.1, [])
-        XCTAssertTrue(refused.0.notice!.text.contains("only for trusted"))
+        XCTAssertTrue(refused.0.notice!.text.value.contains("only for trusted"))
         XCTAssertEqual(Fixtures.press(state, .down, .character("c")).1, [.connect(1)])
     }
 
     func testPinAsksAndWritesThePresentedKeysToThePinFile() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         let asking = Fixtures.press(state, .character("p")).0
-        XCTAssertTrue(DashboardView.view(asking).text.contains("Pin the presented keys of 1 host in /tmp/pins"))
+        XCTAssertTrue(DashboardView.view(asking).text.contains("Pin the presented keys of 1 host in /tmp/pins"), DashboardView.view(asking).text)
         let effects = Fixtures.press(asking, .character("y")).1
         guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
         XCTAssertEqual(decision.kind, .pin)
@@ -133,18 +133,20 @@ final class DecisionFlowTests: XCTestCase {
         let asking = Fixtures.press(state, .character("x")).0
         let text = DashboardView.view(asking).text
         XCTAssertTrue(text.contains("/tmp/kh:7"), text)
-        XCTAssertTrue(text.contains(Fixtures.oldLine.text))
+        let recorded = RecordedLine(location: SourceLocation(file: "/tmp/kh", line: 7), fingerprint: Fixtures.ed25519Fingerprint,
+                                    text: "[10.0.0.0]:2200 " + Fixtures.ed25519.openSSHLine)
+        XCTAssertTrue(text.contains(recorded.text.value), text)
         let effects = Fixtures.press(asking, .character("y")).1
         guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
         XCTAssertEqual(decision.kind, .forget)
-        XCTAssertEqual(decision.items[0].previous, [Fixtures.oldLine])
+        XCTAssertEqual(decision.items[0].previous, [recorded])
     }
 
     func testForgetWithNothingRecordedSaysSo() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new)
         let (after, effects) = Fixtures.press(state, .character("x"))
         XCTAssertEqual(effects, [])
-        XCTAssertTrue(after.notice!.text.contains("no known_hosts entries"))
+        XCTAssertTrue(after.notice!.text.value.contains("no known_hosts entries"))
     }
 
     func testQuitAsksWhileHostsAreMarkedOrASaveIsPending() {
@@ -162,14 +164,15 @@ final class DecisionFlowTests: XCTestCase {
 
     func testAFinishedWriteShowsItsMessageAndTheReassessedStatus() {
         var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new)
+        let done = state.discovery.done
         state = Fixtures.press(state, .character("t"), .character("y")).0
         let host = state.rows[0].host
-        let trusted = Fixtures.assessment(host, state.rows[0].result!, status: .trusted)
-        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, result: nil, assessment: trusted)])).0
+        let trusted = Fixtures.judged(host, state.rows[0].judged!.probe, status: .trusted)
+        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, judged: trusted, probed: false)])).0
         state = DashboardUpdate.update(state, .writeFinished(succeeded: true, message: "Trusted 1 host.")).0
         XCTAssertEqual(state.pendingWrites, 0)
         XCTAssertEqual(state.rows[0].status, .trusted)
-        XCTAssertNotNil(state.rows[0].result)
+        XCTAssertEqual(state.discovery.done, done, "a judgement after a write is not a second probe")
         XCTAssertTrue(DashboardView.view(state).text.contains("Trusted 1 host."))
     }
 }

@@ -14,7 +14,7 @@ final class DetailViewTests: XCTestCase {
         let left = Randomart.draw(Fixtures.ed25519), right = Randomart.draw(Fixtures.ecdsa)
         XCTAssertTrue(text.contains(left[3] + "  " + right[3]), text)
         XCTAssertTrue(text.contains("SSH-2.0-OpenSSH_9.2p1"))
-        XCTAssertTrue(text.contains("known_hosts names: [10.0.0.0]:2200"))
+        XCTAssertTrue(text.contains("known_hosts name: [10.0.0.0]:2200"))
     }
 
     func testACertificateShowsItsPrincipalsValidityAndSigningCA() throws {
@@ -41,7 +41,7 @@ final class DetailViewTests: XCTestCase {
     func testChangedKeyDetailShowsTheRecordedFingerprintAndWhereItIs() {
         let state = Fixtures.press(Fixtures.probed(Fixtures.state(hosts: 1, height: 60), 0, .changed), .enter).0
         let screen = DashboardView.view(state)
-        XCTAssertTrue(screen.text.contains("recorded \(Fixtures.otherEd25519.sha256Fingerprint) at /tmp/kh:7"), screen.text)
+        XCTAssertTrue(screen.text.contains("recorded instead \(Fixtures.otherEd25519.sha256Fingerprint) at /tmp/kh:7"), screen.text)
         XCTAssertEqual(screen.role(of: "known_hosts: changed"), .danger)
     }
 
@@ -55,8 +55,8 @@ final class DetailViewTests: XCTestCase {
         var result = Fixtures.result(state.rows[0].host)
         result.banner = "hello\u{1b}]52;c;ZXZpbA==\u{07}\nsecond\u{1b}[2J line"
         result.serverVersion = "SSH-2.0-evil\u{1b}[31m"
-        let assessment = Fixtures.assessment(state.rows[0].host, result, status: .new)
-        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, result: result, assessment: assessment)])).0
+        let judged = Fixtures.judged(state.rows[0].host, result, status: .new)
+        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, judged: judged, probed: true)])).0
         let screen = DashboardView.view(Fixtures.press(state, .enter).0)
         XCTAssertFalse(screen.text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, screen.text)
         XCTAssertTrue(screen.text.contains("hello?]52;c;ZXZpbA==?"))

@@ -35,33 +35,33 @@ enum Fixtures {
                                       fingerprint: otherEd25519.sha256Fingerprint,
                                       text: "[10.0.0.1]:2201 " + otherEd25519.openSSHLine)
 
-    /// An assessment with `status` for every key (changed keys carry the recorded line).
-    static func assessment(_ host: InventoryHost, _ result: ProbeResult, status: HostStatus) -> RowAssessment {
-        let verdict: KeyVerdict
+    /// The real judge's answer for `result`, against a known_hosts file `/tmp/kh` (held in memory)
+    /// whose line 7 makes the host `status`: its key (trusted), another key (changed), a `@revoked`
+    /// line (revoked), nothing (new), or a pin on another key (pin-mismatch).
+    static func judged(_ host: InventoryHost, _ result: ProbeResult, status: HostStatus) -> JudgedHost {
+        let name = LookupName(host: host.address, port: host.port).hostString
+        var line = ""
         switch status {
-        case .trusted: verdict = .trusted
-        case .changed: verdict = .changed
-        case .revoked: verdict = .revoked
-        default: verdict = .new
+        case .trusted: line = "\(name) \(ed25519.openSSHLine)"
+        case .changed: line = "\(name) \(otherEd25519.openSSHLine)"
+        case .revoked: line = "@revoked * \(ed25519.openSSHLine)"
+        default: break
         }
-        let keys = result.keys.map {
-            KeyAssessment(key: $0, knownHosts: verdict, pin: status == .pinMismatch ? .mismatch : .unpinned,
-                          recorded: status == .changed ? [oldLine] : [])
-        }
-        guard !keys.isEmpty else { return .failed(result.failure) }
-        return RowAssessment(status: status, keys: keys, method: status == .trusted ? "known_hosts" : "",
-                              knownHostsNames: [knownHostsName(for: host)], knownHostsFile: "/tmp/kh",
-                              recordedLines: status == .changed || status == .trusted ? [oldLine] : [],
-                              trustBlockedReason: status == .revoked ? "the key is marked @revoked at /tmp/kh:3" : nil)
+        let text = String(repeating: "# fixture\n", count: 6) + line + "\n"
+        let knownHosts = KnownHosts(files: [KnownHostsFile(path: "/tmp/kh", bytes: Array(text.utf8))])
+        let pins = status == .pinMismatch ? try! PinSet.parse(path: "/tmp/pins", bytes: Array("* \(otherEd25519.sha256Fingerprint)\n".utf8)) : nil
+        let judged = FleetJudge(knownHosts: knownHosts, pins: pins).judge(host, result)
+        precondition(judged.status == status || result.keys.isEmpty, "fixture for \(status) judged \(judged.status)")
+        return judged
     }
 
     /// Delivers a probe result with the given status to host `index`.
     static func probed(_ state: DashboardState, _ index: Int, _ status: HostStatus, keys: [HostKey] = [ed25519, ecdsa]) -> DashboardState {
         let host = state.rows[index].host
-        let failure = status == .unreachable ? ProbeFailure(stage: .connect, code: "connection-refused", message: "connection refused") : nil
+        let failure = status == .unreachable ? ProbeFailure(stage: .connect, code: .connectionRefused, message: "connection refused") : nil
         let result = result(host, keys: keys, failure: failure)
-        return DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: index, result: result,
-                                                                       assessment: assessment(host, result, status: status))])).0
+        return DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: index, judged: judged(host, result, status: status),
+                                                                       probed: true)])).0
     }
 
     static func press(_ state: DashboardState, _ keys: Key...) -> (DashboardState, [DashboardEffect]) {

@@ -50,21 +50,23 @@ final class HostListTests: XCTestCase {
         XCTAssertTrue(row.contains(Fixtures.ed25519Fingerprint), row)
     }
 
-    func testTheKnownHostsColumnShowsTheNegotiatedKeysVerdictUnlessAKeyChangedOrIsRevoked() {
-        var assessment = RowAssessment(status: .trusted, keys: [KeyAssessment(key: DiscoveredKey(key: Fixtures.ed25519), knownHosts: .trustedByCA),
-                                                                KeyAssessment(key: DiscoveredKey(key: Fixtures.ecdsa), knownHosts: .new)],
-                                       negotiatedVerdict: .trustedByCA)
-        XCTAssertEqual(assessment.knownHostsVerdict, .trustedByCA)
-        assessment.keys[1].knownHosts = .changed
-        XCTAssertEqual(assessment.knownHostsVerdict, .changed)
-        assessment.negotiatedVerdict = nil
-        assessment.keys[1].knownHosts = .new
-        XCTAssertEqual(assessment.knownHostsVerdict, .new)
+    func testAHostWithOnlyItsEd25519KeyRecordedReadsTrustedAndNotChanged() {
+        var state = Fixtures.state(hosts: 2)
+        state = Fixtures.probed(state, 1, .trusted)
+        let judged = try! XCTUnwrap(state.rows[1].judged)
+        XCTAssertEqual(judged.keys.map(\.verdict), [.trusted, .notRecorded], "ECDSA is not recorded, as scan says")
+        XCTAssertEqual(HostListView.knownHostsVerdict(judged), .trusted)
+        let row = DashboardView.view(state).lines[DashboardView.listStartRow + 1].text
+        XCTAssertFalse(row.contains("CHANGED"), row)
+        XCTAssertTrue(row.contains(" ok "), row)
+        state = Fixtures.probed(state, 1, .changed)
+        let changedRow = DashboardView.view(state).lines[DashboardView.listStartRow + 1].text
+        XCTAssertTrue(changedRow.contains("CHANGED"), changedRow)
     }
 
     func testUnreachableHostShowsTheStageAndReason() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .unreachable)
-        XCTAssertTrue(DashboardView.view(state).text.contains("connect: connection refused"))
+        XCTAssertTrue(DashboardView.view(state).text.contains("connect failed: connection refused"))
     }
 
     func testMovingStopsAtBothEnds() {

@@ -20,32 +20,57 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertTrue(Fixtures.ed25519Fingerprint.hasSuffix(parts[1]))
     }
 
-    func testTheDefaultConnectCommandChecksStrictlyAgainstTheDashboardsFiles() {
-        let command = ConnectCommand(knownHostsFiles: ["/tmp/kh", "/tmp/my files/kh2"])
+    /// The judgement connect starts from: the host judged against `files` (empty files).
+    private func judged(_ host: InventoryHost, files: [String] = ["/k"]) -> JudgedHost {
+        FleetJudge(knownHosts: KnownHosts(files: files.map { KnownHostsFile(path: $0, bytes: []) }), pins: nil)
+            .judge(host, Fixtures.result(host, keys: [Fixtures.ed25519]))
+    }
+
+    func testTheDefaultConnectCommandChecksStrictlyAgainstTheFilesTheHostWasJudgedAgainst() {
         let host = InventoryHost(name: "web1", address: "10.1.2.3", port: 2222)
-        XCTAssertEqual(try command.arguments(for: host),
+        XCTAssertEqual(try ConnectCommand().arguments(for: judged(host, files: ["/tmp/kh", "/tmp/my files/kh2"])),
                        ["ssh", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=/tmp/kh \"/tmp/my files/kh2\"",
-                        "-p", "2222", "10.1.2.3"])
+                        "-o", "GlobalKnownHostsFile=/dev/null", "-p", "2222", "10.1.2.3"])
+    }
+
+    func testConnectUsesTheHostKeyAliasAndAlgorithmsTheHostWasJudgedUnder() throws {
+        let host = InventoryHost(name: "web1", address: "10.1.2.3", hostKeyAlias: "web1.prod",
+                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: "+ssh-rsa", checkHostIP: true))
+        let arguments = try ConnectCommand().arguments(for: judged(host))
+        XCTAssertTrue(arguments.contains("HostKeyAlias=web1.prod"), "\(arguments)")
+        XCTAssertTrue(arguments.contains("HostKeyAlgorithms=+ssh-rsa"), "\(arguments)")
+        XCTAssertTrue(arguments.contains("CheckHostIP=yes"), "\(arguments)")
+    }
+
+    func testConnectToAnSSHConfigHostUsesThatFileAndTheAlias() throws {
+        let host = InventoryHost(name: "web1", address: "10.1.2.3", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),
+                                 format: .sshConfig)
+        let arguments = try ConnectCommand().arguments(for: judged(host))
+        XCTAssertEqual(Array(arguments.prefix(3)), ["ssh", "-F", "/etc/fleet/ssh_config"])
+        XCTAssertEqual(arguments.last, "web1", "ssh resolves the alias through the same file")
     }
 
     func testTheInventoryUserWinsOverUserAndTemplatesMayNameTheHost() {
-        let command = ConnectCommand(template: "echo {name}={target}:{port}", knownHostsFiles: ["/k"], user: "admin")
-        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h", port: 22, user: "ops")), ["echo", "a=ops@h:22"])
-        XCTAssertEqual(try command.arguments(for: InventoryHost(name: "a", address: "h")), ["echo", "a=admin@h:22"])
+        let command = ConnectCommand(template: "echo {name}={target}:{port}", user: "admin")
+        XCTAssertEqual(try command.arguments(for: judged(InventoryHost(name: "a", address: "h", port: 22, user: "ops"))), ["echo", "a=ops@h:22"])
+        XCTAssertEqual(try command.arguments(for: judged(InventoryHost(name: "a", address: "h"))), ["echo", "a=admin@h:22"])
     }
 
     func testHostsOrUsersThatLookLikeOptionsAreNeverPassedToSsh() {
-        let command = ConnectCommand(knownHostsFiles: ["/k"])
-        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "-oProxyCommand=touch /tmp/x")))
-        XCTAssertThrowsError(try command.arguments(for: InventoryHost(name: "a", address: "h", user: "-oProxyCommand=x")))
+        let command = ConnectCommand()
+        XCTAssertThrowsError(try command.arguments(for: judged(InventoryHost(name: "-oProxyCommand=touch /tmp/x"))))
+        XCTAssertThrowsError(try command.arguments(for: judged(InventoryHost(name: "a", address: "h", user: "-oProxyCommand=x"))))
     }
 
-    func testKnownHostsNameUsesBracketsForOtherPortsAndTheAliasWhenGiven() {
-        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1")), "10.0.0.1")
-        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "10.0.0.1", port: 2222)), "[10.0.0.1]:2222")
-        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", port: 2222, hostKeyAlias: "alias")), "alias")
-        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "Web1.Example", port: 2222)), "[web1.example]:2222")
-        XCTAssertEqual(knownHostsName(for: InventoryHost(name: "a", address: "127.1")), "127.0.0.1", "canonicalised as ssh does")
+    func testTheNameSavedIsTheOneSshLooksUp() {
+        func name(_ host: InventoryHost) -> [String] { judged(host).saveNames }
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "10.0.0.1")), ["10.0.0.1"])
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "10.0.0.1", port: 2222)), ["[10.0.0.1]:2222"])
+        XCTAssertEqual(name(InventoryHost(name: "a", port: 2222, hostKeyAlias: "Alias")), ["alias"])
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "Web1.Example", port: 2222)), ["[web1.example]:2222"])
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "127.1")), ["127.0.0.1"], "canonicalised as ssh does")
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "0x7f000301")), ["127.0.3.1"])
+        XCTAssertEqual(name(InventoryHost(name: "a", address: "::ffff:7f00:301", port: 2200)), ["[::ffff:127.0.3.1]:2200"])
     }
 
     func testTheForegroundChildRunsTheCommandAndReportsItsExitStatus() {
@@ -79,7 +104,7 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertEqual(record.time, "2027-01-15T08:00:00.000Z")
         XCTAssertEqual(record.oldFingerprints, [Fixtures.otherEd25519.sha256Fingerprint])
         XCTAssertEqual(record.newFingerprints, [Fixtures.ed25519Fingerprint])
-        XCTAssertEqual(record.oldEntries, ["/tmp/kh:7: " + Fixtures.oldLine.text])
+        XCTAssertEqual(record.oldEntries, ["/tmp/kh:7: " + Fixtures.oldLine.text.value])
         let mode = try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
     }
@@ -87,5 +112,16 @@ final class TextAndCommandTests: XCTestCase {
     func testAuditLogDefaultsToXDGStateHome() {
         XCTAssertEqual(AuditLog.defaultPath(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]), "/s/fleettrust/audit.jsonl")
         XCTAssertEqual(AuditLog.defaultPath(environment: ["HOME": "/h"]), "/h/.local/state/fleettrust/audit.jsonl")
+    }
+}
+
+final class WrapTests: XCTestCase {
+    func testWrappingKeepsSpacesBreaksAtWordsAndNeverCutsAFingerprintShort() {
+        XCTAssertEqual(DisplayWidth.wrap(" Pin the keys", width: 40, indent: "   "), [" Pin the keys"])
+        XCTAssertEqual(DisplayWidth.wrap("aaa bbb ccc", width: 7, indent: "  "), ["aaa bbb", "  ccc"])
+        let fingerprint = Fixtures.ed25519Fingerprint
+        let lines = DisplayWidth.wrap("key " + fingerprint, width: 30, indent: " ")
+        XCTAssertTrue(lines.allSatisfy { DisplayWidth.of($0) <= 30 }, "\(lines)")
+        XCTAssertEqual(lines.joined().replacingOccurrences(of: " ", with: ""), "key" + fingerprint)
     }
 }

@@ -18,15 +18,15 @@ final class HostileServerProbeTests: XCTestCase {
     }
 
     func testEachHostileBehaviourFailsAtItsStageWithinTheTimeout() async throws {
-        let expected: [HostileBehavior: (ProbeStage, Set<String>)] = [
-            .silent: (.banner, ["banner-timeout"]),
-            .slowBanner: (.banner, ["banner-timeout"]),
-            .preBannerFlood: (.banner, ["not-ssh"]),
-            .endlessBanner: (.banner, ["not-ssh"]),
-            .garbageAfterBanner: (.keyExchange, ["kex-failed", "connection-closed"]),
-            .closeDuringKex: (.keyExchange, ["kex-failed", "connection-closed"]),
-            .escapeBanner: (.keyExchange, ["kex-failed", "connection-closed"]),
-            .http: (.banner, ["not-ssh"]),
+        let expected: [HostileBehavior: (ProbeStage, Set<FailureCode>)] = [
+            .silent: (.banner, [.bannerTimeout]),
+            .slowBanner: (.banner, [.bannerTimeout]),
+            .preBannerFlood: (.banner, [.notSSH]),
+            .endlessBanner: (.banner, [.notSSH]),
+            .garbageAfterBanner: (.keyExchange, [.kexFailed, .connectionClosed]),
+            .closeDuringKex: (.keyExchange, [.kexFailed, .connectionClosed]),
+            .escapeBanner: (.keyExchange, [.kexFailed, .connectionClosed]),
+            .http: (.banner, [.notSSH]),
         ]
         for behavior in HostileBehavior.allCases {
             let (result, elapsed) = try await probe(behavior)
@@ -35,7 +35,7 @@ final class HostileServerProbeTests: XCTestCase {
             XCTAssertEqual(failure.stage, stage, "\(behavior): \(failure)")
             XCTAssertTrue(codes.contains(failure.code), "\(behavior): \(failure.code): \(failure)")
             XCTAssertLessThan(elapsed, .seconds(7), "\(behavior)")
-            for text in [failure.message, result.serverVersion ?? ""] {
+            for text in [failure.message.value, result.serverVersion ?? ""] {
                 XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 || (0x7f..<0xa0).contains($0.value) },
                                "\(behavior): \(text)")
             }

@@ -32,7 +32,7 @@ final class KeyExchangeFleetTests: XCTestCase {
         let none = KeyExchangeProbe.run(host: plain.address, port: plain.port,
                                         hostKeyAlgorithms: KeyExchangeProbe.certificateAlgorithms, timeout: 10)
         guard case .failure(let failure) = none.outcome else { return XCTFail("a host without a certificate showed one") }
-        XCTAssertEqual(failure.code, "no-common-algorithm")
+        XCTAssertEqual(failure.code, .noCommonAlgorithm)
         XCTAssertFalse(none.serverHostKeyAlgorithms.contains { $0.hasSuffix("-cert-v01@openssh.com") })
         XCTAssertTrue(none.serverHostKeyAlgorithms.contains("ssh-ed25519"))
     }
@@ -53,15 +53,15 @@ final class KeyExchangeFleetTests: XCTestCase {
     }
 
     func testMisbehavingServersAreClassifiedByStageAndCode() throws {
-        let expected: [(HostileBehavior, ProbeStage, String)] = [
-            (.silent, .banner, "banner-timeout"),
-            (.slowBanner, .banner, "banner-timeout"),
-            (.preBannerFlood, .banner, "not-ssh"),
-            (.endlessBanner, .banner, "not-ssh"),
-            (.garbageAfterBanner, .keyExchange, "kex-failed"),
-            (.closeDuringKex, .keyExchange, "connection-closed"),
-            (.escapeBanner, .keyExchange, "connection-closed"),
-            (.http, .banner, "not-ssh"),
+        let expected: [(HostileBehavior, ProbeStage, FailureCode)] = [
+            (.silent, .banner, .bannerTimeout),
+            (.slowBanner, .banner, .bannerTimeout),
+            (.preBannerFlood, .banner, .notSSH),
+            (.endlessBanner, .banner, .notSSH),
+            (.garbageAfterBanner, .keyExchange, .kexFailed),
+            (.closeDuringKex, .keyExchange, .connectionClosed),
+            (.escapeBanner, .keyExchange, .connectionClosed),
+            (.http, .banner, .notSSH),
         ]
         for (behavior, stage, code) in expected {
             let port = try startHostile(behavior)
@@ -73,7 +73,7 @@ final class KeyExchangeFleetTests: XCTestCase {
             }
             XCTAssertEqual(failure.stage, stage, "\(behavior.rawValue): \(failure.message)")
             XCTAssertEqual(failure.code, code, "\(behavior.rawValue): \(failure.message)")
-            let texts = [failure.message] + report.serverPreamble + [report.serverVersion ?? ""]
+            let texts = [failure.message.value] + report.serverPreamble + [report.serverVersion ?? ""]
             for text in texts {
                 XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 || (0x7f..<0xa0).contains($0.value) },
                                "\(behavior.rawValue): control character in \(text.debugDescription)")

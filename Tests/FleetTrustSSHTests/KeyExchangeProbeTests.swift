@@ -87,7 +87,7 @@ final class KeyExchangeProbeTests: XCTestCase {
         for request in [["ecdsa-sha2-nistp521-cert-v01@openssh.com"], ["ssh-rsa"], ["ssh-dss"]] {
             let report = fetch(request, port: sshd.port)
             guard case .failure(let failure) = report.outcome else { return XCTFail("\(request) succeeded") }
-            XCTAssertEqual(failure.code, "no-common-algorithm", "\(request)")
+            XCTAssertEqual(failure.code, .noCommonAlgorithm, "\(request)")
             XCTAssertEqual(failure.stage, .keyExchange)
         }
     }
@@ -107,7 +107,7 @@ final class KeyExchangeProbeTests: XCTestCase {
         guard case .failure(let failure) = fetch(KeyExchangeProbe.plainAlgorithms, port: legacy.port).outcome else {
             return XCTFail("negotiated an algorithm the server does not offer")
         }
-        XCTAssertEqual(failure.code, "no-common-algorithm")
+        XCTAssertEqual(failure.code, .noCommonAlgorithm)
     }
 
     func testCorrectFakeServerIsAcceptedWithItsPreambleKept() throws {
@@ -120,54 +120,54 @@ final class KeyExchangeProbeTests: XCTestCase {
     }
 
     func testSignatureOverTheWrongHashIsRejected() throws {
-        try assertFailure(mode: "forge", stage: .keyExchange, code: "bad-signature")
+        try assertFailure(mode: "forge", stage: .keyExchange, code: .badSignature)
     }
 
     func testSignatureByAnotherKeyThanPresentedIsRejected() throws {
-        try assertFailure(mode: "swap", stage: .keyExchange, code: "bad-signature")
+        try assertFailure(mode: "swap", stage: .keyExchange, code: .badSignature)
     }
 
     func testSilentListenerTimesOutAtTheBanner() throws {
-        try assertFailure(mode: "silent", stage: .banner, code: "banner-timeout", timeout: 1)
+        try assertFailure(mode: "silent", stage: .banner, code: .bannerTimeout, timeout: 1)
     }
 
     func testWebServerIsNotSSH() throws {
-        let failure = try assertFailure(mode: "http", stage: .banner, code: "not-ssh")
-        XCTAssertTrue(failure?.message.contains("HTTP/1.0 400 Bad Request") ?? false, failure?.message ?? "")
+        let failure = try assertFailure(mode: "http", stage: .banner, code: .notSSH)
+        XCTAssertTrue(failure?.message.value.contains("HTTP/1.0 400 Bad Request") ?? false, failure?.message.value ?? "")
     }
 
     func testEndlessTextBeforeTheIdentificationIsCutOff() throws {
-        let failure = try assertFailure(mode: "flood", stage: .banner, code: "not-ssh")
-        XCTAssertTrue(failure?.message.contains("xxxx") ?? false, failure?.message ?? "")
+        let failure = try assertFailure(mode: "flood", stage: .banner, code: .notSSH)
+        XCTAssertTrue(failure?.message.value.contains("xxxx") ?? false, failure?.message.value ?? "")
     }
 
     func testProtocolOneServerIsNotAccepted() throws {
-        let failure = try assertFailure(mode: "ssh1", stage: .banner, code: "not-ssh")
-        XCTAssertTrue(failure?.message.contains("1.5") ?? false, failure?.message ?? "")
+        let failure = try assertFailure(mode: "ssh1", stage: .banner, code: .notSSH)
+        XCTAssertTrue(failure?.message.value.contains("1.5") ?? false, failure?.message.value ?? "")
     }
 
     func testServerStallingAfterItsKexInitTimesOutInTheKeyExchange() throws {
-        try assertFailure(mode: "stall", stage: .keyExchange, code: "kex-timeout", timeout: 1)
+        try assertFailure(mode: "stall", stage: .keyExchange, code: .kexTimeout, timeout: 1)
     }
 
     func testOversizedPacketIsRefusedWithoutReadingIt() throws {
-        try assertFailure(mode: "oversize", stage: .keyExchange, code: "kex-failed")
+        try assertFailure(mode: "oversize", stage: .keyExchange, code: .kexFailed)
     }
 
     func testAllZeroX25519ValueIsRejected() throws {
-        try assertFailure(mode: "zero-point", stage: .keyExchange, code: "kex-failed")
+        try assertFailure(mode: "zero-point", stage: .keyExchange, code: .kexFailed)
     }
 
     func testServerDisconnectReasonIsReportedCleaned() throws {
-        let failure = try assertFailure(mode: "disconnect", stage: .keyExchange, code: "kex-failed")
-        XCTAssertEqual(failure?.message, "the server disconnected: no matching host key type?[2J")
+        let failure = try assertFailure(mode: "disconnect", stage: .keyExchange, code: .kexFailed)
+        XCTAssertEqual(failure?.message.value, "the server disconnected: no matching host key type?[2J")
     }
 
     func testClosedPortIsRefused() throws {
         let report = fetch(["ssh-ed25519"], port: try Loopback.freePort())
         guard case .failure(let failure) = report.outcome else { return XCTFail("succeeded") }
         XCTAssertEqual(failure.stage, .connect)
-        XCTAssertEqual(failure.code, "connection-refused")
+        XCTAssertEqual(failure.code, .connectionRefused)
     }
 
     func testAdoptedDescriptorIsUsedAndLeftOpen() throws {
@@ -190,12 +190,12 @@ final class KeyExchangeProbeTests: XCTestCase {
         let report = KeyExchangeProbe.run(host: "127.0.0.1", port: silent.port, hostKeyAlgorithms: ["ssh-ed25519"],
                                           timeout: 60, fd: fd)
         guard case .failure(let failure) = report.outcome else { return XCTFail("succeeded") }
-        XCTAssertEqual(failure.code, "connection-closed")
+        XCTAssertEqual(failure.code, .connectionClosed)
         XCTAssertEqual(failure.stage, .banner)
     }
 
     @discardableResult
-    private func assertFailure(mode: String, stage: ProbeStage, code: String, timeout: Double = 10,
+    private func assertFailure(mode: String, stage: ProbeStage, code: FailureCode, timeout: Double = 10,
                                file: StaticString = #filePath, line: UInt = #line) throws -> ProbeFailure? {
         let fake = try HostileSSHServer(mode: mode)
         defer { fake.stop() }
@@ -204,8 +204,8 @@ final class KeyExchangeProbeTests: XCTestCase {
             XCTFail("\(mode) server was accepted", file: file, line: line)
             return nil
         }
-        XCTAssertEqual(failure.stage, stage, failure.message, file: file, line: line)
-        XCTAssertEqual(failure.code, code, failure.message, file: file, line: line)
+        XCTAssertEqual(failure.stage, stage, failure.message.value, file: file, line: line)
+        XCTAssertEqual(failure.code, code, failure.message.value, file: file, line: line)
         return failure
     }
 

@@ -15,48 +15,48 @@ final class ProbeFailuresTests: XCTestCase {
     }
 
     func testHandshakeErrorsAfterIdentificationAreKeyExchangeFailures() {
-        func code(_ text: String) -> String {
+        func code(_ text: String) -> FailureCode {
             let failure = ProbeFailures.handshake(libsshError: text, serverIdentified: true, firstBytes: Array("SSH-2.0-x\r\n".utf8))
             XCTAssertEqual(failure.stage, .keyExchange, text)
             return failure.code
         }
-        XCTAssertEqual(code(noMatch), "no-common-algorithm")
-        XCTAssertEqual(code("Timeout connecting to 127.0.0.1"), "kex-timeout")
-        XCTAssertEqual(code("Socket error: Connection reset by peer"), "connection-closed")
-        XCTAssertEqual(code("Socket error: disconnected"), "connection-closed")
-        XCTAssertEqual(code("Failed to verify the server signature"), "bad-signature")
-        XCTAssertEqual(code("something new"), "kex-failed")
+        XCTAssertEqual(code(noMatch), .noCommonAlgorithm)
+        XCTAssertEqual(code("Timeout connecting to 127.0.0.1"), .kexTimeout)
+        XCTAssertEqual(code("Socket error: Connection reset by peer"), .connectionClosed)
+        XCTAssertEqual(code("Socket error: disconnected"), .connectionClosed)
+        XCTAssertEqual(code("Failed to verify the server signature"), .badSignature)
+        XCTAssertEqual(code("something new"), .kexFailed)
     }
 
     func testHandshakeErrorsBeforeIdentificationAreBannerFailures() {
         let notSSH = ProbeFailures.handshake(libsshError: "Timeout connecting to 127.0.0.1", serverIdentified: false,
                                              firstBytes: Array("220 mail.example ESMTP\r\n".utf8))
         XCTAssertEqual(notSSH.stage, .banner)
-        XCTAssertEqual(notSSH.code, "not-ssh")
-        XCTAssertTrue(notSSH.message.contains("220 mail.example ESMTP"))
+        XCTAssertEqual(notSSH.code, .notSSH)
+        XCTAssertTrue(notSSH.message.value.contains("220 mail.example ESMTP"))
         let silent = ProbeFailures.handshake(libsshError: "Timeout connecting to 127.0.0.1", serverIdentified: false, firstBytes: [])
-        XCTAssertEqual(silent.code, "banner-timeout")
+        XCTAssertEqual(silent.code, .bannerTimeout)
         let closed = ProbeFailures.handshake(libsshError: "Socket error: disconnected", serverIdentified: false, firstBytes: [])
-        XCTAssertEqual(closed.code, "connection-closed")
+        XCTAssertEqual(closed.code, .connectionClosed)
         XCTAssertEqual(closed.stage, .banner)
         let endless = ProbeFailures.handshake(libsshError: "Receiving banner: too large banner", serverIdentified: false,
                                               firstBytes: Array("SSH-2.0-aaaaaaaaaaaaaaaa".utf8))
-        XCTAssertEqual(endless.code, "not-ssh")
+        XCTAssertEqual(endless.code, .notSSH)
         let preBanner = ProbeFailures.handshake(libsshError: "Timeout connecting to 127.0.0.1", serverIdentified: false,
                                                 firstBytes: Array("welcome\r\nSSH-2.0-slo".utf8))
-        XCTAssertEqual(preBanner.code, "banner-timeout", "lines before the identification are legal")
+        XCTAssertEqual(preBanner.code, .bannerTimeout, "lines before the identification are legal")
     }
 
     func testServerTextInFailuresIsSanitized() {
         let failure = ProbeFailures.notSSH(firstBytes: Array("\u{1b}[2J\u{1b}]52;c;evil\u{07}hello\r\n".utf8))
-        XCTAssertFalse(failure.message.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f })
-        XCTAssertTrue(failure.message.contains("hello"))
+        XCTAssertFalse(failure.message.value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f })
+        XCTAssertTrue(failure.message.value.contains("hello"))
     }
 
     func testConnectErrnoMapsToStableCodes() {
-        XCTAssertEqual(ProbeFailures.connect(errno: ECONNREFUSED).code, "connection-refused")
-        XCTAssertEqual(ProbeFailures.connect(errno: EHOSTUNREACH).code, "host-unreachable")
-        XCTAssertEqual(ProbeFailures.connect(errno: ETIMEDOUT).code, "connect-timeout")
+        XCTAssertEqual(ProbeFailures.connect(errno: ECONNREFUSED).code, .connectionRefused)
+        XCTAssertEqual(ProbeFailures.connect(errno: EHOSTUNREACH).code, .hostUnreachable)
+        XCTAssertEqual(ProbeFailures.connect(errno: ETIMEDOUT).code, .connectTimeout)
         XCTAssertEqual(ProbeFailures.connect(errno: ECONNREFUSED).stage, .connect)
     }
 }

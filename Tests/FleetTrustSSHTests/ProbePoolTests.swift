@@ -79,7 +79,7 @@ final class ProbePoolTests: XCTestCase {
         let result = await collect(ProbePool(settings: .init(timeout: .seconds(2))),
                                    [InventoryHost(name: "127.0.0.1", port: port)])[0]
         XCTAssertEqual(result.failure?.stage, .connect)
-        XCTAssertEqual(result.failure?.code, "connection-refused")
+        XCTAssertEqual(result.failure?.code, .connectionRefused)
     }
 
     func testSilentPortFailsAtBannerStageWithinTheTimeout() async throws {
@@ -90,7 +90,7 @@ final class ProbePoolTests: XCTestCase {
                                    [InventoryHost(name: "127.0.0.1", port: silent.port)])[0]
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(6))
         XCTAssertEqual(result.failure?.stage, .banner)
-        XCTAssertEqual(result.failure?.code, "banner-timeout")
+        XCTAssertEqual(result.failure?.code, .bannerTimeout)
         XCTAssertEqual(result.failures.count, 1, "a silent host must not be retried for every key type")
     }
 
@@ -100,8 +100,8 @@ final class ProbePoolTests: XCTestCase {
         let result = await collect(ProbePool(settings: .init(timeout: .seconds(2))),
                                    [InventoryHost(name: "127.0.0.1", port: smtp.port)])[0]
         XCTAssertEqual(result.failure?.stage, .banner)
-        XCTAssertEqual(result.failure?.code, "not-ssh")
-        XCTAssertTrue(result.failure?.message.contains("220 mail.example ESMTP ?[2Jready") ?? false,
+        XCTAssertEqual(result.failure?.code, .notSSH)
+        XCTAssertTrue(result.failure?.message.value.contains("220 mail.example ESMTP ?[2Jready") ?? false,
                       String(describing: result.failure))
     }
 
@@ -167,8 +167,8 @@ final class ProbePoolTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(hosts.count, 24)
         for (index, result) in results.enumerated() {
             switch index {
-            case 3: XCTAssertEqual(result.failure?.code, "banner-timeout")
-            case 7: XCTAssertEqual(result.failure?.code, "connection-refused")
+            case 3: XCTAssertEqual(result.failure?.code, .bannerTimeout)
+            case 7: XCTAssertEqual(result.failure?.code, .connectionRefused)
             default: XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3, "\(hosts[index].endpointLabel): \(result.failures)")
             }
         }

@@ -25,11 +25,15 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// reaches through the proxy, so such a host is not probed unless the user says it is
     /// reachable directly (`--direct`).
     public var proxy: String?
+    /// The other client settings that change how `ssh` judges this host's key, as its
+    /// configuration (ssh_config, or Ansible's ssh arguments) sets them.
+    public var sshOptions: SSHHostOptions
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,
                 userKnownHostsFiles: [String] = [], source: SourceLocation? = nil,
-                inheritedGroups: [String] = [], format: InventoryFormat? = nil, proxy: String? = nil) {
+                inheritedGroups: [String] = [], format: InventoryFormat? = nil, proxy: String? = nil,
+                sshOptions: SSHHostOptions = SSHHostOptions()) {
         self.name = name
         self.address = address ?? name
         self.port = port
@@ -41,11 +45,33 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.inheritedGroups = inheritedGroups
         self.format = format
         self.proxy = proxy
+        self.sshOptions = sshOptions
     }
 
     /// `address:port`, or `[address]:port` for IPv6 literals, for display.
     public var endpointLabel: String {
         address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+    }
+}
+
+/// Client settings beyond the host's name, port and alias that decide what `ssh` accepts; nil
+/// (or empty) means the setting is not given and OpenSSH's default applies.
+public struct SSHHostOptions: Hashable, Sendable, Codable {
+    /// `HostKeyAlgorithms`, as written (`+ssh-rsa`, `-ecdsa*`, `^ssh-ed25519`, or a list).
+    public var hostKeyAlgorithms: String?
+    /// `GlobalKnownHostsFile`, expanded.
+    public var globalKnownHostsFiles: [String]?
+    /// `CheckHostIP`.
+    public var checkHostIP: Bool?
+    /// `HashKnownHosts`: whether new entries for this host are written hashed.
+    public var hashKnownHosts: Bool?
+
+    public init(hostKeyAlgorithms: String? = nil, globalKnownHostsFiles: [String]? = nil, checkHostIP: Bool? = nil,
+                hashKnownHosts: Bool? = nil) {
+        self.hostKeyAlgorithms = hostKeyAlgorithms
+        self.globalKnownHostsFiles = globalKnownHostsFiles
+        self.checkHostIP = checkHostIP
+        self.hashKnownHosts = hashKnownHosts
     }
 }
 

@@ -103,6 +103,10 @@ public struct HostCertificate: Hashable, Sendable {
 }
 
 extension KeyType {
+    /// Skips the plain key's public fields in a certificate, leaving the reader at its serial
+    /// (for a certificate that does not decode past them).
+    public func skipPublicFields(_ reader: inout SSHWireReader) throws { try validatePublicFieldsPrefix(&reader) }
+
     /// Skips the plain key's public fields, leaving the reader at the certificate's serial.
     func validatePublicFieldsPrefix(_ reader: inout SSHWireReader) throws {
         switch plain {

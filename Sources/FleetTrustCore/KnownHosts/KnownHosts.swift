@@ -47,3 +47,15 @@ public struct KnownHosts: Sendable {
         return matches
     }
 }
+
+extension KnownHosts {
+    /// The text of the line a match came from (for confirmations and the audit log).
+    public func lineText(_ match: Match) -> String { lineText(path: match.path, line: match.line) }
+
+    /// The text of line `line` (1-based) of the file at `path`, if it is one of these files.
+    public func lineText(path: String, line: Int) -> String {
+        guard let file = files.first(where: { $0.path == path }), line >= 1 else { return "" }
+        if line <= file.lines.count, file.lines[line - 1].number == line { return String(decoding: file.lines[line - 1].raw, as: UTF8.self) }
+        return file.lines.first { $0.number == line }.map { String(decoding: $0.raw, as: UTF8.self) } ?? ""
+    }
+}

@@ -88,7 +88,7 @@ enum KnownHostsParser {
             if key.kind.plain == .rsa && key.bits < 1024 { return nil }
             if key.isCertificate {
                 guard let certificate = try? HostCertificate(key),
-                      CertificateAcceptance.isWellFormed(certificate) else { return nil }
+                      [nil, .notHostCertificate].contains(CertificateAcceptance.invalidity(of: certificate)) else { return nil }
             }
             return .key(key)
         }

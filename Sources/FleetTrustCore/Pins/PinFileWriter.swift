@@ -1,3 +1,5 @@
+import Foundation
+
 /// Adds pins to a pin file with the same guarantees as `KnownHostsWriter`: atomic
 /// replacement, every other byte kept, and refusal if the lines for the same patterns
 /// changed since the caller read the file.
@@ -6,9 +8,24 @@ public struct PinFileWriter: Sendable {
 
     public init(path: String) { self.path = path }
 
+    /// What the person saw pinned for a host when deciding: the write is refused unless the file
+    /// still pins exactly these fingerprints (in force) for those names (compare-and-set).
+    public struct Expectation: Sendable {
+        public var names: [String]
+        public var pinned: Set<String>
+        public var now: UInt64
+
+        public init(names: [String], pinned: Set<String>, now: UInt64 = UInt64(Date().timeIntervalSince1970)) {
+            self.names = names
+            self.pinned = pinned
+            self.now = now
+        }
+    }
+
     /// Appends `PATTERNS FINGERPRINT... [expires=DATE]`. `basedOn` is the file content the
-    /// decision was made on (nil: no check).
-    public func addPin(patterns: String, fingerprints: [String], expires: String? = nil, basedOn: [UInt8]? = nil) throws {
+    /// decision was made on (nil: no check); `expecting` checks the pins for the host instead.
+    public func addPin(patterns: String, fingerprints: [String], expires: String? = nil, basedOn: [UInt8]? = nil,
+                       expecting: Expectation? = nil) throws {
         let normalised = try fingerprints.map { text -> String in
             guard let fingerprint = PinFileParser.normalisedFingerprint(Substring(text)) else {
                 throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a SHA256 fingerprint")
@@ -26,6 +43,13 @@ public struct PinFileWriter: Sendable {
         try GuardedFile(path: path).update { bytes in
             if let basedOn, basedOn != bytes, Self.linesFor(patterns, basedOn) != Self.linesFor(patterns, bytes) {
                 throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since the file was read")
+            }
+            if let expecting {
+                let current = PinSet(path: path, bytes: bytes).lines(for: expecting.names).filter { !$0.isExpired(at: expecting.now) }
+                    .reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
+                guard current == expecting.pinned else {
+                    throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since they were shown; nothing was written")
+                }
             }
             return KnownHostsEdit.terminated(bytes) + Array(line.utf8)
         }

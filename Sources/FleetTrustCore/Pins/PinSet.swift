@@ -11,8 +11,9 @@ import Foundation
 ///     PATTERNS FINGERPRINT [FINGERPRINT...] [expires=YYYY-MM-DD]
 ///
 /// - `PATTERNS`: a comma-separated host pattern list exactly as in known_hosts (`*`, `?`,
-///   `!negation`; case-insensitive). It is matched against the host name and against
-///   `[host]:port` for ports other than 22.
+///   `!negation`; case-insensitive). Pins are the team's, not `ssh`'s: a line applies when it
+///   matches any of the host's names (the inventory name, its address, its `HostKeyAlias`, the
+///   known_hosts lookup name, each also as `[name]:port` for ports other than 22).
 /// - `FINGERPRINT`: an OpenSSH SHA-256 fingerprint as `ssh-keygen -lf` prints it
 ///   (`SHA256:` followed by 43 base64 characters); the `SHA256:` prefix may be left out
 ///   and trailing `=` padding is accepted. Several fingerprints form a set (for example
@@ -59,10 +60,24 @@ public struct PinSet: Sendable {
         return set
     }
 
-    /// The pin lines whose patterns match the host (by name, or `[name]:port`).
-    public func lines(for lookup: LookupName) -> [PinLine] {
-        let names = Set([lookup.name, lookup.hostString]).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
-        return lines.filter { line in names.contains { line.patterns.match($0) == .match } }
+    /// The pin lines whose patterns match any of `names`.
+    public func lines(for names: [String]) -> [PinLine] {
+        let lowered = Set(names).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
+        return lines.filter { line in lowered.contains { line.patterns.match($0) == .match } }
+    }
+
+    /// The names a pin line is matched against for a host: its inventory name, its address
+    /// (canonical too), its `HostKeyAlias` and the known_hosts lookup name, with `[name]:port`
+    /// forms for ports other than 22.
+    public static func names(for host: InventoryHost, lookup: LookupName) -> [String] {
+        var bare = [host.name, host.address, LookupName.canonicalHost(host.address), lookup.name]
+        if let alias = host.hostKeyAlias { bare.append(alias) }
+        var names: [String] = []
+        for name in bare where !name.isEmpty {
+            for form in [name, LookupName.hostPort(name, port: host.port)] where !names.contains(form) { names.append(form) }
+        }
+        if !names.contains(lookup.hostString) { names.append(lookup.hostString) }
+        return names
     }
 }
 
@@ -108,21 +123,41 @@ public enum PinMode: String, Sendable, Codable, CaseIterable {
 public struct PinJudgement: Sendable, Hashable {
     public var verdict: PinVerdict
     public var evidence: [TrustEvidence]
+    /// The fingerprints of the pins in force for the host.
+    public var pinned: Set<String> = []
 
-    /// Judges the presented keys: the pin holds when any of them is pinned.
-    public static func judge(keys: [HostKey], lookup: LookupName, pins: PinSet?, mode: PinMode,
+    public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<String> = []) {
+        self.verdict = verdict
+        self.evidence = evidence
+        self.pinned = pinned
+    }
+
+    /// Judges the presented keys: the pin holds when any of them is pinned (every one was proved
+    /// by a key exchange, so holding one pinned key proves the host).
+    public static func judge(keys: [HostKey], names: [String], pins: PinSet?, mode: PinMode,
                              now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
         guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
-        let applicable = pins.lines(for: lookup)
+        let applicable = pins.lines(for: names)
         if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }
         let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
         if keys.contains(where: { pinned.contains($0.sha256Fingerprint) }) {
             let deciding = active.filter { line in keys.contains { line.fingerprints.contains($0.sha256Fingerprint) } }
-            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path))
+            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path), pinned: pinned)
         }
-        return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path))
+        return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
+                            pinned: pinned)
+    }
+
+    /// What the pins say about one of the host's keys.
+    public func verdict(for key: HostKey?) -> PinVerdict {
+        switch verdict {
+        case .unpinned, .expired, .notListed: return verdict
+        case .matched, .mismatch, .reportedMismatch:
+            if let key, pinned.contains(key.sha256Fingerprint) { return .matched }
+            return verdict == .matched ? .notListed : verdict
+        }
     }
 
     private static func evidence(_ lines: [PinLine], _ path: String) -> [TrustEvidence] {

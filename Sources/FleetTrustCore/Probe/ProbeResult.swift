@@ -6,22 +6,48 @@
 /// The stage at which a probe failed, so that operators and programs can act on it.
 public enum ProbeStage: String, Sendable, Codable, CaseIterable {
     case resolve, connect, banner, keyExchange = "key-exchange", cancelled
+    /// The keys were proved, but `ssh` could not use any it would meet (judged, not probed).
+    case hostKey = "host-key"
+}
+
+/// Why a probe (or the judge, for stage `host-key`) failed, as a stable code for programs.
+public enum FailureCode: String, Sendable, Codable, CaseIterable {
+    case resolveFailed = "resolve-failed"
+    case connectionRefused = "connection-refused"
+    case connectTimeout = "connect-timeout"
+    case hostUnreachable = "host-unreachable"
+    case bannerTimeout = "banner-timeout"
+    case notSSH = "not-ssh"
+    case connectionClosed = "connection-closed"
+    case kexFailed = "kex-failed"
+    case kexTimeout = "kex-timeout"
+    case badSignature = "bad-signature"
+    case noCommonAlgorithm = "no-common-algorithm"
+    case cancelled
+    /// `ssh` reaches the host through a proxy that fleettrust does not follow.
+    case proxied
+    /// `ssh` offers no host-key algorithm the server has (for example a server with only
+    /// `ssh-rsa`, SHA-1, which OpenSSH 9.2 no longer offers).
+    case noMatchingHostKeyType = "no-matching-host-key-type"
+    /// The key `ssh` would meet is an RSA key under 1024 bits, which `ssh` refuses.
+    case rsaKeyTooShort = "rsa-key-too-short"
+    /// The probe did not fetch the key `ssh` would meet, so no verdict can be given.
+    case negotiatedKeyNotProbed = "negotiated-key-not-probed"
+    /// Anything else (a recorded scan with a code this version does not know).
+    case other
 }
 
 /// A typed probe failure: where, a stable code for programs, and one human sentence.
 public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     public var stage: ProbeStage
-    /// Stable, machine-readable: `resolve-failed`, `connection-refused`, `connect-timeout`,
-    /// `banner-timeout`, `not-ssh`, `connection-closed`, `kex-failed`, `kex-timeout`,
-    /// `bad-signature`, `no-common-algorithm`, `cancelled`, `host-unreachable`.
-    public var code: String
-    /// Already sanitized: safe to print.
-    public var message: String
+    public var code: FailureCode
+    /// One sentence for people, cleaned where it was made.
+    public var message: CleanText
 
-    public init(stage: ProbeStage, code: String, message: String) {
+    public init(stage: ProbeStage, code: FailureCode, message: String) {
         self.stage = stage
         self.code = code
-        self.message = Sanitizer.clean(message, limit: 512)
+        self.message = CleanText(message, limit: 512)
     }
 
     public var description: String { "\(stage.rawValue): \(message)" }
@@ -73,9 +99,16 @@ public struct ProbeResult: Hashable, Sendable {
     public var serverVersion: String?
     /// Pre-authentication banner text, sanitized and bounded.
     public var banner: String?
+    /// The host-key algorithms the server's KEXINIT offered, in its order, when a key exchange
+    /// got that far: with the client's order they decide which key `ssh` meets.
+    public var serverHostKeyAlgorithms: [String]?
+    /// Host keys the server proved it holds that cannot be decoded as what they claim to be (a
+    /// certificate with a broken body): evidence of a broken or hostile server, never dropped.
+    public var malformedKeys: [MalformedHostKey]
 
     public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
-                failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil) {
+                failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,
+                serverHostKeyAlgorithms: [String]? = nil, malformedKeys: [MalformedHostKey] = []) {
         self.host = host
         self.port = port
         self.peerAddress = peerAddress
@@ -83,7 +116,26 @@ public struct ProbeResult: Hashable, Sendable {
         self.failures = failures
         self.serverVersion = serverVersion
         self.banner = banner
+        self.serverHostKeyAlgorithms = serverHostKeyAlgorithms
+        self.malformedKeys = malformedKeys
     }
 
-    public var failure: ProbeFailure? { keys.isEmpty ? failures.first : nil }
+    public var failure: ProbeFailure? { keys.isEmpty && malformedKeys.isEmpty ? failures.first : nil }
+}
+
+/// A host key blob the server sent (and signed the exchange with the key inside it) that does not
+/// decode as the type it names: kept as bounded bytes so it can be judged, shown and replayed.
+public struct MalformedHostKey: Hashable, Sendable {
+    /// The algorithm it was negotiated under (cleaned).
+    public var algorithm: CleanText
+    /// The blob as sent, at most 16 KiB.
+    public var blob: [UInt8]
+    /// Why it does not decode.
+    public var reason: CleanText
+
+    public init(algorithm: String, blob: [UInt8], reason: String) {
+        self.algorithm = CleanText(algorithm, limit: 64)
+        self.blob = Array(blob.prefix(16 * 1024))
+        self.reason = CleanText(reason, limit: 200)
+    }
 }

@@ -56,7 +56,7 @@ public enum SharedKeys {
     }
 
     /// For a certificate, the key it certifies; otherwise the key itself.
-    static func plainKey(of key: HostKey) -> HostKey {
+    public static func plainKey(of key: HostKey) -> HostKey {
         guard key.isCertificate, let certificate = try? HostCertificate(key) else { return key }
         return certificate.key
     }

@@ -24,7 +24,7 @@ public enum Sanitizer {
         return String(out)
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || (v >= 0x7f && v < 0xa0) || v == 0x2028 || v == 0x2029
             || (v >= 0x202a && v <= 0x202e) || (v >= 0x2066 && v <= 0x2069)

@@ -1,3 +1,30 @@
+/// Why a presented host certificate was not accepted through a CA, as OpenSSH 9.2 would refuse
+/// it (`sshkey.c:cert_parse`, `sshkey_cert_check_host`), plus the CA being unknown.
+public enum CertificateProblem: String, Sendable, Codable, CaseIterable {
+    // OpenSSH does not read these as keys at all: the certificate is invalid.
+    /// The certificate's body cannot be decoded.
+    case undecodable
+    /// The CA's signature over the certificate does not verify (forged or altered).
+    case badSignature = "bad-signature"
+    /// A user certificate (or an unknown role) presented as a host key.
+    case notHostCertificate = "not-host-certificate"
+    // Readable certificates that a CA line cannot vouch for: `ssh` falls back to the plain key.
+    case expired
+    case notYetValid = "not-yet-valid"
+    case principalMismatch = "principal-mismatch"
+    case criticalOptions = "critical-options"
+    /// Signed with an algorithm outside `CASignatureAlgorithms` (by default: `ssh-rsa`, SHA-1).
+    case disallowedSignatureAlgorithm = "disallowed-signature-algorithm"
+    /// No `@cert-authority` line for this host names the certificate's CA.
+    case unknownCA = "unknown-ca"
+
+    /// Whether OpenSSH refuses the certificate outright (as opposed to ignoring it and judging
+    /// the plain key it certifies).
+    public var makesCertificateInvalid: Bool {
+        self == .undecodable || self == .badSignature || self == .notHostCertificate
+    }
+}
+
 /// The checks OpenSSH 9.2 applies to host certificates (`sshkey.c:cert_parse`,
 /// `sshkey_cert_check_host`).
 ///
@@ -10,35 +37,28 @@ public enum CertificateAcceptance {
         "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
     ]
 
-    /// What `cert_parse` demands before OpenSSH accepts a certificate as a key at all:
-    /// a user or host role, at most 256 principals, and a valid CA signature.
-    static func isWellFormed(_ certificate: HostCertificate) -> Bool {
+    /// What `cert_parse` demands before OpenSSH accepts a certificate as a key at all: a valid
+    /// CA signature and sane fields; plus (stricter than `ssh`, which falls back to the plain
+    /// key) the host role. Nil when the certificate is a well-formed host certificate.
+    public static func invalidity(of certificate: HostCertificate) -> CertificateProblem? {
         guard certificate.roleValue == 1 || certificate.roleValue == 2,
               certificate.principals.count <= 256,
-              !certificate.principals.contains(where: { $0.utf8.contains(0) }) else { return false }
-        return caSignatureIsValid(certificate)
-    }
-
-    /// Whether the CA really signed the certificate; a certificate with a bad signature
-    /// is no key at all for OpenSSH.
-    static func caSignatureIsValid(_ certificate: HostCertificate) -> Bool {
-        certificate.isSignatureValid
+              !certificate.principals.contains(where: { $0.utf8.contains(0) }) else { return .undecodable }
+        guard certificate.isSignatureValid else { return .badSignature }
+        guard certificate.role == .host else { return .notHostCertificate }
+        return nil
     }
 
     /// `sshkey_cert_check_host` for `name` (the host name without port, or the alias) at
     /// `now` (seconds since the epoch). Returns nil when accepted, else OpenSSH's reason.
-    public static func problem(with certificate: HostCertificate, name: String, now: UInt64) -> String? {
-        if certificate.role != .host { return "not a host certificate" }
-        if now < certificate.validAfter { return "certificate is not yet valid" }
-        if now >= certificate.validBefore { return "certificate has expired" }
-        if !certificate.principals.isEmpty, !certificate.principals.contains(name) {
-            return "\(Sanitizer.clean(name, limit: 128)) is not a listed principal"
-        }
-        if !certificate.criticalOptions.isEmpty { return "certificate has critical options" }
+    public static func problem(with certificate: HostCertificate, name: String, now: UInt64) -> CertificateProblem? {
+        if certificate.role != .host { return .notHostCertificate }
+        if now < certificate.validAfter { return .notYetValid }
+        if now >= certificate.validBefore { return .expired }
+        if !certificate.principals.isEmpty, !certificate.principals.contains(name) { return .principalMismatch }
+        if !certificate.criticalOptions.isEmpty { return .criticalOptions }
         guard let algorithm = certificate.signatureAlgorithm,
-              defaultCASignatureAlgorithms.contains(algorithm) else {
-            return "certificate is signed with a disallowed algorithm"
-        }
+              defaultCASignatureAlgorithms.contains(algorithm) else { return .disallowedSignatureAlgorithm }
         return nil
     }
 }

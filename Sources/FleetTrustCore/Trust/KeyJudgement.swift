@@ -34,37 +34,27 @@ public struct KeyJudgement: Sendable, Hashable {
     /// Set when a certificate was presented but judged as its plain key.
     public var judgedAsPlainKey: Bool
     /// Why a presented certificate was not accepted through its CA, if it was not.
-    public var certificateProblem: String?
+    public var certificateProblem: CertificateProblem?
     /// Set when the answer came from an additional lookup name (an extension).
     public var viaAdditionalName: String?
+    /// For an invalid certificate (verdict `invalid-certificate`): the answer for the key it
+    /// certifies, which the server did prove it holds.
+    public var plainKeyVerdict: KeyVerdict?
+    /// Set where this answer is deliberately stricter than `ssh`'s (documented in the README).
+    public var stricterThanSSH: StricterChoice?
 
-    public var isTrusted: Bool { verdict == .trusted || verdict == .trustedByCA }
-
-    /// One sentence for people.
-    public var summary: String {
-        var text: String
-        switch verdict {
-        case .trusted: text = "trusted: the key is recorded for \(Sanitizer.clean(lookupString))"
-        case .trustedByCA: text = "trusted by CA: a @cert-authority line for \(Sanitizer.clean(lookupString)) signed the certificate"
-        case .new: text = "new: no key is recorded for \(Sanitizer.clean(lookupString))"
-        case .changed: text = "changed: \(Sanitizer.clean(lookupString)) is recorded with another key"
-        case .revoked: text = "revoked: the key is revoked for \(Sanitizer.clean(lookupString))"
-        case .ipMismatch: text = "ip-mismatch: the address is recorded with another key"
-        }
-        if viaBareNameRetry { text += " (found under the name without port)" }
-        if let name = viaAdditionalName { text += " (through additional name \(Sanitizer.clean(name)))" }
-        if let problem = certificateProblem { text += "; certificate not accepted: \(problem)" }
-        return text
-    }
+    public var isTrusted: Bool { verdict.isTrusted }
 }
 
-/// Errors for keys that OpenSSH would refuse before looking at known_hosts.
-public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
-    case invalidCertificate(String)
-
-    public var description: String {
-        switch self {
-        case .invalidCertificate(let why): return "the presented certificate is invalid: \(why)"
-        }
-    }
+/// The places where fleettrust's answer is deliberately stricter than `ssh`'s.
+public enum StricterChoice: String, Sendable, Codable, CaseIterable {
+    /// A `@revoked` line for the bare name revokes the key on every port: `ssh` only reports
+    /// "unknown" there, and would accept the key once it is saved under `[host]:port`.
+    case revokedOnBareName = "revoked-on-bare-name"
+    /// A user certificate presented as a host key is invalid (`ssh` ignores it and judges the key).
+    case userCertificate = "user-certificate"
+    /// An invalid certificate the server offers is an alarm even when `ssh` would not negotiate it.
+    case certificateNotNegotiated = "certificate-not-negotiated"
+    /// A revoked or changed key the server holds is an alarm even when `ssh` would not meet it.
+    case keyNotNegotiated = "key-not-negotiated"
 }

@@ -19,16 +19,29 @@ public struct KnownHostsJudge: Sendable {
         var evidence: [TrustEvidence]
         var viaRetry = false
         var downgraded = false
-        var certificateProblem: String?
+        var certificateProblem: CertificateProblem?
+        var stricter: StricterChoice?
     }
 
     /// Judges `key` for `target`; `now` is seconds since the epoch (certificate validity).
+    ///
+    /// A certificate OpenSSH would not read as a key (bad CA signature, undecodable, not a host
+    /// certificate) is `invalid-certificate`, with the answer for the key it certifies beside it.
     public func judge(_ key: HostKey, for target: ConnectionTarget,
-                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws -> KeyJudgement {
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> KeyJudgement {
         if key.isCertificate {
-            guard let certificate = try? HostCertificate(key) else { throw TrustError.invalidCertificate("it cannot be parsed") }
-            guard CertificateAcceptance.isWellFormed(certificate) else {
-                throw TrustError.invalidCertificate("its CA signature or role is invalid")
+            let certificate = try? HostCertificate(key)
+            let problem = certificate.map(CertificateAcceptance.invalidity(of:)) ?? .undecodable
+            if let problem {
+                var judgement = certificate.map { judge($0.key, for: target, now: now) }
+                    ?? KeyJudgement(verdict: .new, lookupString: target.lookup.hostString, evidence: [],
+                                    viaBareNameRetry: false, judgedAsPlainKey: true)
+                judgement.plainKeyVerdict = judgement.verdict
+                judgement.verdict = .invalidCertificate
+                judgement.judgedAsPlainKey = true
+                judgement.certificateProblem = problem
+                if problem == .notHostCertificate { judgement.stricterThanSSH = .userCertificate }
+                return judgement
             }
         }
         let lookup = target.lookup
@@ -37,7 +50,8 @@ public struct KnownHostsJudge: Sendable {
                             address: target.checkHostIPAddress, port: target.port, key: key, checkIP: &checkIP, now: now)
         var judgement = KeyJudgement(verdict: attempt.verdict, lookupString: lookup.hostString, evidence: attempt.evidence,
                                      viaBareNameRetry: attempt.viaRetry, judgedAsPlainKey: attempt.downgraded,
-                                     certificateProblem: attempt.certificateProblem, viaAdditionalName: nil)
+                                     certificateProblem: attempt.certificateProblem, viaAdditionalName: nil,
+                                     stricterThanSSH: attempt.stricter)
         if judgement.verdict == .new { consultAdditionalNames(&judgement, key: key, target: target, now: now) }
         return judgement
     }
@@ -58,7 +72,7 @@ public struct KnownHostsJudge: Sendable {
                 if judgement.verdict == .new { apply(attempt, name: name, to: &judgement) }
             case .changed, .ipMismatch:
                 if firstChanged == nil { firstChanged = (name, attempt) }
-            case .new:
+            case .new, .notRecorded, .invalidCertificate:
                 break
             }
         }
@@ -77,7 +91,7 @@ public struct KnownHostsJudge: Sendable {
     /// Judges many keys at once (a whole fleet): every lookup string is matched in one pass
     /// over the files first, then each key is judged as `judge` would.
     public func judge(batch: [(key: HostKey, target: ConnectionTarget)],
-                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [Result<KeyJudgement, TrustError>] {
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> [KeyJudgement] {
         var lookups: [String] = []
         for (_, target) in batch {
             lookups.append(target.lookup.hostString)
@@ -95,9 +109,7 @@ public struct KnownHostsJudge: Sendable {
         }.filter { prepared.entries(matching: $0.hostString).isEmpty }.compactMap(\.retryString)
         if !retries.isEmpty { prepared = prepared.preparing(lookups: retries) }
         let ready = KnownHostsJudge(knownHosts: prepared)
-        return batch.map { item in
-            Result { try ready.judge(item.key, for: item.target, now: now) }.mapError { $0 as? TrustError ?? .invalidCertificate("\($0)") }
-        }
+        return batch.map { ready.judge($0.key, for: $0.target, now: now) }
     }
 
     /// One run of `check_host_key`; `checkIP` is shared with the retry, as OpenSSH's
@@ -110,7 +122,7 @@ public struct KnownHostsJudge: Sendable {
         let ipMatches = (!key.isCertificate && checkIP) ? ipString.map { knownHosts.entries(matching: $0) } : nil
 
         var current = key
-        var certificateProblem: String?
+        var certificateProblem: CertificateProblem?
         var downgraded = false
         while true {
             let certificate = current.isCertificate ? try? HostCertificate(current) : nil
@@ -137,6 +149,13 @@ public struct KnownHostsJudge: Sendable {
                         attempt.viaRetry = true
                         attempt.downgraded = attempt.downgraded || downgraded
                         failed = false
+                    } else if inner.verdict == .revoked {
+                        // ssh discards the retry's REVOKED and says "unknown"; saving the key under
+                        // [host]:port would then make ssh accept a key the team revoked.
+                        attempt = inner
+                        attempt.viaRetry = true
+                        attempt.stricter = .revokedOnBareName
+                        return attempt
                     }
                 }
             case .revoked:
@@ -155,6 +174,7 @@ public struct KnownHostsJudge: Sendable {
                 return attempt
             }
             if let certificate, hostStatus != .revoked {
+                if certificateProblem == nil { certificateProblem = .unknownCA }
                 current = certificate.key
                 downgraded = true
                 continue

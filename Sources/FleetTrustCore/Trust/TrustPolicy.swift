@@ -97,9 +97,9 @@ public struct TrustPolicy: Sendable {
             target.additionalLookupNames += additionalLookupNames
             let judgement = try judge.judge(key, for: target, now: now())
             switch judgement.verdict {
-            case .trusted: return TrustDecision(accepted: true, method: .knownHosts, reason: judgement.summary, judgement: judgement)
-            case .trustedByCA: return TrustDecision(accepted: true, method: .certificateAuthority, reason: judgement.summary, judgement: judgement)
-            default: return .refused(judgement.summary, judgement: judgement)
+            case .trusted: return TrustDecision(accepted: true, method: .knownHosts, reason: JudgementWords.judgement(judgement), judgement: judgement)
+            case .trustedByCA: return TrustDecision(accepted: true, method: .certificateAuthority, reason: JudgementWords.judgement(judgement), judgement: judgement)
+            default: return .refused(JudgementWords.judgement(judgement), judgement: judgement)
             }
         }
     }

@@ -1,4 +1,5 @@
-/// OpenSSH's answer for one presented key (the closed set of `hostfile.c`, plus `ip-mismatch`).
+/// The answer for one presented key: OpenSSH's closed set of `hostfile.c` (what
+/// `KnownHostsJudge` returns), plus what the judge of a whole host adds about a key.
 public enum KeyVerdict: String, Sendable, Codable, CaseIterable {
     case trusted
     case trustedByCA = "trusted-by-ca"
@@ -6,23 +7,42 @@ public enum KeyVerdict: String, Sendable, Codable, CaseIterable {
     case changed
     case revoked
     case ipMismatch = "ip-mismatch"
+    /// Not the key `ssh` meets, and nothing of its type is recorded while other types are: a key
+    /// `ssh` would never be asked about today, so it is neither trusted nor an alarm.
+    case notRecorded = "not-recorded"
+    /// A certificate OpenSSH would not even read as a key: its CA signature does not verify, it
+    /// cannot be decoded, or it is not a host certificate. Always an alarm.
+    case invalidCertificate = "invalid-certificate"
+
+    /// Whether this answer alone is an alarm (a different, revoked or forged key).
+    public var isAlarm: Bool {
+        switch self {
+        case .changed, .revoked, .ipMismatch, .invalidCertificate: return true
+        case .trusted, .trustedByCA, .new, .notRecorded: return false
+        }
+    }
+
+    public var isTrusted: Bool { self == .trusted || self == .trustedByCA }
 }
 
-/// What the team's pin set says about a presented key.
+/// What the team's pin set says, about a host and about each of its keys.
 public enum PinVerdict: String, Sendable, Codable, CaseIterable {
     /// No pin applies to this host.
     case unpinned
-    /// The key matches a pin in force.
+    /// The key matches a pin in force (for a host: one of its keys does).
     case matched
-    /// Pins apply and none matches.
+    /// Pins apply and none of the host's keys matches.
     case mismatch
     /// Pins applied once but all have expired; they no longer bind.
     case expired
     /// A mismatch reported only (`--pins-mode report`), not enforced.
     case reportedMismatch = "reported-mismatch"
+    /// For one key: pins apply to the host and another of its keys matched, not this one.
+    case notListed = "not-listed"
 }
 
-/// A host's overall state, as the dashboard row and `scan --format json` show it.
+/// A host's overall state: one value, computed by `FleetJudge` from the facts of a `JudgedHost`
+/// by the precedence its `status` documents, and shown by every output.
 public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case pending
     case trusted
@@ -30,14 +50,21 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case changed
     case revoked
     case pinMismatch = "pin-mismatch"
+    /// A presented certificate is forged, undecodable or not a host certificate.
+    case invalidCertificate = "invalid-certificate"
     case unreachable
     case error
 
     /// Whether a person should look at this host.
-    public var needsAttention: Bool {
+    public var needsAttention: Bool { self != .pending && self != .trusted }
+
+    /// How loud the status is: 0 nothing to do, 1 look at it, 2 alarm. The exit status of
+    /// `scan` is the loudest level among its hosts.
+    public var alarmLevel: Int32 {
         switch self {
-        case .changed, .revoked, .pinMismatch, .unreachable, .error, .new: return true
-        case .pending, .trusted: return false
+        case .pending, .trusted: return 0
+        case .new, .unreachable, .error: return 1
+        case .changed, .revoked, .pinMismatch, .invalidCertificate: return 2
         }
     }
 }

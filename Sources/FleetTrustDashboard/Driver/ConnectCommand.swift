@@ -2,25 +2,43 @@ import FleetTrustCore
 
 /// The `--connect-command` template, expanded into an argument vector (no shell involved).
 ///
-/// Placeholders: `{options}` (strict host-key checking with the dashboard's known_hosts files,
-/// as several arguments), `{port}`, `{target}` (`user@address` or the address), `{host}` (the
-/// address), `{name}` (the inventory name).
+/// `ssh` is run the way the judgement assumed it connects, so the key just trusted is the key it
+/// meets and accepts: strict host-key checking, the host's own known_hosts files, its
+/// `HostKeyAlias` and `HostKeyAlgorithms`, and for an ssh_config inventory that very file (`-F`)
+/// and the host's alias, so every other setting (`ProxyJump`, `User`, …) applies too.
+///
+/// Placeholders: `{options}` (those options, as several arguments), `{port}`, `{target}`
+/// (`user@address`, or the alias for an ssh_config inventory), `{host}` (the address), `{name}`
+/// (the inventory name).
 public struct ConnectCommand: Equatable, Sendable {
     public static let defaultTemplate = "ssh {options} -p {port} {target}"
 
     public var template: String
-    public var knownHostsFiles: [String]
     public var user: String?
 
-    public init(template: String = ConnectCommand.defaultTemplate, knownHostsFiles: [String], user: String? = nil) {
+    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil) {
         self.template = template
-        self.knownHostsFiles = knownHostsFiles
         self.user = user
     }
 
-    public var options: [String] {
-        let files = knownHostsFiles.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
-        return ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(files)"]
+    /// The options that make `ssh` judge this host exactly as it was judged.
+    public func options(for judged: JudgedHost) -> [String] {
+        let host = judged.host
+        var options: [String] = []
+        if host.format == .sshConfig, let file = host.source?.file, file != "<stdin>" { options += ["-F", file] }
+        // ssh merges all its files into one list before judging, so naming every file judged
+        // against as user files (and no global ones) gives the same answer.
+        let files = judged.knownHostsFiles.isEmpty ? ["/dev/null"] : judged.knownHostsFiles
+        options += ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(Self.list(files))",
+                    "-o", "GlobalKnownHostsFile=/dev/null"]
+        if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
+        if let algorithms = host.sshOptions.hostKeyAlgorithms { options += ["-o", "HostKeyAlgorithms=\(algorithms)"] }
+        if let check = host.sshOptions.checkHostIP { options += ["-o", "CheckHostIP=\(check ? "yes" : "no")"] }
+        return options
+    }
+
+    private static func list(_ files: [String]) -> String {
+        files.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
     }
 
     /// A host or user that starts with `-` would be read by `ssh` as an option (`-oProxyCommand=…`).
@@ -29,12 +47,14 @@ public struct ConnectCommand: Equatable, Sendable {
         public var description: String { "refusing to connect: '\(Sanitizer.clean(value, limit: 80))' would be read as an option" }
     }
 
-    public func arguments(for host: InventoryHost) throws(UnsafeTarget) -> [String] {
+    public func arguments(for judged: JudgedHost) throws(UnsafeTarget) -> [String] {
+        let host = judged.host
         let login = host.user ?? user
         for value in [host.address, host.name, login ?? ""] where value.hasPrefix("-") { throw UnsafeTarget(value: value) }
-        let target = login.map { "\($0)@\(host.address)" } ?? host.address
+        let destination = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>" ? host.name : host.address
+        let target = login.map { "\($0)@\(destination)" } ?? destination
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
-            if word == "{options}" { return options }
+            if word == "{options}" { return options(for: judged) }
             return [String(word)
                 .replacingAll("{port}", with: String(host.port))
                 .replacingAll("{target}", with: target)

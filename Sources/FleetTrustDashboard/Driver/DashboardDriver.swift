@@ -38,6 +38,7 @@ public final class DashboardDriver {
             if let input = terminal.read(timeout: 50) { messages.append(message(for: input)) }
             let updates = inbox.drain()
             if !updates.isEmpty { messages.append(.hostsUpdated(updates)) }
+            messages += inbox.drainMessages()
             guard !messages.isEmpty else { continue }
             for message in messages {
                 let effects = DashboardUpdate.apply(message, to: &state)
@@ -69,36 +70,43 @@ public final class DashboardDriver {
 
     private func startProbes(_ indices: [Int]) {
         let hosts = indices.map { state.rows[$0].host }
-        let prober = services.prober, assessor = services.assessor, inbox = inbox
+        let prober = services.prober, judge = services.judge, inbox = inbox
         probes.removeAll { $0.isCancelled }
         probes.append(Task.detached {
             for await event in prober.probe(hosts) where hosts.indices.contains(event.index) {
-                let assessment = assessor.assess(hosts[event.index], event.result)
-                inbox.post(HostUpdate(index: indices[event.index], result: event.result, assessment: assessment))
+                let index = indices[event.index]
+                for (other, judged) in judge.record(index, event.result) {
+                    inbox.post(HostUpdate(index: other, judged: judged, probed: other == index))
+                }
             }
         })
     }
 
+    /// Writes on a thread of their own (a file lock may be held by another fleettrust), each host
+    /// its own guarded edit, so one host's refusal neither stops nor mislabels the others; each
+    /// host's outcome goes to the audit log, and its judgement is redone from the files as written.
     private func apply(_ decision: Decision) {
-        var succeeded = true
-        var summary: String
-        do {
-            summary = try services.write(decision)
-        } catch {
-            succeeded = false
-            summary = "Not saved: \(error)"
+        let services = services, inbox = inbox
+        let thread = Thread {
+            var saved: [String] = [], failed: [String] = []
+            var records: [AuditLog.Record] = []
+            for item in decision.items {
+                let single = Decision(kind: decision.kind, items: [item])
+                do {
+                    saved.append(try services.write(single))
+                    records += AuditLog.records(for: single, user: services.user, time: Date(), outcome: "saved")
+                } catch {
+                    failed.append("\(item.host.name): \(error)")
+                    records += AuditLog.records(for: single, user: services.user, time: Date(), outcome: "not saved: \(error)")
+                }
+                if let judged = services.judge.rejudge(item.index) { inbox.post(HostUpdate(index: item.index, judged: judged, probed: false)) }
+            }
+            var summary = (saved + failed.map { "Not saved: " + $0 }).joined(separator: "\n")
+            do { try services.auditLog?.append(records) } catch { summary += "\nAudit log: \(error)." }
+            inbox.post(.writeFinished(succeeded: failed.isEmpty, message: summary))
         }
-        let records = AuditLog.records(for: decision, user: services.user, time: Date(),
-                                       outcome: succeeded ? "saved" : summary)
-        do { try audit(records) } catch { summary += " Audit log: \(error)." }
-        let outcome = DashboardMessage.writeFinished(succeeded: succeeded, message: summary)
-        let refreshed = decision.items.compactMap { item -> HostUpdate? in
-            guard let result = state.rows[item.index].result else { return nil }
-            return HostUpdate(index: item.index, result: nil, assessment: services.assessor.assess(item.host, result))
-        }
-        for message in [DashboardMessage.hostsUpdated(refreshed), outcome] {
-            _ = DashboardUpdate.apply(message, to: &state)
-        }
+        thread.name = "fleettrust-write"
+        thread.start()
     }
 
     private func audit(_ records: [AuditLog.Record]) throws {
@@ -108,18 +116,24 @@ public final class DashboardDriver {
     private func connect(_ index: Int) {
         let row = state.rows[index]
         let arguments: [String]
-        do { arguments = try services.connect.arguments(for: row.host) } catch {
+        guard let judged = row.judged else { return }
+        do { arguments = try services.connect.arguments(for: judged) } catch {
             _ = DashboardUpdate.apply(.connectFinished(message: "\(error)."), to: &state)
             return
         }
-        let outcome = terminal.suspended { ForegroundChild.run(arguments) }
+        let outcome = terminal.suspended {
+            let outcome = ForegroundChild.run(arguments)
+            // Keep ssh's own last words on screen until they have been read.
+            if outcome != .exited(0) { ForegroundChild.waitForEnter("\n[fleettrust] \(arguments[0]) did not succeed; press Enter to return to the dashboard.") }
+            return outcome
+        }
         let summary: String
         switch outcome {
         case .exited(let code): summary = "\(arguments[0]) to \(row.host.name) exited with status \(code)."
         case .signalled(let signal): summary = "\(arguments[0]) to \(row.host.name) ended by signal \(signal)."
         case .couldNotStart(let reason): summary = "Could not connect: \(reason)."
         }
-        let fingerprints = row.result?.keys.map(\.key.sha256Fingerprint) ?? []
+        let fingerprints = judged.keys.compactMap { $0.key?.sha256Fingerprint }
         try? audit([AuditLog.connectRecord(host: row.host, fingerprints: fingerprints, command: arguments,
                                            user: services.user, time: Date(), outcome: summary)])
         state.size = terminal.size

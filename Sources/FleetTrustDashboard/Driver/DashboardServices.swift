@@ -2,12 +2,12 @@ import FleetTrustCore
 import Synchronization
 
 /// What the dashboard needs from the rest of fleettrust, injected by the command so the
-/// dashboard depends on protocols and closures only: the prober, the trust engine's assessor,
-/// the trust engine's writer, the connect command and the audit log.
+/// dashboard depends on protocols and closures only: the prober, the one judge, the trust
+/// engine's writer, the connect command and the audit log.
 public struct DashboardServices: Sendable {
     public var prober: any FleetProber
-    /// Must read the trust stores afresh on each call, so a write is reflected at once.
-    public var assessor: any RowAssessor
+    /// Must read the trust stores afresh when they change, so a write is reflected at once.
+    public var judge: any HostJudging
     /// Performs a confirmed decision and returns one sentence saying what was written.
     public var write: @Sendable (Decision) throws -> String
     public var connect: ConnectCommand
@@ -15,10 +15,10 @@ public struct DashboardServices: Sendable {
     public var auditLog: AuditLog?
     public var user: String
 
-    public init(prober: any FleetProber, assessor: any RowAssessor, write: @escaping @Sendable (Decision) throws -> String,
+    public init(prober: any FleetProber, judge: any HostJudging, write: @escaping @Sendable (Decision) throws -> String,
                 connect: ConnectCommand, auditLog: AuditLog?, user: String) {
         self.prober = prober
-        self.assessor = assessor
+        self.judge = judge
         self.write = write
         self.connect = connect
         self.auditLog = auditLog
@@ -26,16 +26,30 @@ public struct DashboardServices: Sendable {
     }
 }
 
-/// Where probe workers leave their results for the UI thread, which collects them on its tick.
+/// Where probe workers and writers leave their results for the UI thread, which collects them
+/// on its tick.
 final class MessageInbox: Sendable {
     private let updates = Mutex<[HostUpdate]>([])
+    private let messages = Mutex<[DashboardMessage]>([])
 
     func post(_ update: HostUpdate) {
         updates.withLock { $0.append(update) }
     }
 
+    func post(_ message: DashboardMessage) {
+        messages.withLock { $0.append(message) }
+    }
+
     func drain() -> [HostUpdate] {
         updates.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+    }
+
+    /// Messages other than host updates (a finished write), in the order posted.
+    func drainMessages() -> [DashboardMessage] {
+        messages.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }

@@ -43,4 +43,20 @@ public enum ForegroundChild {
         let termination = status & 0x7f
         return termination == 0 ? .exited((status >> 8) & 0xff) : .signalled(termination)
     }
+
+    /// Prints `prompt` on the terminal and waits for a line from it (the keyboard, not standard
+    /// input, which may be a pipe).
+    public static func waitForEnter(_ prompt: String) {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array((prompt + " ").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var byte: UInt8 = 0
+        while true {
+            let got = read(fd, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 || byte == 0x0a || byte == 0x0d { return }
+        }
+    }
 }

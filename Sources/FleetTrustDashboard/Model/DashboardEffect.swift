@@ -39,9 +39,12 @@ public struct DecisionItem: Equatable, Sendable {
     /// Every recorded line for the host the person was shown when deciding: a write is refused
     /// if the file no longer records exactly these keys for the names (compare-and-set).
     public var seen: [RecordedLine]
+    /// The pinned fingerprints that applied to the host when the person decided: a pin write is
+    /// refused if the pin file no longer pins exactly these for the host (compare-and-set).
+    public var shownPins: Set<String>
 
     public init(index: Int, host: InventoryHost, names: [String], keys: [HostKey], previous: [RecordedLine],
-                file: String, seen: [RecordedLine] = []) {
+                file: String, seen: [RecordedLine] = [], shownPins: Set<String> = []) {
         self.index = index
         self.host = host
         self.names = names
@@ -49,5 +52,6 @@ public struct DecisionItem: Equatable, Sendable {
         self.previous = previous
         self.file = file
         self.seen = seen
+        self.shownPins = shownPins
     }
 }

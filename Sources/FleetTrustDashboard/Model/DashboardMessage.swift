@@ -24,16 +24,18 @@ public struct TerminalSize: Equatable, Sendable {
     }
 }
 
-/// A new probe result and assessment for the host at `index`; `result` nil keeps the old probe.
+/// A new judgement for the host at `index`: of a probe that just finished (`probed`), or of
+/// its latest probe judged again (after a write, or when another host turned out to share a key).
 public struct HostUpdate: Equatable, Sendable {
     public var index: Int
-    public var result: ProbeResult?
-    public var assessment: RowAssessment
+    public var judged: JudgedHost
+    /// Whether this ends a probe of the host (the discovery progress counts it).
+    public var probed: Bool
 
-    public init(index: Int, result: ProbeResult?, assessment: RowAssessment) {
+    public init(index: Int, judged: JudgedHost, probed: Bool) {
         self.index = index
-        self.result = result
-        self.assessment = assessment
+        self.judged = judged
+        self.probed = probed
     }
 }
 

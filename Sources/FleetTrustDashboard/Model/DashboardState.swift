@@ -22,10 +22,15 @@ public struct DashboardState: Equatable, Sendable {
     public var pendingWrites = 0
     public var showMD5 = false
     public var detailScroll = 0
+    /// The widest host name and endpoint, in columns, so the list gives names the room they need.
+    public let widestName: Int
+    public let widestEndpoint: Int
 
     public init(settings: DashboardSettings, hosts: [InventoryHost], size: TerminalSize) {
         self.settings = settings
         self.rows = hosts.map { HostRow(host: $0) }
+        self.widestName = hosts.lazy.map { DisplayWidth.of(CleanText($0.name).value) }.max() ?? 0
+        self.widestEndpoint = hosts.lazy.map { DisplayWidth.of(CleanText($0.endpointLabel).value) }.max() ?? 0
         self.visible = Array(rows.indices)
         self.size = size
         self.statusCounts = rows.isEmpty ? [:] : [.pending: rows.count]
@@ -90,13 +95,14 @@ public struct DashboardSettings: Equatable, Sendable {
     }
 }
 
-/// A one-line message in the status line until the next key.
+/// A message in the status line until the next key; cleaned when made, since it often quotes
+/// names and errors from outside. It may span lines (every bad line of a pin file).
 public struct Notice: Equatable, Sendable {
-    public var text: String
+    public var text: CleanText
     public var isError: Bool
 
     public init(_ text: String, isError: Bool = false) {
-        self.text = text
+        self.text = CleanText(multiline: text, lineLimit: 400, maxLines: 8)
         self.isError = isError
     }
 }
@@ -126,7 +132,7 @@ public enum StatusFilter: String, Equatable, Sendable, CaseIterable {
         case .all: return true
         case .attention: return status.needsAttention
         case .new: return status == .new
-        case .changed: return status == .changed || status == .revoked || status == .pinMismatch
+        case .changed: return status.alarmLevel == 2
         case .unreachable: return status == .unreachable || status == .error
         case .trusted: return status == .trusted
         }

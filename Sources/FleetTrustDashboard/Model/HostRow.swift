@@ -1,38 +1,31 @@
 import FleetTrustCore
 
-/// One inventory host as the dashboard holds it: the latest probe and what was concluded.
+/// One inventory host as the dashboard holds it: the judgement of its latest probe.
 public struct HostRow: Equatable, Sendable {
     public var host: InventoryHost { didSet { keys = RowKeys(host) } }
-    public var result: ProbeResult?
-    public var assessment: RowAssessment?
+    /// What the one judge concluded from the latest probe; nil until the host has answered.
+    public var judged: JudgedHost?
     public var scanning: Bool
     public var marked: Bool
     /// Filter text and sort keys, computed once per host: a key press at 10,000 hosts must not
     /// lower-case or re-key every row again.
     private(set) var keys: RowKeys
 
-    public init(host: InventoryHost, result: ProbeResult? = nil, assessment: RowAssessment? = nil,
-                scanning: Bool = false, marked: Bool = false) {
+    public init(host: InventoryHost, judged: JudgedHost? = nil, scanning: Bool = false, marked: Bool = false) {
         self.host = host
-        self.result = result
-        self.assessment = assessment
+        self.judged = judged
         self.scanning = scanning
         self.marked = marked
         self.keys = RowKeys(host)
     }
 
-    public var status: HostStatus { assessment?.status ?? .pending }
+    public var status: HostStatus { judged?.status ?? .pending }
 
-    /// The key shown in the list: Ed25519 first, then ECDSA, then RSA, then anything.
-    public var primaryKey: HostKey? {
-        let keys = result?.keys.map(\.key) ?? []
-        let preference: [KeyType] = [.ed25519, .ecdsaP256, .ecdsaP384, .ecdsaP521, .rsa]
-        for kind in preference { if let key = keys.first(where: { $0.kind == kind }) { return key } }
-        return keys.first
-    }
+    /// The key shown in the list: the one `ssh` meets, else the first proved.
+    public var primaryKey: JudgedKey? { judged?.negotiatedKey ?? judged?.keys.first }
 
     public var roundTripMilliseconds: Double? {
-        result?.keys.compactMap(\.handshakeMilliseconds).min()
+        judged?.probe.keys.compactMap(\.handshakeMilliseconds).min()
     }
 }
 
@@ -46,6 +39,7 @@ extension HostStatus {
         case .changed: return "C"
         case .revoked: return "R"
         case .pinMismatch: return "P"
+        case .invalidCertificate: return "I"
         case .unreachable: return "U"
         case .error: return "E"
         }
@@ -54,14 +48,15 @@ extension HostStatus {
     /// Most urgent first, for sorting by status.
     public var severity: Int {
         switch self {
-        case .changed: return 0
-        case .revoked: return 1
+        case .revoked: return 0
+        case .changed: return 1
         case .pinMismatch: return 2
-        case .error: return 3
-        case .unreachable: return 4
-        case .new: return 5
-        case .pending: return 6
-        case .trusted: return 7
+        case .invalidCertificate: return 3
+        case .error: return 4
+        case .unreachable: return 5
+        case .new: return 6
+        case .pending: return 7
+        case .trusted: return 8
         }
     }
 }
@@ -74,7 +69,7 @@ struct RowKeys: Equatable, Sendable {
     var address: [UInt8]
 
     init(_ host: InventoryHost) {
-        search = Array(([host.name, host.endpointLabel] + host.groups).joined(separator: "\n").lowercased().utf8)
+        search = Array(([host.name, host.endpointLabel] + host.groups + host.inheritedGroups).joined(separator: "\n").lowercased().utf8)
         name = Array(SortOrder.naturalKey(host.name).utf8)
         address = Array((SortOrder.naturalKey(host.address) + "#" + SortOrder.pad(host.port)).utf8)
     }

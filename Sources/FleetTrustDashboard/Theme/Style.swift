@@ -37,6 +37,7 @@ public enum StyleRole: String, Sendable, CaseIterable {
         case .changed: return .statusChanged
         case .revoked: return .statusRevoked
         case .pinMismatch: return .statusPinMismatch
+        case .invalidCertificate: return .statusPinMismatch
         case .unreachable: return .statusUnreachable
         case .error: return .statusError
         }

@@ -16,27 +16,31 @@ extension DashboardUpdate {
         return state.selectedIndex.map { [$0] } ?? []
     }
 
-    static func item(_ index: Int, _ state: DashboardState, previous: [RecordedLine] = [], file: String? = nil) -> DecisionItem {
+    /// What a decision about host `index` will do, from its judgement: the names `ssh` looks up,
+    /// the keys the judgement offers for saving, the file, and the lines it was shown.
+    static func item(_ index: Int, _ state: DashboardState, keys: [HostKey], previous: [RecordedLine] = [],
+                     file: String? = nil) -> DecisionItem? {
         let row = state.rows[index]
-        let assessment = row.assessment
-        return DecisionItem(index: index, host: row.host,
-                            names: assessment?.knownHostsNames ?? [knownHostsName(for: row.host)],
-                            keys: row.result?.keys.map(\.key).filter { !$0.isCertificate } ?? [], previous: previous,
-                            file: file ?? assessment?.knownHostsFile ?? state.settings.knownHostsFiles.first ?? "",
-                            seen: assessment?.recordedLines ?? [])
+        guard let judged = row.judged else { return nil }
+        return DecisionItem(index: index, host: row.host, names: judged.saveNames, keys: keys, previous: previous,
+                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinned)
     }
 
     /// Why a host cannot be trusted with `y` right now, or nil when it can.
     static func trustRefusal(_ row: HostRow) -> String? {
-        switch row.status {
-        case .new: return nil
-        case .trusted: return "\(row.host.name) is already trusted"
-        case .changed: return "\(row.host.name) has a changed key (select it alone to replace it)"
-        case .revoked, .pinMismatch:
-            let why = row.assessment?.trustBlockedReason ?? (row.status == .revoked ? "its key is revoked" : "its key does not match the pin")
-            return "\(row.host.name) cannot be trusted here: \(why)"
-        case .pending: return "\(row.host.name) has not answered yet"
-        case .unreachable, .error: return "\(row.host.name) presented no keys"
+        let name = row.host.name
+        guard let judged = row.judged else { return "\(name) has not answered yet" }
+        switch judged.saving {
+        case .save: return nil
+        case .replace: return "\(name) has a changed key (select it alone to replace it)"
+        case .refused(let refusal):
+            switch refusal {
+            case .alreadyTrusted: return "\(name) is already trusted"
+            case .notProbedYet: return "\(name) has not answered yet"
+            case .noUsableKey, .nothingToSave: return "\(name) presented no key ssh could use"
+            case .revoked, .pinMismatch, .invalidCertificate:
+                return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
+            }
         }
     }
 
@@ -44,17 +48,27 @@ extension DashboardUpdate {
         if refuseIfReadOnly(&state) { return }
         let indices = targets(state)
         guard !indices.isEmpty else { return }
-        if indices.count == 1, state.rows[indices[0]].status == .changed {
-            let row = state.rows[indices[0]]
+        if indices.count == 1, let judged = state.rows[indices[0]].judged, judged.saving == .replace {
             var previous: [RecordedLine] = []
-            for line in row.assessment?.keys.flatMap(\.recorded) ?? [] where !previous.contains(line) { previous.append(line) }
-            state.mode = .confirm(.replace(item: item(indices[0], state, previous: previous), typed: ""))
+            for line in judged.keys.flatMap(\.recordedInstead) where !previous.contains(line) { previous.append(line) }
+            let replacement = judged.keys.compactMap { key -> HostKey? in
+                guard let plain = key.key, !plain.isCertificate, key.unusable == nil,
+                      key.verdict != .revoked, key.verdict != .invalidCertificate else { return nil }
+                return plain
+            }
+            if let item = item(indices[0], state, keys: replacement, previous: previous) {
+                state.mode = .confirm(.replace(item: item, typed: ""))
+            }
             return
         }
         var items: [DecisionItem] = []
         var skipped: [String] = []
         for index in indices {
-            if let refusal = trustRefusal(state.rows[index]) { skipped.append(refusal) } else { items.append(item(index, state)) }
+            if let refusal = trustRefusal(state.rows[index]) {
+                skipped.append(refusal)
+            } else if case .save(let keys) = state.rows[index].judged?.saving, let item = item(index, state, keys: keys) {
+                items.append(item)
+            }
         }
         guard !items.isEmpty else {
             state.notice = Notice("Nothing to trust: " + skipped.joined(separator: "; ") + ".", isError: true)
@@ -73,12 +87,21 @@ extension DashboardUpdate {
         var refusals: [String] = []
         for index in targets(state) {
             let row = state.rows[index]
+            let usable = row.judged?.keys.compactMap { key -> HostKey? in
+                guard let plain = key.key, !plain.isCertificate, key.unusable == nil else { return nil }
+                return plain
+            } ?? []
             switch row.status {
-            case .trusted, .new: items.append(item(index, state, file: pinFile))
-            case .changed, .revoked, .pinMismatch:
+            case .trusted, .new:
+                if !usable.isEmpty, let item = item(index, state, keys: usable, file: pinFile) {
+                    items.append(item)
+                } else {
+                    refusals.append("\(row.host.name) presented no key ssh could use")
+                }
+            case .changed, .revoked, .pinMismatch, .invalidCertificate:
                 refusals.append("\(row.host.name) is \(row.status.rawValue); resolve that before pinning")
             default:
-                refusals.append("\(row.host.name) presented no keys")
+                refusals.append("\(row.host.name) presented no key ssh could use")
             }
         }
         guard !items.isEmpty else {
@@ -91,19 +114,18 @@ extension DashboardUpdate {
     static func startForget(in state: inout DashboardState) {
         if refuseIfReadOnly(&state) { return }
         guard let index = state.selectedIndex else { return }
-        let lines = state.rows[index].assessment?.recordedLines ?? []
-        guard !lines.isEmpty else {
+        let lines = state.rows[index].judged?.recorded ?? []
+        guard !lines.isEmpty, let item = item(index, state, keys: [], previous: lines, file: lines[0].location.file) else {
             state.notice = Notice("\(state.rows[index].host.name) has no known_hosts entries to forget.")
             return
         }
-        let file = lines[0].location.file
-        state.mode = .confirm(.forget(item: item(index, state, previous: lines, file: file)))
+        state.mode = .confirm(.forget(item: item))
     }
 
     static func handleConfirmation(_ confirmation: Confirmation, _ key: Key, in state: inout DashboardState) -> [DashboardEffect] {
         if case .replace(let item, let typed) = confirmation {
             switch key {
-            case .character(let c):
+            case .character(let c) where !c.unicodeScalars.contains(where: Sanitizer.isControl):
                 state.mode = .confirm(.replace(item: item, typed: String((typed + String(c)).suffix(300))))
                 return []
             case .backspace:

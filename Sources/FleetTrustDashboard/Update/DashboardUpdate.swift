@@ -18,14 +18,11 @@ public enum DashboardUpdate {
             return []
         case .hostsUpdated(let updates):
             for update in updates where state.rows.indices.contains(update.index) {
-                if let result = update.result {
-                    state.rows[update.index].result = result
-                    if state.rows[update.index].scanning {
-                        state.rows[update.index].scanning = false
-                        state.discovery.done += 1
-                    }
+                if update.probed, state.rows[update.index].scanning {
+                    state.rows[update.index].scanning = false
+                    state.discovery.done += 1
                 }
-                state.rows[update.index].assessment = update.assessment
+                state.rows[update.index].judged = update.judged
             }
             state.refreshVisible()
             return []
@@ -110,7 +107,7 @@ public enum DashboardUpdate {
             state.filterText = ""
         case .backspace:
             if !state.filterText.isEmpty { state.filterText.removeLast() }
-        case .character(let c):
+        case .character(let c) where !c.unicodeScalars.contains(where: Sanitizer.isControl):
             if state.filterText.count < 200 { state.filterText.append(c) }
         default:
             return
@@ -192,7 +189,7 @@ public enum DashboardUpdate {
         guard let index = state.selectedIndex else { return [] }
         let row = state.rows[index]
         guard row.status == .trusted else {
-            state.notice = Notice("Connect is only for trusted hosts; \(row.host.name) is \(row.status.rawValue).", isError: true)
+            state.notice = Notice("Connect is only for trusted hosts; \(CleanText(row.host.name)) is \(row.status.rawValue).", isError: true)
             return []
         }
         return [.connect(index)]

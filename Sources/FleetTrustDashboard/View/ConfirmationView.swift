@@ -1,27 +1,28 @@
 import FleetTrustCore
 
 /// What a decision will do, shown in full before `y` (or the typed host name) makes it happen.
+/// Fingerprints are never cut: on a narrow terminal they wrap, since comparing them in full is
+/// the point of these screens.
 enum ConfirmationView {
     static func lines(_ confirmation: Confirmation, state: DashboardState, width: Int) -> [ScreenLine] {
         switch confirmation {
         case .trust(let items, let skipped):
-            var lines = [ScreenLine(" Trust \(items.count) host\(items.count == 1 ? "" : "s")? Entries are appended to \(clean(items[0].file))", .dialogTitle)]
+            var lines = wrap(" Trust \(items.count) host\(items.count == 1 ? "" : "s")? Entries are appended to \(clean(items[0].file))",
+                             width, .dialogTitle)
             for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
-            lines += skipped.map { ScreenLine(" skipped: " + $0, .warning) }
+            for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
         case .pin(let items):
-            var lines = [ScreenLine(" Pin the presented keys of \(items.count) host\(items.count == 1 ? "" : "s") in \(clean(items[0].file))?", .dialogTitle)]
+            var lines = wrap(" Pin the presented keys of \(items.count) host\(items.count == 1 ? "" : "s") in \(clean(items[0].file))?",
+                             width, .dialogTitle)
             for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
             lines.append(ScreenLine(" y pins these fingerprints; any other key cancels.", .statusKey))
             return lines
         case .forget(let item):
-            var lines = [ScreenLine(" Forget \(clean(item.host.name))? These known_hosts lines will be removed:", .dialogTitle)]
+            var lines = wrap(" Forget \(clean(item.host.name))? These known_hosts lines will be removed:", width, .dialogTitle)
             for line in item.previous {
-                var text = ScreenLine()
-                text.append("  \(line.location) ", .dim)
-                text.append(line.text)
-                lines.append(text)
+                lines += wrap("  \(clean(line.location.description)) \(line.text)", width, .normal)
             }
             lines.append(ScreenLine(" y removes them (the audit log keeps a copy); any other key cancels.", .statusKey))
             return lines
@@ -30,7 +31,11 @@ enum ConfirmationView {
         }
     }
 
-    static func clean(_ text: String) -> String { Sanitizer.clean(text, limit: 200) }
+    static func clean(_ text: String) -> String { CleanText(text, limit: 200).value }
+
+    static func wrap(_ text: String, _ width: Int, _ role: StyleRole) -> [ScreenLine] {
+        DisplayWidth.wrap(text, width: width, indent: "   ").map { ScreenLine($0, role) }
+    }
 
     static func itemLines(_ item: DecisionItem, randomart: Bool, width: Int) -> [ScreenLine] {
         var lines: [ScreenLine] = []
@@ -39,37 +44,41 @@ enum ConfirmationView {
         head.append("  saved as: " + item.names.map(clean).joined(separator: ", "))
         lines.append(head)
         for key in item.keys {
-            var line = ScreenLine()
-            line.append("    " + DisplayWidth.fit("\(key.kind.label) \(key.bits)", to: 14))
-            line.append(key.sha256Fingerprint, .fingerprint)
-            lines.append(line)
+            lines += wrap("    \(key.kind.label) \(key.bits)  \(key.sha256Fingerprint)", width, .fingerprint)
         }
         if randomart { lines += DetailView.randomart(item.keys, width: width) }
         return lines
     }
 
     static func replaceLines(_ item: DecisionItem, state: DashboardState, width: Int) -> [ScreenLine] {
-        var lines = [ScreenLine(" THE HOST KEY OF \(clean(item.host.name)) HAS CHANGED", .statusChanged)]
-        lines.append(ScreenLine(" Someone may be intercepting the connection, or the host was rebuilt. Check with its owner.", .danger))
-        let half = max(20, (width - 3) / 2)
-        var header = ScreenLine()
-        header.append(" " + DisplayWidth.fit("recorded (known_hosts)", to: half), .columnHeader)
-        header.append(" " + DisplayWidth.fit("presented now", to: half), .columnHeader)
-        lines.append(header)
-        let presented = item.keys.map { "\($0.kind.label) \($0.sha256Fingerprint)" }
+        var lines = wrap(" THE HOST KEY OF \(clean(item.host.name)) HAS CHANGED", width, .statusChanged)
+        lines += wrap(" Someone may be intercepting the connection, or the host was rebuilt. Check with its owner.", width, .danger)
         let recorded = item.previous.map { "\($0.fingerprint)" }
-        for r in 0..<max(presented.count, recorded.count) {
-            var line = ScreenLine()
-            line.append(" " + DisplayWidth.fit(r < recorded.count ? recorded[r] : "", to: half), .danger)
-            line.append(" " + DisplayWidth.fit(r < presented.count ? presented[r] : "", to: half), .fingerprint)
-            lines.append(line)
+        let presented = item.keys.map { "\($0.kind.label) \($0.sha256Fingerprint)" }
+        if width >= 2 * 62 + 3 {
+            let half = (width - 3) / 2
+            var header = ScreenLine()
+            header.append(" " + DisplayWidth.fit("recorded (known_hosts)", to: half), .columnHeader)
+            header.append(" " + DisplayWidth.fit("presented now", to: half), .columnHeader)
+            lines.append(header)
+            for r in 0..<max(presented.count, recorded.count) {
+                var line = ScreenLine()
+                line.append(" " + DisplayWidth.fit(r < recorded.count ? recorded[r] : "", to: half), .danger)
+                line.append(" " + DisplayWidth.fit(r < presented.count ? presented[r] : "", to: half), .fingerprint)
+                lines.append(line)
+            }
+        } else {
+            lines.append(ScreenLine(" recorded (known_hosts):", .columnHeader))
+            for fingerprint in recorded { lines += wrap("   " + fingerprint, width, .danger) }
+            lines.append(ScreenLine(" presented now:", .columnHeader))
+            for fingerprint in presented { lines += wrap("   " + fingerprint, width, .fingerprint) }
         }
         for previous in item.previous {
-            lines.append(ScreenLine(" old entry at \(previous.location): \(previous.text)", .dim))
+            lines += wrap(" old entry at \(clean(previous.location.description)): \(previous.text)", width, .dim)
         }
-        lines.append(ScreenLine(" The old entry is kept in the audit log; the new one is written to \(clean(item.file)) under: "
-                                + item.names.map(clean).joined(separator: ", ")))
-        lines.append(ScreenLine(" y does NOT save here. To replace the key, type the host name and press Enter; Esc cancels.", .warning))
+        lines += wrap(" The old entry is kept in the audit log; the new one is written to \(clean(item.file)) under: "
+                      + item.names.map(clean).joined(separator: ", "), width, .normal)
+        lines += wrap(" y does NOT save here. To replace the key, type the host name and press Enter; Esc cancels.", width, .warning)
         if case .confirm(.replace(_, let typed)) = state.mode {
             lines.append(ScreenLine([Span(" host name> ", .statusKey), Span(clean(typed), .filter)]))
         }

@@ -9,7 +9,8 @@ public enum DashboardView {
     public static func view(_ state: DashboardState) -> Screen {
         let width = max(1, state.size.width), height = max(1, state.size.height)
         var lines = HeaderView.lines(state, width: width)
-        let bodyHeight = max(0, height - lines.count - 1)
+        let status = StatusLineView.lines(state, width: width, room: max(1, height / 3))
+        let bodyHeight = max(0, height - lines.count - status.count)
         var body: [ScreenLine]
         var cursor: (row: Int, column: Int)?
         switch state.mode {
@@ -25,10 +26,9 @@ public enum DashboardView {
         body = Array(body.prefix(bodyHeight))
         while body.count < bodyHeight { body.append(ScreenLine()) }
         lines += body
-        let status = StatusLineView.line(state, width: width)
-        if state.mode == .filterInput { cursor = (lines.count, min(width - 1, status.width)) }
-        if case .confirm(.replace) = state.mode { cursor = (lines.count, min(width - 1, status.width)) }
-        lines.append(status)
+        if state.mode == .filterInput { cursor = (lines.count, min(width - 1, status[0].width)) }
+        if case .confirm(.replace) = state.mode { cursor = (lines.count, min(width - 1, status[0].width)) }
+        lines += status
         return Screen(width: width, height: height, lines: Array(lines.prefix(height)).map { $0.clipped(to: width) },
                       cursor: cursor)
     }
@@ -64,11 +64,12 @@ enum HeaderView {
             counts.append(String(repeating: "·", count: barWidth - filled), .progressTodo)
         }
         var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
-        if !state.filterText.isEmpty { view += " · /\(state.filterText)" }
+        if !state.filterText.isEmpty { view += " · /\(CleanText(state.filterText, limit: 200))" }
         if counts.width + DisplayWidth.of(view) < width { counts.append(view, .dim) }
         switch state.mode {
         case .list, .filterInput, .quitConfirm:
-            return [title, counts, HostListView.columnHeader(Columns.layout(width: width))]
+            return [title, counts, HostListView.columnHeader(Columns.layout(width: width, nameWidth: state.widestName,
+                                                                            endpointWidth: state.widestEndpoint))]
         default:
             return [title, counts]
         }
@@ -76,6 +77,17 @@ enum HeaderView {
 }
 
 enum StatusLineView {
+    /// The status line; a notice of several lines (every bad line of a pin file) takes up to
+    /// `room` lines above the bottom.
+    static func lines(_ state: DashboardState, width: Int, room: Int) -> [ScreenLine] {
+        if let notice = state.notice, state.mode != .filterInput, state.mode != .quitConfirm, notice.text.lines.count > 1 {
+            var shown = Array(notice.text.lines.prefix(room))
+            if notice.text.lines.count > room { shown[room - 1] = "… \(notice.text.lines.count - room + 1) more lines" }
+            return shown.map { ScreenLine([Span(" " + $0 + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine) }
+        }
+        return [line(state, width: width)]
+    }
+
     static func line(_ state: DashboardState, width: Int) -> ScreenLine {
         if state.mode == .filterInput {
             return ScreenLine([Span("/", .statusKey), Span(Sanitizer.clean(state.filterText, limit: 200), .filter),
@@ -90,10 +102,16 @@ enum StatusLineView {
                                Span(" y ", .statusKey), Span(" quit  any other key stays ", .statusLine)], fill: .statusLine)
         }
         if let notice = state.notice {
-            return ScreenLine([Span(" " + notice.text + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine)
+            return ScreenLine([Span(" " + notice.text.value + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine)
         }
         var line = ScreenLine(fill: .statusLine)
-        for (key, label) in hints(state) {
+        var all = hints(state)
+        // `?` and `q` always show: other hints give way from the end when the line is too narrow.
+        let fixed = all.filter { $0.0 == "?" || $0.0 == "q" }
+        all.removeAll { $0.0 == "?" || $0.0 == "q" }
+        func used(_ pairs: [(String, String)]) -> Int { pairs.reduce(0) { $0 + DisplayWidth.of(" \($1.0)  \($1.1) ") } }
+        while !all.isEmpty, used(all) + used(fixed) > width { all.removeLast() }
+        for (key, label) in all + fixed {
             line.append(" \(key) ", .statusKey)
             line.append(" \(label) ", .statusLine)
         }
@@ -103,10 +121,10 @@ enum StatusLineView {
     /// The keys that do something for the current mode and selection.
     static func hints(_ state: DashboardState) -> [(String, String)] {
         switch state.mode {
-        case .help: return [("any key", "back")]
+        case .help: return [("any key", "back"), ("q", "back")]
         case .confirm(.replace(let item, let typed)):
-            return [("type", "the host name '\(item.host.name)' to replace"), ("Enter", "confirm"), ("Esc", "cancel"),
-                    (">", typed)]
+            return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to replace"), ("Enter", "confirm"),
+                    ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
         case .confirm: return [("y", "save"), ("any other key", "cancel")]
         case .detail:
             return [("Esc", "back"), ("j/k", "scroll"), ("m", state.showMD5 ? "hide MD5" : "MD5")] + actionHints(state)
@@ -126,7 +144,7 @@ enum StatusLineView {
                 hints.append(("t", row.status == .changed ? "replace" : "trust"))
             }
             if state.settings.pinFile != nil, row.status == .new || row.status == .trusted { hints.append(("p", "pin")) }
-            if !(row.assessment?.recordedLines.isEmpty ?? true) { hints.append(("x", "forget")) }
+            if !(row.judged?.recorded.isEmpty ?? true) { hints.append(("x", "forget")) }
         }
         if row.status == .trusted { hints.append(("c", "connect")) }
         hints.append(("r", "rescan"))

@@ -1,73 +1,90 @@
 import FleetTrustCore
 import Foundation
 
-/// Everything known about the selected host: every key in full, randomart side by side,
-/// evidence, algorithms, warnings, banner, failure.
+/// Everything known about the selected host, rendered from its judgement: the status and why,
+/// every key in full with its verdict, pin answer and evidence, certificates, randomart, the
+/// route's failure, the banner.
 enum DetailView {
     static func lines(_ state: DashboardState, width: Int) -> [ScreenLine] {
         guard let row = state.selectedRow else { return [] }
-        let host = row.host
+        let labels = row.judged?.labels ?? HostLabels(row.host)
         var lines: [ScreenLine] = []
         var title = ScreenLine(fill: .dialogTitle)
-        title.append(" \(Sanitizer.clean(host.name, limit: 200))  \(Sanitizer.clean(host.endpointLabel, limit: 200))", .dialogTitle)
-        if let user = host.user { title.append("  user \(Sanitizer.clean(user, limit: 64))", .dialogTitle) }
+        title.append(" \(labels.name)  \(labels.endpoint)", .dialogTitle)
+        if let user = labels.user { title.append("  user \(user)", .dialogTitle) }
         lines.append(title)
         var status = ScreenLine()
         status.append(" \(row.status.letter) \(row.status.rawValue) ", StyleRole.status(row.status))
-        if let method = row.assessment?.method, !method.isEmpty { status.append("  trusted by \(method)") }
         if row.scanning { status.append("  (scanning…)", .dim) }
         lines.append(status)
-        if let assessment = row.assessment {
-            if !assessment.knownHostsNames.isEmpty {
-                lines.append(ScreenLine(" known_hosts names: " + assessment.knownHostsNames.map { Sanitizer.clean($0) }.joined(separator: ", ")))
-            }
-            if let reason = assessment.trustBlockedReason { lines.append(ScreenLine(" cannot be trusted here: " + reason, .danger)) }
-            lines += assessment.evidence.map { ScreenLine(" evidence: " + Sanitizer.clean($0, limit: 400)) }
+        guard let judged = row.judged else { return lines }
+        lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
+        lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
+                                + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
+        lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
+                         width: width, role: .dim)
+        if !labels.groups.isEmpty { lines.append(ScreenLine(" groups: " + labels.groups.map(\.value).joined(separator: ", "), .dim)) }
+        if let algorithm = judged.negotiatedAlgorithm { lines.append(ScreenLine(" ssh would negotiate: \(algorithm)", .dim)) }
+        if judged.pin.verdict != .unpinned {
+            lines.append(ScreenLine(" pins: \(judged.pin.verdict.rawValue)", judged.pin.verdict == .mismatch ? .danger : .normal))
+            lines += judged.pin.evidence.map { ScreenLine("   " + $0.sentence, .dim) }
         }
-        if let result = row.result {
-            if let version = result.serverVersion { lines.append(ScreenLine(" server: " + Sanitizer.clean(version, limit: 255))) }
-            if let banner = result.banner, !banner.isEmpty {
-                let bannerLines = banner.split(separator: "\n", omittingEmptySubsequences: false).prefix(10)
-                lines += bannerLines.map { ScreenLine(" banner│ " + Sanitizer.clean(String($0), limit: 200), .dim) }
-            }
-            if let failure = result.failure {
-                lines.append(ScreenLine(" failed at \(failure.stage.rawValue) (\(failure.code)): \(failure.message)", .danger))
-            }
+        if !judged.sharesKeysWith.isEmpty {
+            lines += wrapped(" same key as: " + judged.sharesKeysWith.map(\.value).joined(separator: ", "), width: width, role: .warning)
+        }
+        for choice in judged.stricterThanSSH {
+            lines += wrapped(" stricter than ssh: " + JudgementWords.stricter(choice), width: width, role: .dim)
+        }
+        if let version = judged.probe.serverVersion { lines.append(ScreenLine(" server: " + CleanText(version, limit: 255).value)) }
+        if let banner = judged.probe.banner, !banner.isEmpty {
+            lines += CleanText(multiline: banner, lineLimit: 200, maxLines: 10).lines.map { ScreenLine(" banner│ " + $0, .dim) }
+        }
+        if let failure = judged.failure {
+            lines += wrapped(" failed at \(failure.stage.rawValue) (\(failure.code.rawValue)): \(failure.message)", width: width, role: .danger)
         }
         lines.append(ScreenLine())
-        let keys = row.assessment?.keys ?? row.result?.keys.map { KeyAssessment(key: $0, knownHosts: .new) } ?? []
-        for (n, assessed) in keys.enumerated() {
-            lines += keyLines(assessed, number: n + 1, showMD5: state.showMD5)
+        for (n, key) in judged.keys.enumerated() {
+            lines += keyLines(key, number: n + 1, lookup: judged.lookup, showMD5: state.showMD5, width: width)
         }
-        if !keys.isEmpty { lines += randomart(keys.map(\.key.key), width: width) }
+        let plain = judged.keys.compactMap(\.key)
+        if !plain.isEmpty { lines += randomart(plain, width: width) }
         return lines
     }
 
-    static func keyLines(_ assessed: KeyAssessment, number: Int, showMD5: Bool) -> [ScreenLine] {
-        let key = assessed.key.key
+    static func keyLines(_ judged: JudgedKey, number: Int, lookup: LookupName, showMD5: Bool, width: Int) -> [ScreenLine] {
         var lines: [ScreenLine] = []
         var head = ScreenLine()
-        head.append(" \(number). \(key.kind.label) \(key.bits)  ", .header)
-        head.append(" " + key.sha256Fingerprint, .fingerprint)
+        let label = judged.key.map { "\($0.kind.label) \($0.bits)" } ?? judged.typeName
+        head.append(" \(number). \(label)\(judged.isNegotiated ? " (ssh meets this key)" : "")  ", .header)
+        head.append(" " + (judged.key?.sha256Fingerprint ?? "undecodable"), .fingerprint)
         lines.append(head)
-        if showMD5 { lines.append(ScreenLine("    " + key.md5Fingerprint, .fingerprint)) }
-        let role: StyleRole = assessed.knownHosts == .changed || assessed.knownHosts == .revoked ? .danger : .normal
-        lines.append(ScreenLine("    known_hosts: \(assessed.knownHosts.rawValue)   pin: \(assessed.pin.rawValue)", role))
-        for recorded in assessed.recorded {
+        if showMD5, let key = judged.key { lines.append(ScreenLine("    " + key.md5Fingerprint, .fingerprint)) }
+        let alarm = judged.verdict.isAlarm || (judged.judgement?.plainKeyVerdict?.isAlarm ?? false)
+        lines.append(ScreenLine("    known_hosts: \(judged.verdict.rawValue)   pin: \(judged.pin.rawValue)", alarm ? .danger : .normal))
+        lines += wrapped("    " + JudgementWords.key(judged, lookup: lookup), width: width, role: alarm ? .danger : .dim)
+        for recorded in judged.recordedInstead {
             var line = ScreenLine()
-            line.append("    recorded ", .danger)
+            line.append("    recorded instead ", .danger)
             line.append(recorded.fingerprint, .fingerprint)
-            line.append(" at \(recorded.location)", .dim)
+            line.append(" at \(CleanText(recorded.location.description, limit: 200))", .dim)
             lines.append(line)
         }
-        lines += assessed.evidence.map { ScreenLine("    " + Sanitizer.clean($0, limit: 400), .dim) }
-        if key.isCertificate { lines += certificateLines(key) }
-        if let algorithms = assessed.key.algorithms {
-            lines.append(ScreenLine("    kex \(algorithms.keyExchange)  cipher \(algorithms.cipher)  mac \(algorithms.mac)", .dim))
+        lines += JudgementWords.evidence(judged).map { ScreenLine("    " + $0, .dim) }
+        if let certificate = judged.certificate { lines += certificateLines(certificate) }
+        if let malformed = judged.malformed { lines += wrapped("    undecodable certificate: \(malformed.reason)", width: width, role: .danger) }
+        if let algorithms = judged.discovered?.algorithms {
+            lines.append(ScreenLine("    host key \(algorithms.hostKey)  kex \(algorithms.keyExchange)  cipher \(algorithms.cipher)  mac \(algorithms.mac)", .dim))
         }
-        if let ms = assessed.key.handshakeMilliseconds { lines.append(ScreenLine("    handshake \(Int(ms.rounded())) ms", .dim)) }
-        lines += WeakKeys.weaknesses(of: assessed.key).map { ScreenLine("    warning: " + $0.sentence, .warning) }
+        if let ms = judged.discovered?.handshakeMilliseconds { lines.append(ScreenLine("    handshake \(Int(ms.rounded())) ms", .dim)) }
+        if let discovered = judged.discovered {
+            lines += WeakKeys.weaknesses(of: discovered).map { ScreenLine("    warning: " + $0.sentence, .warning) }
+        }
         return lines
+    }
+
+    /// Text broken into lines of at most `width` columns, at spaces where it can be.
+    static func wrapped(_ text: String, width: Int, role: StyleRole = .normal, indent: String = "    ") -> [ScreenLine] {
+        DisplayWidth.wrap(text, width: max(10, width), indent: indent).map { ScreenLine($0, role) }
     }
 
     /// Randomart pictures next to each other, as many per row as fit.
@@ -88,24 +105,14 @@ enum DetailView {
         return lines
     }
 
-    /// What a host certificate claims (whether it is accepted is the assessor's evidence).
-    static func certificateLines(_ key: HostKey) -> [ScreenLine] {
-        guard let certificate = try? HostCertificate(key) else {
-            return [ScreenLine("    certificate: cannot be parsed", .warning)]
-        }
-        let principals = certificate.principals.map { Sanitizer.clean($0, limit: 100) }.joined(separator: ", ")
+    /// What a host certificate claims (whether it is accepted is the judgement's evidence).
+    static func certificateLines(_ certificate: HostCertificate) -> [ScreenLine] {
+        let principals = certificate.principals.map { CleanText($0, limit: 100).value }.joined(separator: ", ")
         return [
-            ScreenLine("    certificate id \"\(Sanitizer.clean(certificate.keyID, limit: 100))\" serial \(certificate.serial)"
+            ScreenLine("    certificate id \"\(CleanText(certificate.keyID, limit: 100))\" serial \(certificate.serial)"
                        + " principals: \(principals.isEmpty ? "(any)" : principals)", .dim),
-            ScreenLine("    valid \(date(certificate.validAfter)) to \(date(certificate.validBefore)),"
+            ScreenLine("    valid \(JudgementWords.date(certificate.validAfter)) to \(JudgementWords.date(certificate.validBefore)),"
                        + " signed by CA \(certificate.signatureKey.sha256Fingerprint)", .dim),
         ]
-    }
-
-    static func date(_ seconds: UInt64) -> String {
-        if seconds == 0 { return "always" }
-        if seconds == UInt64.max { return "forever" }
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(min(seconds, 253_402_300_799))))
     }
 }

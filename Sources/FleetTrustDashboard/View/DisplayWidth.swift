@@ -61,4 +61,43 @@ public enum DisplayWidth {
         out.append(contentsOf: scalars.suffix(tail))
         return String(out)
     }
+
+    /// `text` broken into lines of at most `width` columns, at spaces where it can be and anywhere
+    /// in a word longer than a line (a fingerprint is never cut short: it continues on the next
+    /// line); continuation lines start with `indent`.
+    public static func wrap(_ text: String, width: Int, indent: String = "") -> [String] {
+        guard width > 0 else { return [] }
+        let indentWidth = min(of(indent), width / 2)
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        var empty = true
+        func flush() {
+            lines.append(line)
+            line = String(indent.prefix(indentWidth))
+            used = indentWidth
+            empty = true
+        }
+        for (position, word) in text.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
+            if position > 0 {
+                if !empty && used + 1 + of(String(word)) > width && of(String(word)) <= width - indentWidth {
+                    flush()
+                } else if used + 1 <= width {
+                    line += " "
+                    used += 1
+                } else {
+                    flush()
+                }
+            }
+            for scalar in word.unicodeScalars {
+                let w = of(scalar)
+                if used + w > width { flush() }
+                line.unicodeScalars.append(scalar)
+                used += w
+                empty = false
+            }
+        }
+        lines.append(line)
+        return lines
+    }
 }

@@ -1,7 +1,7 @@
 import FleetTrustCore
 
 /// The list columns, laid out for a terminal width: low-priority columns drop out on narrow
-/// terminals, and spare width goes to the fingerprint, then the name.
+/// terminals, and spare width goes to the name first, then the address, then the fingerprint.
 struct Columns: Equatable {
     enum Kind: CaseIterable { case mark, status, name, groups, endpoint, types, fingerprint, knownHosts, pin, method, rtt }
 
@@ -9,21 +9,24 @@ struct Columns: Equatable {
 
     static let titles: [Kind: String] = [
         .mark: " ", .status: "STATUS", .name: "NAME", .groups: "GROUPS", .endpoint: "ADDRESS:PORT", .types: "KEY TYPES",
-        .fingerprint: "FINGERPRINT", .knownHosts: "KNOWN_HOSTS", .pin: "PIN", .method: "METHOD", .rtt: "RTT",
+        .fingerprint: "FINGERPRINT (ssh meets)", .knownHosts: "KNOWN_H", .pin: "PIN", .method: "METHOD", .rtt: "RTT",
     ]
 
     static func == (a: Columns, b: Columns) -> Bool { a.widths.map(\.1) == b.widths.map(\.1) }
 
-    static func layout(width: Int) -> Columns {
-        let minimum: [Kind: Int] = [.mark: 1, .status: 13, .name: 10, .endpoint: 15, .types: 22, .fingerprint: 16,
-                                    .knownHosts: 13, .pin: 9, .method: 11, .rtt: 7]
-        let dropOrder: [Kind] = [.method, .pin, .rtt, .types, .knownHosts, .endpoint, .fingerprint]
+    /// `nameWidth` and `endpointWidth` are the widest name and endpoint in the inventory: names
+    /// get the room they need first, then addresses, then the fingerprint.
+    static func layout(width: Int, nameWidth: Int = 24, endpointWidth: Int = 21) -> Columns {
+        let minimum: [Kind: Int] = [.mark: 1, .status: 14, .name: 16, .endpoint: 15, .types: 14, .fingerprint: 16,
+                                    .knownHosts: 8, .pin: 8, .method: 8, .rtt: 6]
+        let dropOrder: [Kind] = [.rtt, .types, .method, .endpoint, .pin, .fingerprint, .knownHosts]
         var kinds = Kind.allCases.filter { $0 != .groups }
         func needed() -> Int { kinds.reduce(0) { $0 + minimum[$1]! } + kinds.count - 1 }
         for kind in dropOrder where needed() > width { kinds.removeAll { $0 == kind } }
         var widths = Dictionary(uniqueKeysWithValues: kinds.map { ($0, minimum[$0]!) })
         var spare = max(0, width - needed())
-        for (kind, cap) in [(Kind.fingerprint, 50), (.name, 24), (.endpoint, 23)] where widths[kind] != nil {
+        for (kind, cap) in [(Kind.name, min(40, nameWidth)), (.endpoint, min(41, endpointWidth)), (.fingerprint, 50), (.types, 22)]
+            where widths[kind] != nil {
             let add = min(spare, max(0, cap - widths[kind]!))
             widths[kind]! += add
             spare -= add
@@ -31,7 +34,7 @@ struct Columns: Equatable {
         // Groups take only width left once the columns above are at full size.
         if spare >= 9, let after = kinds.firstIndex(of: .name) {
             kinds.insert(.groups, at: after + 1)
-            widths[.groups] = min(spare - 1, 24)
+            widths[.groups] = min(spare - 1, 32)
             spare -= widths[.groups]! + 1
         }
         widths[.name]! += spare
@@ -46,7 +49,7 @@ enum HostListView {
     }
 
     static func lines(_ state: DashboardState, width: Int, height: Int) -> [ScreenLine] {
-        let columns = Columns.layout(width: width)
+        let columns = Columns.layout(width: width, nameWidth: state.widestName, endpointWidth: state.widestEndpoint)
         guard !state.visible.isEmpty else {
             let why = state.rows.isEmpty ? "The inventory lists no hosts." : "No host matches the filter (Esc in / clears it, f cycles)."
             return [ScreenLine(" " + why, .dim)]
@@ -61,7 +64,8 @@ enum HostListView {
         var line = ScreenLine(fill: selected ? .selected : .normal)
         for (offset, (kind, width)) in columns.widths.enumerated() {
             let (text, role) = cell(kind, row)
-            let fitted = kind == .fingerprint ? DisplayWidth.fit(DisplayWidth.middleTruncate(text, to: width), to: width)
+            let fitted = kind == .fingerprint && row.primaryKey != nil
+                ? DisplayWidth.fit(DisplayWidth.middleTruncate(text, to: width), to: width)
                 : DisplayWidth.fit(text, to: width, alignRight: kind == .rtt)
             line.append(fitted, selected && kind != .status ? .selected : role)
             if offset < columns.widths.count - 1 { line.append(" ", selected ? .selected : .normal) }
@@ -70,40 +74,94 @@ enum HostListView {
     }
 
     static func cell(_ kind: Columns.Kind, _ row: HostRow) -> (String, StyleRole) {
-        let assessment = row.assessment
+        let judged = row.judged
         switch kind {
         case .mark:
             return (row.marked ? "*" : " ", .marked)
         case .status:
-            let word = row.scanning && row.result == nil ? "scanning" : statusWord(row.status)
+            let word = row.scanning && judged == nil ? "scanning" : statusWord(row.status)
             return ("\(row.status.letter) \(word)", StyleRole.status(row.status))
         case .name:
-            return (Sanitizer.clean(row.host.name, limit: 200), .normal)
+            return (judged?.labels.name.value ?? CleanText(row.host.name).value, .normal)
         case .groups:
-            return (Sanitizer.clean(row.host.groups.joined(separator: ","), limit: 200), .dim)
+            return ((judged?.labels ?? HostLabels(row.host)).groups.map(\.value).joined(separator: ","), .dim)
         case .endpoint:
-            return (Sanitizer.clean(row.host.endpointLabel, limit: 200), .normal)
+            return (judged?.labels.endpoint.value ?? CleanText(row.host.endpointLabel).value, .normal)
         case .types:
-            let kinds = row.result?.keys.map(\.key.kind) ?? []
-            var labels = kinds.contains(where: \.isCertificate) ? ["CERT"] : []
-            for kind in kinds where !kind.isCertificate && !labels.contains(kind.label) { labels.append(kind.label) }
+            let keys = judged?.keys ?? []
+            var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? ["CERT"] : []
+            for key in keys { if let kind = key.key?.kind, !kind.isCertificate, !labels.contains(kind.label) { labels.append(kind.label) } }
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
-            if let key = row.primaryKey { return (key.sha256Fingerprint, .fingerprint) }
-            if let failure = row.result?.failure { return (failure.description, .dim) }
+            if let key = row.primaryKey { return (key.key?.sha256Fingerprint ?? "undecodable certificate", .fingerprint) }
+            if let judged { return (JudgementWords.reason(judged), .dim) }
             return ("", .normal)
         case .knownHosts:
-            return (assessment?.knownHostsVerdict?.rawValue ?? "", assessment.map { StyleRole.status($0.status) } ?? .normal)
+            guard let judged else { return ("", .normal) }
+            let verdict = knownHostsVerdict(judged)
+            return (verdict.map(knownHostsCode) ?? "-", verdict?.isAlarm == true ? .danger : StyleRole.status(judged.status))
         case .pin:
-            return (assessment?.pinVerdict?.rawValue ?? "", assessment?.pinVerdict == .mismatch ? .danger : .normal)
+            guard let judged else { return ("", .normal) }
+            return (pinCode(judged.pin.verdict), judged.pin.verdict == .mismatch ? .danger
+                    : judged.pin.verdict == .reportedMismatch ? .warning : .normal)
         case .method:
-            return (assessment?.method ?? "", .normal)
+            return (judged.map(methodCode) ?? "", .normal)
         case .rtt:
             return (row.roundTripMilliseconds.map { "\(Int($0.rounded()))ms" } ?? "", .dim)
         }
     }
 
+    /// The known_hosts answer shown for the host: an alarm about any key wins, else the answer
+    /// for the key `ssh` meets.
+    static func knownHostsVerdict(_ judged: JudgedHost) -> KeyVerdict? {
+        let order: [KeyVerdict] = [.revoked, .changed, .ipMismatch, .invalidCertificate]
+        for verdict in order where judged.keys.contains(where: { $0.verdict == verdict || $0.judgement?.plainKeyVerdict == verdict }) {
+            return verdict
+        }
+        return judged.negotiatedKey?.verdict
+    }
+
+    /// Short codes (the `?` screen has the legend), so the column reads at 120 columns.
+    static func knownHostsCode(_ verdict: KeyVerdict) -> String {
+        switch verdict {
+        case .trusted: return "ok"
+        case .trustedByCA: return "ok-CA"
+        case .new: return "new"
+        case .notRecorded: return "unrec"
+        case .changed: return "CHANGED"
+        case .revoked: return "REVOKED"
+        case .ipMismatch: return "IP-DIFF"
+        case .invalidCertificate: return "INVALID"
+        }
+    }
+
+    static func pinCode(_ verdict: PinVerdict) -> String {
+        switch verdict {
+        case .unpinned: return "-"
+        case .matched: return "match"
+        case .mismatch: return "MISMATCH"
+        case .expired: return "expired"
+        case .reportedMismatch: return "report!"
+        case .notListed: return "other"
+        }
+    }
+
+    static func methodCode(_ judged: JudgedHost) -> String {
+        judged.trustedBy.map { basis -> String in
+            switch basis {
+            case .knownHosts: return "kh"
+            case .certificateAuthority: return "ca"
+            case .bareName: return "bare"
+            case .additionalName: return "alias"
+            case .pin: return "pin"
+            }
+        }.joined(separator: "+")
+    }
+
     static func statusWord(_ status: HostStatus) -> String {
-        status == .pinMismatch ? "pin-miss" : status.rawValue
+        switch status {
+        case .invalidCertificate: return "invalid-cert"
+        default: return status.rawValue
+        }
     }
 }

@@ -41,11 +41,11 @@ enum IdentificationExchange {
 
     private static func checkedVersion(_ line: [UInt8]) throws(ProbeFailure) -> [UInt8] {
         guard line.count <= versionLineLimit else {
-            throw ProbeFailure(stage: .banner, code: "not-ssh", message: "the identification string is longer than 255 bytes")
+            throw ProbeFailure(stage: .banner, code: .notSSH, message: "the identification string is longer than 255 bytes")
         }
         let protocolVersion = line.dropFirst(4).prefix { $0 != UInt8(ascii: "-") }
         guard protocolVersion.elementsEqual("2.0".utf8) || protocolVersion.elementsEqual("1.99".utf8) else {
-            throw ProbeFailure(stage: .banner, code: "not-ssh",
+            throw ProbeFailure(stage: .banner, code: .notSSH,
                                message: "the server speaks SSH protocol \(Sanitizer.clean(bytes: Array(protocolVersion), limit: 16)), not 2.0")
         }
         return line
@@ -63,6 +63,6 @@ enum IdentificationExchange {
 
     private static func notSSH(_ heard: [UInt8]) -> ProbeFailure {
         let quoted = heard.isEmpty ? "" : "; it said \"\(Sanitizer.clean(bytes: heard, limit: 60))\""
-        return ProbeFailure(stage: .banner, code: "not-ssh", message: "the server does not speak SSH\(quoted)")
+        return ProbeFailure(stage: .banner, code: .notSSH, message: "the server does not speak SSH\(quoted)")
     }
 }

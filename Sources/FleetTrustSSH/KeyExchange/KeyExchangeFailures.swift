@@ -7,37 +7,37 @@ enum KeyExchangeFailures {
         switch error {
         case .timeout:
             return stage == .banner
-                ? ProbeFailure(stage: .banner, code: "banner-timeout",
+                ? ProbeFailure(stage: .banner, code: .bannerTimeout,
                                message: "the port accepted TCP but sent no SSH identification within the timeout")
-                : ProbeFailure(stage: stage, code: "kex-timeout", message: "the key exchange did not finish within the timeout")
+                : ProbeFailure(stage: stage, code: .kexTimeout, message: "the key exchange did not finish within the timeout")
         case .closed:
-            return ProbeFailure(stage: stage, code: "connection-closed", message: "the server closed the connection")
+            return ProbeFailure(stage: stage, code: .connectionClosed, message: "the server closed the connection")
         case .system(let code):
-            return ProbeFailure(stage: stage, code: "connection-closed",
+            return ProbeFailure(stage: stage, code: .connectionClosed,
                                 message: "the connection failed: \(String(cString: strerror(code)))")
         case .lineTooLong:
-            return ProbeFailure(stage: stage, code: "not-ssh", message: "the server sent an overlong line")
+            return ProbeFailure(stage: stage, code: .notSSH, message: "the server sent an overlong line")
         }
     }
 
     static func kexFailed(_ why: String) -> ProbeFailure {
-        ProbeFailure(stage: .keyExchange, code: "kex-failed", message: "key exchange failed: \(why)")
+        ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "key exchange failed: \(why)")
     }
 
     static func noCommonAlgorithm(_ what: String, server: [String]) -> ProbeFailure {
         let offered = server.prefix(12).map { Sanitizer.clean($0, limit: 64) }.joined(separator: ",")
-        return ProbeFailure(stage: .keyExchange, code: "no-common-algorithm",
+        return ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                             message: "no common \(what) algorithm; the server offers \(offered.isEmpty ? "none" : offered)")
     }
 
     static func badSignature(_ why: String) -> ProbeFailure {
-        ProbeFailure(stage: .keyExchange, code: "bad-signature",
+        ProbeFailure(stage: .keyExchange, code: .badSignature,
                      message: "the server did not prove it holds the host key: \(why)")
     }
 
     /// SSH_MSG_DISCONNECT from the server; reason 3 is "key exchange failed".
     static func disconnected(reason: UInt32, description: [UInt8], stage: ProbeStage) -> ProbeFailure {
         let text = "the server disconnected: \(Sanitizer.clean(bytes: description, limit: 200))"
-        return ProbeFailure(stage: stage, code: reason == 3 ? "kex-failed" : "connection-closed", message: text)
+        return ProbeFailure(stage: stage, code: reason == 3 ? .kexFailed : .connectionClosed, message: text)
     }
 }

@@ -97,20 +97,48 @@ public enum KeyExchangeProbe {
         do {
             key = try HostKey(blob: reply.hostKeyBlob)
         } catch {
+            // A certificate whose body does not decode may still carry a key the server signs
+            // with: if it proves that key, keep the certificate as evidence of a broken or hostile server.
+            if let certified = certifiedKey(inMalformed: reply.hostKeyBlob, algorithm: negotiated.hostKey),
+               let hash = exchangeHash(reply: reply, agreement: agreement, identification: identification,
+                                       clientInit: clientInit, serverInit: serverInit),
+               (try? checkSignature(reply.signature, over: hash, key: certified, hostKeyAlgorithm: negotiated.hostKey)) != nil {
+                report.malformedKey = MalformedHostKey(algorithm: negotiated.hostKey, blob: reply.hostKeyBlob, reason: "\(error)")
+            }
             throw KeyExchangeFailures.kexFailed("the server's host key is malformed (\(error))")
         }
         guard key.type == KeyType.canonicalName(negotiated.hostKey) else {
             throw KeyExchangeFailures.kexFailed("the server sent a \(Sanitizer.clean(key.type, limit: 64)) key for \(negotiated.hostKey)")
         }
-        guard let secret = agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else {
+        guard let hash = exchangeHash(reply: reply, agreement: agreement, identification: identification,
+                                      clientInit: clientInit, serverInit: serverInit) else {
             throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
         }
-        let hash = Curve25519KeyAgreement.exchangeHash(
+        try checkSignature(reply.signature, over: hash, key: key, hostKeyAlgorithm: negotiated.hostKey)
+        return DiscoveredKey(key: key, algorithms: negotiated)
+    }
+
+    /// H of RFC 8731; nil when the server's X25519 value is invalid.
+    private static func exchangeHash(reply: ECDHReply, agreement: borrowing Curve25519KeyAgreement, identification: IdentificationExchange.ServerIdentification,
+                                     clientInit: KexInit, serverInit: KexInit) -> [UInt8]? {
+        guard let secret = agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else { return nil }
+        return Curve25519KeyAgreement.exchangeHash(
             clientVersion: IdentificationExchange.clientVersion, serverVersion: identification.version,
             clientKexInit: clientInit.payload, serverKexInit: serverInit.payload, hostKeyBlob: reply.hostKeyBlob,
             clientPublicKey: agreement.publicKey, serverPublicKey: reply.serverPublicKey, sharedSecret: secret)
-        try checkSignature(reply.signature, over: hash, key: key, hostKeyAlgorithm: negotiated.hostKey)
-        return DiscoveredKey(key: key, algorithms: negotiated)
+    }
+
+    /// The plain key at the front of a certificate blob whose later fields do not decode.
+    private static func certifiedKey(inMalformed blob: [UInt8], algorithm: String) -> HostKey? {
+        guard let kind = KeyType(name: KeyType.canonicalName(algorithm)), kind.isCertificate else { return nil }
+        var reader = SSHWireReader(blob)
+        guard (try? reader.readUTF8(limit: 128)) == kind.name, (try? reader.readString(limit: 64)) != nil else { return nil }
+        let start = reader.offset
+        guard (try? kind.plain.skipPublicFields(&reader)) != nil else { return nil }
+        var plain = SSHWireWriter()
+        plain.writeString(kind.plain.name)
+        plain.writeRaw(Array(blob[start..<reader.offset]))
+        return try? HostKey(type: kind.plain.name, blob: plain.bytes)
     }
 
     /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies

@@ -15,6 +15,9 @@ public struct KeyExchangeReport: Hashable, Sendable {
     public var serverHostKeyAlgorithms: [String] = []
     /// Numeric address of the peer, when connected.
     public var peerAddress: String?
+    /// A certificate the server sent that does not decode, although the server proved it holds
+    /// the key inside it: the outcome is then a failure, and this is the evidence.
+    public var malformedKey: MalformedHostKey?
 
     public init(outcome: Result<DiscoveredKey, ProbeFailure>, serverVersion: String? = nil, serverPreamble: [String] = [],
                 serverHostKeyAlgorithms: [String] = [], peerAddress: String? = nil) {

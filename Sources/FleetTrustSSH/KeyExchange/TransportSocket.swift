@@ -46,11 +46,11 @@ struct TransportSocket: ~Copyable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, list != nil else {
-            throw ProbeFailure(stage: .resolve, code: "resolve-failed",
+            throw ProbeFailure(stage: .resolve, code: .resolveFailed,
                                message: "cannot resolve the name: \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
-        var lastFailure = ProbeFailure(stage: .connect, code: "host-unreachable", message: "the name has no usable address")
+        var lastFailure = ProbeFailure(stage: .connect, code: .hostUnreachable, message: "the name has no usable address")
         var entry = list
         while let current = entry, let address = current.pointee.ai_addr {
             entry = current.pointee.ai_next
@@ -66,7 +66,7 @@ struct TransportSocket: ~Copyable {
             do {
                 try connection.wait(for: Int16(POLLOUT))
             } catch {
-                throw ProbeFailure(stage: .connect, code: "connect-timeout", message: "no TCP connection within the timeout")
+                throw ProbeFailure(stage: .connect, code: .connectTimeout, message: "no TCP connection within the timeout")
             }
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
@@ -79,8 +79,8 @@ struct TransportSocket: ~Copyable {
 
     private static func connectFailure(_ code: Int32) -> ProbeFailure {
         let why = String(cString: strerror(code))
-        if code == ECONNREFUSED { return ProbeFailure(stage: .connect, code: "connection-refused", message: "connection refused") }
-        return ProbeFailure(stage: .connect, code: "host-unreachable", message: "cannot connect: \(why)")
+        if code == ECONNREFUSED { return ProbeFailure(stage: .connect, code: .connectionRefused, message: "connection refused") }
+        return ProbeFailure(stage: .connect, code: .hostUnreachable, message: "cannot connect: \(why)")
     }
 
     /// The numeric address of the peer, when the socket is connected.

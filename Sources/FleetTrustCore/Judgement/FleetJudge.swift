@@ -1,0 +1,236 @@
+import Foundation
+
+/// The one judge: turns an inventory host and a probe result into a `JudgedHost`, against the
+/// known_hosts files `ssh` would read for that host, the team's pins and the clock.
+///
+/// Pure: it reads files only through the values it was given, never the network. `scan`, its
+/// replay, `verify` and the dashboard all judge through here, so what they say always agrees.
+public struct FleetJudge: Sendable {
+    public let knownHosts: KnownHostsSets
+    public let pins: PinSet?
+    public let pinMode: PinMode
+    /// The extension: also consult names other than the one `ssh` looks up (off by default).
+    public let useAdditionalNames: Bool
+
+    public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false) {
+        self.knownHosts = knownHosts
+        self.pins = pins
+        self.pinMode = pinMode
+        self.useAdditionalNames = useAdditionalNames
+    }
+
+    /// One set of known_hosts files for every host.
+    public init(knownHosts: KnownHosts, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false) {
+        self.init(knownHosts: KnownHostsSets(knownHosts), pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames)
+    }
+
+    /// A judge whose files have already matched their hashed lines against every name these hosts
+    /// will be looked up under, in one pass over both cores. The bare name `ssh` retries for a
+    /// non-22 port is prepared only where `[host]:port` records no key: elsewhere the retry never
+    /// happens. (A name not prepared is still matched, one lookup at a time.)
+    public func preparing(for hosts: [InventoryHost]) -> FleetJudge {
+        var byPaths: [[String]: [InventoryHost]] = [:]
+        for host in hosts { byPaths[knownHosts.paths(for: host), default: []].append(host) }
+        var sets = knownHosts.sets
+        for (paths, members) in byPaths {
+            guard let files = sets[paths] else { continue }
+            var lookups: [String] = []
+            var retries: [(hostString: String, retry: String)] = []
+            for host in members {
+                let target = target(for: host, peer: nil)
+                lookups.append(target.lookup.hostString)
+                if let retry = target.lookup.retryString { retries.append((target.lookup.hostString, retry)) }
+                for name in target.additionalLookupNames {
+                    let extra = LookupName(host: name, port: host.port)
+                    lookups.append(extra.hostString)
+                    if let retry = extra.retryString { lookups.append(retry) }
+                }
+            }
+            var prepared = files.preparing(lookups: lookups)
+            let needed = retries.filter { pair in
+                !prepared.entries(matching: pair.hostString).contains { $0.entry.marker == nil }
+            }.map(\.retry)
+            if !needed.isEmpty { prepared = prepared.preparing(lookups: needed) }
+            sets[paths] = prepared
+        }
+        return FleetJudge(knownHosts: KnownHostsSets(userFiles: knownHosts.userFiles, globalFiles: knownHosts.globalFiles, sets: sets),
+                          pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames)
+    }
+
+    /// How `ssh` would reach and name this host (the peer address matters only with CheckHostIP).
+    public func target(for host: InventoryHost, peer: String?, additionalNames: [String]? = nil) -> ConnectionTarget {
+        ConnectionTarget(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias,
+                         checkHostIPAddress: host.sshOptions.checkHostIP == true ? peer : nil,
+                         additionalLookupNames: additionalNames ?? (useAdditionalNames ? host.additionalNames : []))
+    }
+
+    /// The pin lines that apply to none of these hosts: almost always a typo or a host gone.
+    public func pinLinesApplyingToNone(of hosts: [InventoryHost]) -> [PinLine] {
+        guard let pins else { return [] }
+        var unused = Set(pins.lines.map(\.number))
+        for host in hosts where !unused.isEmpty {
+            let names = PinSet.names(for: host, lookup: target(for: host, peer: nil).lookup)
+            for line in pins.lines(for: names) { unused.remove(line.number) }
+        }
+        return pins.lines.filter { unused.contains($0.number) }
+    }
+
+    /// Judges one probe of one host. `sharesKeysWith` names the other hosts presenting one of its
+    /// keys; `now` is seconds since the epoch (certificate validity, pin expiry).
+    /// `additionalNames` replaces the names the `--additional-names` extension consults (verify's
+    /// `--lookup-name`).
+    public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [String] = [],
+                      additionalNames: [String]? = nil,
+                      now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
+        let files = knownHosts.knownHosts(for: host)
+        let paths = knownHosts.paths(for: host)
+        let target = target(for: host, peer: result.peerAddress, additionalNames: additionalNames)
+        let lookup = target.lookup
+        let recordedForName = files.entries(matching: lookup.hostString)
+        let recorded = recordedForName.filter { $0.entry.marker == nil }.map { recordedLine($0, in: files) }
+        func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [], negotiated: Int? = nil,
+                    algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
+                    trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
+            JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
+                       status: status, reason: reason, keys: keys, negotiated: negotiated, negotiatedAlgorithm: algorithm,
+                       pin: pin, trustedBy: trustedBy, failure: failure, recorded: recorded, saveFile: paths.first ?? "",
+                       sharesKeysWith: sharesKeysWith.map { CleanText($0) }, stricterThanSSH: stricter)
+        }
+        guard !result.keys.isEmpty || !result.malformedKeys.isEmpty else {
+            let failure = result.failures.first
+                ?? ProbeFailure(stage: .keyExchange, code: .other, message: "the probe found no key and reported no failure")
+            return finish(Self.failureStatus(failure), .probeFailed, failure: failure)
+        }
+
+        let judge = KnownHostsJudge(knownHosts: files)
+        let judgements = result.keys.map { judge.judge($0.key, for: target, now: now) }
+        let recordedTypes = Self.recordedTypes(files, lookup: lookup)
+
+        // Which key ssh meets: its algorithm list for this host, reordered by known_hosts, against the server's.
+        var client: [String]?
+        do { client = try HostKeyAlgorithms.assemble(host.sshOptions.hostKeyAlgorithms) } catch { client = nil }
+        let server = result.serverHostKeyAlgorithms
+            ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
+        let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: HostKeyAlgorithms.order($0, recorded: recordedForName),
+                                                                     server: server) }
+        let negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
+
+        let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: PinSet.names(for: host, lookup: lookup),
+                                     pins: pins, mode: pinMode, now: now)
+        var keys: [JudgedKey] = []
+        for (index, discovered) in result.keys.enumerated() {
+            var judgement = judgements[index]
+            let isNegotiated = index == negotiated
+            let typeRecorded = recordedTypes.contains(discovered.key.kind.plain.name)
+            if judgement.verdict == .changed, !isNegotiated, !typeRecorded { judgement.verdict = .notRecorded }
+            if judgement.plainKeyVerdict == .changed, !isNegotiated, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
+            let key = discovered.key
+            let unusable: UnusableKey? = key.kind.plain == .rsa && (key.isCertificate ? (try? HostCertificate(key))?.key.bits ?? 0 : key.bits) < 1024
+                ? .rsaKeyTooShort : nil
+            let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
+                .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
+                                    text: files.lineText(path: $0.path, line: $0.line)) }
+            keys.append(JudgedKey(discovered: discovered, malformed: nil, verdict: judgement.verdict, judgement: judgement,
+                                  certificate: key.isCertificate ? try? HostCertificate(key) : nil,
+                                  certificateProblem: judgement.certificateProblem, pin: pin.verdict(for: key),
+                                  isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead))
+        }
+        for (offset, malformed) in result.malformedKeys.enumerated() {
+            keys.append(JudgedKey(discovered: nil, malformed: malformed, verdict: .invalidCertificate, judgement: nil,
+                                  certificate: nil, certificateProblem: .undecodable, pin: pin.verdict(for: nil),
+                                  isNegotiated: negotiated == result.keys.count + offset, unusable: nil, recordedInstead: []))
+        }
+
+        var stricter = Array(Set(keys.compactMap { $0.judgement?.stricterThanSSH })).sorted { $0.rawValue < $1.rawValue }
+        func note(_ choice: StricterChoice, unless index: Int) {
+            if index != negotiated, !stricter.contains(choice) { stricter.append(choice) }
+        }
+        func alarm(_ verdict: KeyVerdict) -> Int? {
+            keys.firstIndex { $0.verdict == verdict || $0.judgement?.plainKeyVerdict == verdict }
+        }
+        if let index = alarm(.revoked) {
+            note(.keyNotNegotiated, unless: index)
+            return finish(.revoked, .keyRevoked(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+        }
+        if let index = alarm(.changed) {
+            note(.keyNotNegotiated, unless: index)
+            return finish(.changed, .keyChanged(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+        }
+        if let index = alarm(.ipMismatch) {
+            return finish(.changed, .addressRecordsOtherKey(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm,
+                          pin: pin, stricter: stricter)
+        }
+        if pin.verdict == .mismatch {
+            return finish(.pinMismatch, .pinMismatch, keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+        }
+        if let index = keys.firstIndex(where: { $0.verdict == .invalidCertificate }) {
+            note(.certificateNotNegotiated, unless: index)
+            return finish(.invalidCertificate, .invalidCertificate(key: index), keys: keys, negotiated: negotiated,
+                          algorithm: algorithm, pin: pin, stricter: stricter)
+        }
+        func refused(_ reason: StatusReason, _ code: FailureCode, _ message: String) -> JudgedHost {
+            finish(.error, reason, keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
+                   failure: ProbeFailure(stage: .hostKey, code: code, message: message), stricter: stricter)
+        }
+        guard client != nil else {
+            return refused(.badHostKeyAlgorithms, .noMatchingHostKeyType,
+                           "ssh would not start: HostKeyAlgorithms \(host.sshOptions.hostKeyAlgorithms ?? "") selects no algorithm it knows")
+        }
+        guard let algorithm else {
+            return refused(.noMatchingHostKeyType, .noMatchingHostKeyType,
+                           "ssh offers no host-key algorithm the server has (the server offers \(server.prefix(12).joined(separator: ",")))")
+        }
+        guard let negotiated else {
+            return refused(.negotiatedKeyNotProbed(algorithm: algorithm), .negotiatedKeyNotProbed,
+                           "ssh would negotiate \(algorithm), and the probe did not fetch that key")
+        }
+        let met = keys[negotiated]
+        if let unusable = met.unusable {
+            return refused(.negotiatedKeyUnusable(key: negotiated, unusable), .rsaKeyTooShort,
+                           "ssh would meet a \(met.key?.bits ?? 0)-bit RSA key and refuse it (invalid key length; at least 1024 bits)")
+        }
+        guard let judgement = met.judgement, met.verdict.isTrusted else {
+            return finish(.new, .nothingRecorded(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
+                          stricter: stricter)
+        }
+        var basis: [TrustBasis] = [judgement.verdict == .trustedByCA ? .certificateAuthority : .knownHosts]
+        if judgement.viaBareNameRetry { basis.append(.bareName) }
+        if judgement.viaAdditionalName != nil { basis.append(.additionalName) }
+        if pin.verdict == .matched { basis.append(.pin) }
+        return finish(.trusted, .trusted(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
+                      trustedBy: basis, stricter: stricter)
+    }
+
+    /// A host with no keys: unreachable when nothing answered, error when something did but
+    /// not as an SSH server we could verify.
+    public static func failureStatus(_ failure: ProbeFailure) -> HostStatus {
+        switch failure.stage {
+        case .resolve, .connect: return .unreachable
+        case .banner: return failure.code == .bannerTimeout ? .unreachable : .error
+        case .keyExchange, .cancelled, .hostKey: return .error
+        }
+    }
+
+    /// The index (keys first, then malformed keys) of the key a negotiated algorithm selects.
+    static func index(ofKeyFor algorithm: String, in result: ProbeResult) -> Int? {
+        let canonical = KeyType.canonicalName(algorithm)
+        if let index = result.keys.firstIndex(where: { $0.key.type == canonical }) { return index }
+        return result.malformedKeys.firstIndex { KeyType.canonicalName($0.algorithm.value) == canonical }
+            .map { result.keys.count + $0 }
+    }
+
+    /// Plain key types with unmarked lines for the lookup (or, on a non-22 port with nothing
+    /// recorded for `[host]:port`, for the bare name that `ssh` would retry).
+    static func recordedTypes(_ knownHosts: KnownHosts, lookup: LookupName) -> Set<String> {
+        var matches = knownHosts.entries(matching: lookup.hostString)
+        if matches.isEmpty, let retry = lookup.retryString { matches = knownHosts.entries(matching: retry) }
+        return Set(matches.filter { $0.entry.marker == nil }.map { entry -> String in
+            entry.entry.key.hostKey?.kind.plain.name ?? entry.entry.key.typeName
+        })
+    }
+
+    private func recordedLine(_ match: KnownHosts.Match, in files: KnownHosts) -> RecordedLine {
+        RecordedLine(location: SourceLocation(file: match.path, line: match.line), fingerprint: match.entry.key.fingerprint,
+                     text: files.lineText(match))
+    }
+}

@@ -1,0 +1,138 @@
+/// Which host key `ssh` meets: OpenSSH 9.2's client host-key algorithm list, as a per-host
+/// `HostKeyAlgorithms` setting shapes it (`kex.c:kex_assemble_names`), reordered by what
+/// known_hosts records for the host (`sshconnect2.c:order_hostkeyalgs`), then negotiated against
+/// the server's list the RFC 4253 way (the first client algorithm the server also offers).
+///
+/// A probe sees every key a server holds; `ssh` sees one. Getting this one right is what makes a
+/// host's status equal what `ssh` does when it connects.
+public enum HostKeyAlgorithms {
+    /// OpenSSH 9.2's default `HostKeyAlgorithms` (`KEX_DEFAULT_PK_ALG`): certificates first, no
+    /// `ssh-rsa` (SHA-1) and no DSA.
+    public static let openSSHDefault = [
+        "ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+        "sk-ssh-ed25519-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        "rsa-sha2-512-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com",
+        "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+        "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com",
+        "rsa-sha2-512", "rsa-sha2-256",
+    ]
+
+    /// Every algorithm name OpenSSH 9.2 knows (`sshkey_alg_list(0, 0, 1, ',')`), in its order:
+    /// the names a configured pattern can select.
+    public static let openSSHKnown = [
+        "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com",
+        "sk-ssh-ed25519@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com",
+        "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+        "sk-ecdsa-sha2-nistp256@openssh.com", "webauthn-sk-ecdsa-sha2-nistp256@openssh.com",
+        "ssh-rsa", "rsa-sha2-256", "rsa-sha2-512", "ssh-dss",
+        "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp384-cert-v01@openssh.com",
+        "ecdsa-sha2-nistp521-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        "ssh-rsa-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com",
+        "ssh-dss-cert-v01@openssh.com",
+    ]
+
+    /// A `HostKeyAlgorithms` value `ssh` would refuse to start with.
+    public struct InvalidSetting: Error, Hashable, Sendable, CustomStringConvertible {
+        public var setting: CleanText
+        public var description: String { "HostKeyAlgorithms \(setting) selects no algorithm ssh knows" }
+    }
+
+    /// `kex_assemble_names`: nil or empty gives the default; `+list` appends to it, `-list` removes
+    /// from it, `^list` puts the list first; anything else replaces it. Elements are patterns
+    /// (`*`, `?`) matched against every known name; unknown names are dropped.
+    public static func assemble(_ setting: String?) throws(InvalidSetting) -> [String] {
+        guard let setting, !setting.isEmpty else { return openSSHDefault }
+        let list: [String]
+        switch setting.first {
+        case "+": list = uniqueConcatenation(openSSHDefault, elements(setting.dropFirst()))
+        case "-":
+            let patterns = elements(setting.dropFirst())
+            return openSSHDefault.filter { name in !patterns.contains { matches(name, $0) } }
+        case "^": list = uniqueConcatenation(elements(setting.dropFirst()), openSSHDefault)
+        default: list = elements(Substring(setting))
+        }
+        var assembled: [String] = []
+        for pattern in list {
+            guard !pattern.hasPrefix("!") else { throw InvalidSetting(setting: CleanText(setting)) }
+            for name in openSSHKnown where matches(name, pattern) && !assembled.contains(name) { assembled.append(name) }
+        }
+        guard !assembled.isEmpty else { throw InvalidSetting(setting: CleanText(setting)) }
+        return assembled
+    }
+
+    /// `order_hostkeyalgs`: `recorded` are the known_hosts entries matching the host string (no
+    /// bare-name retry, as in `ssh`). When an unmarked line records the plain type of the list's
+    /// first algorithm the list is used verbatim (certificates first); otherwise algorithms whose
+    /// plain type is recorded (and every certificate algorithm when a `@cert-authority` line
+    /// matches) move to the front, each group keeping its order.
+    public static func order(_ algorithms: [String], recorded: [KnownHosts.Match]) -> [String] {
+        let plainRecorded = Set(recorded.compactMap { match -> KeyType? in
+            guard match.entry.marker == nil, let key = match.entry.key.hostKey, !key.isCertificate else { return nil }
+            return key.kind
+        })
+        let hasAuthority = recorded.contains { $0.entry.marker == .certAuthority }
+        if let best = algorithms.first, let kind = keyType(ofAlgorithm: best), plainRecorded.contains(kind.plain) {
+            return algorithms
+        }
+        var first: [String] = [], last: [String] = []
+        for algorithm in algorithms {
+            let kind = keyType(ofAlgorithm: algorithm)
+            if kind?.isCertificate == true && hasAuthority {
+                first.append(algorithm)
+            } else if let kind, plainRecorded.contains(kind.plain) {
+                first.append(algorithm)
+            } else {
+                last.append(algorithm)
+            }
+        }
+        return first + last
+    }
+
+    /// The algorithm the key exchange settles on: the first of the client's that the server offers.
+    public static func negotiate(client: [String], server: [String]) -> String? {
+        let offered = Set(server)
+        return client.first { offered.contains($0) }
+    }
+
+    /// The key type an algorithm name selects (`rsa-sha2-512` selects an RSA key); nil for types
+    /// fleettrust does not handle (security keys).
+    public static func keyType(ofAlgorithm name: String) -> KeyType? {
+        KeyType(name: KeyType.canonicalName(name))
+    }
+
+    /// What a server offers, inferred from the keys a probe found when its KEXINIT was not seen
+    /// (a scan recorded by an older version): each key under the algorithm it was fetched with,
+    /// RSA keys under both SHA-2 algorithms unless only `ssh-rsa` was seen.
+    public static func inferredServerAlgorithms(_ keys: [DiscoveredKey]) -> [String] {
+        var names: [String] = []
+        func add(_ name: String) { if !names.contains(name) { names.append(name) } }
+        for discovered in keys {
+            let kind = discovered.key.kind
+            switch kind {
+            case .rsa:
+                if discovered.algorithms?.hostKey == "ssh-rsa" { add("ssh-rsa") } else { add("rsa-sha2-512"); add("rsa-sha2-256") }
+            case .rsaCert:
+                add("rsa-sha2-512-cert-v01@openssh.com"); add("rsa-sha2-256-cert-v01@openssh.com")
+            default:
+                add(kind.name)
+            }
+        }
+        return names
+    }
+
+    private static func elements(_ list: Substring) -> [String] {
+        list.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    private static func uniqueConcatenation(_ a: [String], _ b: [String]) -> [String] {
+        var out: [String] = []
+        for name in a + b where !out.contains(name) { out.append(name) }
+        return out
+    }
+
+    /// `match_pattern` (case-sensitive, as `match_filter_allowlist` uses it).
+    private static func matches(_ name: String, _ pattern: String) -> Bool {
+        KnownHostsPattern.glob(Array(name.utf8), Array(pattern.utf8))
+    }
+}

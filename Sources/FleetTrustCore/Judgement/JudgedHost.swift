@@ -1,0 +1,238 @@
+/// Everything fleettrust concludes about one host from one probe: the one value every output
+/// renders (scan JSON, table and known-hosts lines, the dashboard row, detail and confirmation
+/// views, replay, verify and the audit log).
+///
+/// It is made by `FleetJudge.judge` alone, purely, from the inventory host, the probe result and
+/// the trust files. It holds typed facts (per-key verdicts with their evidence, certificate
+/// findings, the pin answer, which key `ssh` would meet, the failure) and one `status` computed
+/// from them by the precedence documented on `status`. Renderers choose words and colours; they
+/// never decide. Every piece of text in it that came from outside is `CleanText`.
+public struct JudgedHost: Hashable, Sendable {
+    /// The host as the inventory gave it (for writers and connect, which need the raw values).
+    public let host: InventoryHost
+    /// The host's names and places, cleaned for display.
+    public let labels: HostLabels
+    /// The names `ssh` looks the host up under.
+    public let lookup: LookupName
+    /// The known_hosts files judged against for this host (its own `UserKnownHostsFile` and
+    /// `GlobalKnownHostsFile` when its configuration names them).
+    public let knownHostsFiles: [String]
+    /// The probe this judgement is of.
+    public let probe: ProbeResult
+
+    /// The precedence, loudest first: no key proved → `unreachable` or `error` (by the failure's
+    /// stage); any key revoked → `revoked`; any key changed (or its address recorded with another
+    /// key) → `changed`; pins apply and no key matches → `pin-mismatch`; any invalid certificate →
+    /// `invalid-certificate`; `ssh` could use none of the keys → `error` (stage `host-key`); the
+    /// key `ssh` meets is trusted → `trusted`; else `new`.
+    public let status: HostStatus
+    /// Why the status is what it is, as a fact a renderer can put into words.
+    public let reason: StatusReason
+    /// Every key the server proved it holds (and every malformed certificate it sent), in probe order.
+    public let keys: [JudgedKey]
+    /// Index into `keys` of the key `ssh` would meet, when it would meet one this probe fetched.
+    public let negotiated: Int?
+    /// The host-key algorithm `ssh` would negotiate, when the server offers one `ssh` accepts.
+    public let negotiatedAlgorithm: String?
+    /// What the pins say about the host.
+    public let pin: PinJudgement
+    /// How trust was established, when `status` is `trusted` (several: known_hosts and a pin).
+    public let trustedBy: [TrustBasis]
+    /// The failure behind `unreachable` and `error`: the probe's, or (stage `host-key`) why `ssh`
+    /// could use no key.
+    public let failure: ProbeFailure?
+    /// The unmarked known_hosts lines recorded for the lookup name: what a forget removes and a
+    /// replace supersedes, and what a write expects to find still there.
+    public let recorded: [RecordedLine]
+    /// The file a trust decision appends to (the host's first user known_hosts file).
+    public let saveFile: String
+    /// Other inventory hosts presenting one of this host's keys.
+    public let sharesKeysWith: [CleanText]
+    /// Places where this judgement is stricter than `ssh`'s (documented in the README).
+    public let stricterThanSSH: [StricterChoice]
+
+    public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
+                status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,
+                pin: PinJudgement, trustedBy: [TrustBasis], failure: ProbeFailure?, recorded: [RecordedLine],
+                saveFile: String, sharesKeysWith: [CleanText], stricterThanSSH: [StricterChoice]) {
+        self.host = host
+        self.labels = labels
+        self.lookup = lookup
+        self.knownHostsFiles = knownHostsFiles
+        self.probe = probe
+        self.status = status
+        self.reason = reason
+        self.keys = keys
+        self.negotiated = negotiated
+        self.negotiatedAlgorithm = negotiatedAlgorithm
+        self.pin = pin
+        self.trustedBy = trustedBy
+        self.failure = failure
+        self.recorded = recorded
+        self.saveFile = saveFile
+        self.sharesKeysWith = sharesKeysWith
+        self.stricterThanSSH = stricterThanSSH
+    }
+
+    /// The key `ssh` would meet.
+    public var negotiatedKey: JudgedKey? { negotiated.map { keys[$0] } }
+
+    /// The names a new known_hosts entry is written under: what `ssh` looks up.
+    public var saveNames: [String] { [lookup.hostString] }
+
+    /// What a trust decision may do with this host: only a `new` host's usable plain keys are
+    /// ever offered for saving, so no output can offer a revoked, changed, forged or unusable key.
+    public var saving: Saving {
+        switch status {
+        case .new:
+            let keys = keys.compactMap { judged -> HostKey? in
+                guard let key = judged.key, !key.isCertificate, judged.unusable == nil, !judged.verdict.isAlarm else { return nil }
+                return key
+            }
+            return keys.isEmpty ? .refused(.nothingToSave) : .save(keys)
+        case .trusted: return .refused(.alreadyTrusted)
+        case .changed: return .replace
+        case .revoked: return .refused(.revoked)
+        case .pinMismatch: return .refused(.pinMismatch)
+        case .invalidCertificate: return .refused(.invalidCertificate)
+        case .pending: return .refused(.notProbedYet)
+        case .unreachable, .error: return .refused(.noUsableKey)
+        }
+    }
+
+    public enum Saving: Hashable, Sendable {
+        /// These keys may be saved after the person confirms them.
+        case save([HostKey])
+        /// A changed key: only a replace, confirmed by typing the host name.
+        case replace
+        case refused(SaveRefusal)
+    }
+
+    public enum SaveRefusal: String, Hashable, Sendable {
+        case alreadyTrusted = "already-trusted", revoked, pinMismatch = "pin-mismatch"
+        case invalidCertificate = "invalid-certificate", notProbedYet = "not-probed", noUsableKey = "no-usable-key"
+        case nothingToSave = "nothing-to-save"
+    }
+}
+
+/// A host's names and places, cleaned once for display.
+public struct HostLabels: Hashable, Sendable {
+    public let name: CleanText
+    public let address: CleanText
+    /// `address:port`, or `[address]:port` for IPv6 literals.
+    public let endpoint: CleanText
+    public let user: CleanText?
+    /// Its groups and the groups those belong to, in order, each once.
+    public let groups: [CleanText]
+    public let hostKeyAlias: CleanText?
+
+    public init(_ host: InventoryHost) {
+        name = CleanText(host.name)
+        address = CleanText(host.address)
+        endpoint = CleanText(host.endpointLabel, limit: 300)
+        user = host.user.map { CleanText($0, limit: 64) }
+        var seen = Set<String>()
+        groups = (host.groups + host.inheritedGroups).filter { seen.insert($0).inserted }.map { CleanText($0, limit: 128) }
+        hostKeyAlias = host.hostKeyAlias.map { CleanText($0) }
+    }
+}
+
+/// One key the server proved it holds, and what each source of trust says about it.
+public struct JudgedKey: Hashable, Sendable {
+    /// The key as probed; nil for a certificate the server sent that cannot be decoded.
+    public let discovered: DiscoveredKey?
+    /// A certificate that cannot be decoded, kept as sent.
+    public let malformed: MalformedHostKey?
+    /// The verdict; see `KeyVerdict`.
+    public let verdict: KeyVerdict
+    /// OpenSSH's answer with its evidence (for an invalid certificate: about the key it certifies).
+    public let judgement: KeyJudgement?
+    /// The certificate's fields, when the key is a decodable certificate.
+    public let certificate: HostCertificate?
+    /// Why a certificate was not accepted through a CA (or is invalid).
+    public let certificateProblem: CertificateProblem?
+    /// What the pins say about this key.
+    public let pin: PinVerdict
+    /// Whether `ssh` would meet this key.
+    public let isNegotiated: Bool
+    /// Why `ssh` could not use this key, if it could not.
+    public let unusable: UnusableKey?
+    /// For a changed key: the lines that record another key instead.
+    public let recordedInstead: [RecordedLine]
+
+    public init(discovered: DiscoveredKey?, malformed: MalformedHostKey?, verdict: KeyVerdict, judgement: KeyJudgement?,
+                certificate: HostCertificate?, certificateProblem: CertificateProblem?, pin: PinVerdict,
+                isNegotiated: Bool, unusable: UnusableKey?, recordedInstead: [RecordedLine]) {
+        self.discovered = discovered
+        self.malformed = malformed
+        self.verdict = verdict
+        self.judgement = judgement
+        self.certificate = certificate
+        self.certificateProblem = certificateProblem
+        self.pin = pin
+        self.isNegotiated = isNegotiated
+        self.unusable = unusable
+        self.recordedInstead = recordedInstead
+    }
+
+    public var key: HostKey? { discovered?.key }
+
+    /// The type name as shown (`ssh-ed25519`, `…-cert-v01@openssh.com`).
+    public var typeName: String { key?.type ?? malformed?.algorithm.value ?? "?" }
+}
+
+/// Why `ssh` cannot use a key it would otherwise meet.
+public enum UnusableKey: String, Hashable, Sendable, Codable {
+    /// RSA under 1024 bits: `ssh` says "Invalid key length".
+    case rsaKeyTooShort = "rsa-key-too-short"
+}
+
+/// How a trusted host's trust was established.
+public enum TrustBasis: String, Hashable, Sendable, Codable, CaseIterable {
+    /// known_hosts records the key `ssh` meets.
+    case knownHosts = "known-hosts"
+    /// A `@cert-authority` line's CA signed the certificate `ssh` meets.
+    case certificateAuthority = "cert-authority"
+    /// Found under the bare name `ssh` retries for a non-22 port.
+    case bareName = "bare-name"
+    /// Found under an additional name (the `--additional-names` extension).
+    case additionalName = "additional-name"
+    /// A pin in force matched one of the host's keys.
+    case pin
+}
+
+/// Why a host has its status: the fact behind it, for renderers to word.
+public enum StatusReason: Hashable, Sendable {
+    case notProbed
+    /// No key was proved: the probe failed at this stage.
+    case probeFailed
+    case keyRevoked(key: Int)
+    case keyChanged(key: Int)
+    /// CheckHostIP: the address is recorded with another key.
+    case addressRecordsOtherKey(key: Int)
+    case pinMismatch
+    case invalidCertificate(key: Int)
+    /// `ssh` and the server share no host-key algorithm.
+    case noMatchingHostKeyType
+    case negotiatedKeyUnusable(key: Int, UnusableKey)
+    /// `ssh` would negotiate an algorithm whose key the probe did not fetch.
+    case negotiatedKeyNotProbed(algorithm: String)
+    /// The per-host `HostKeyAlgorithms` setting selects nothing: `ssh` would not start.
+    case badHostKeyAlgorithms
+    case nothingRecorded(key: Int)
+    case trusted(key: Int)
+}
+
+/// A known_hosts line as found on disk: where it is, and the key it records.
+public struct RecordedLine: Hashable, Sendable {
+    public var location: SourceLocation
+    public var fingerprint: String
+    /// The line itself, cleaned, for confirmations that show what will go.
+    public var text: CleanText
+
+    public init(location: SourceLocation, fingerprint: String, text: String) {
+        self.location = location
+        self.fingerprint = fingerprint
+        self.text = CleanText(text, limit: 300)
+    }
+}

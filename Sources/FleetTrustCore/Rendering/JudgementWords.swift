@@ -1,0 +1,137 @@
+import Foundation
+
+/// The words for a `JudgedHost`'s facts, shared by every renderer (scan table and JSON, the
+/// dashboard, verify, the audit log) so that one fact always reads the same way.
+public enum JudgementWords {
+    /// One sentence saying why the host has its status.
+    public static func reason(_ judged: JudgedHost) -> String {
+        func key(_ index: Int) -> String {
+            let key = judged.keys[index]
+            let fingerprint = key.key?.sha256Fingerprint ?? "(undecodable)"
+            return "\(key.key?.kind.label ?? key.typeName) \(fingerprint)"
+        }
+        let name = judged.lookup.hostString
+        switch judged.reason {
+        case .notProbed: return "not probed yet"
+        case .probeFailed: return judged.failure.map { "\($0.stage.rawValue) failed: \($0.message)" } ?? "no keys"
+        case .keyRevoked(let index): return "the key \(key(index)) is revoked (@revoked)"
+        case .keyChanged(let index):
+            let via = judged.keys[index].verdict == .invalidCertificate ? " (certified by an invalid certificate)" : ""
+            return "\(CleanText(name)) is recorded with another key than \(key(index))\(via)"
+        case .addressRecordsOtherKey(let index): return "the address is recorded with another key than \(key(index)) (CheckHostIP)"
+        case .pinMismatch: return "no presented key matches the pins for this host"
+        case .invalidCertificate(let index):
+            let problem = judged.keys[index].certificateProblem.map(certificateProblem) ?? "invalid"
+            return "the server presents an invalid certificate: \(problem)"
+        case .noMatchingHostKeyType, .badHostKeyAlgorithms, .negotiatedKeyNotProbed, .negotiatedKeyUnusable:
+            return judged.failure.map { "\($0.message)" } ?? "ssh could use none of the keys"
+        case .nothingRecorded(let index): return "nothing recorded for \(CleanText(name)) accepts \(key(index))"
+        case .trusted(let index):
+            return "ssh meets \(key(index)), trusted by " + judged.trustedBy.map(basis).joined(separator: " and ")
+        }
+    }
+
+    /// Short words for how trust was established.
+    public static func basis(_ basis: TrustBasis) -> String {
+        switch basis {
+        case .knownHosts: return "known_hosts"
+        case .certificateAuthority: return "a @cert-authority line"
+        case .bareName: return "the name without port"
+        case .additionalName: return "an additional name"
+        case .pin: return "a pin"
+        }
+    }
+
+    /// The method as a compact code (`known-hosts+pin`), nil when the host is not trusted.
+    public static func methodCode(_ judged: JudgedHost) -> String? {
+        judged.trustedBy.isEmpty ? nil : judged.trustedBy.map(\.rawValue).joined(separator: "+")
+    }
+
+    public static func certificateProblem(_ problem: CertificateProblem) -> String {
+        switch problem {
+        case .undecodable: return "the certificate cannot be decoded"
+        case .badSignature: return "its CA signature does not verify (forged or altered)"
+        case .notHostCertificate: return "it is not a host certificate"
+        case .expired: return "the certificate has expired"
+        case .notYetValid: return "the certificate is not yet valid"
+        case .principalMismatch: return "its principals do not name the host"
+        case .criticalOptions: return "it carries critical options"
+        case .disallowedSignatureAlgorithm: return "its CA signed it with a disallowed algorithm (ssh-rsa, SHA-1)"
+        case .unknownCA: return "no @cert-authority line for this host names its CA"
+        }
+    }
+
+    /// One sentence about one key: its verdict and where it comes from.
+    public static func key(_ key: JudgedKey, lookup: LookupName) -> String {
+        let name = CleanText(lookup.hostString)
+        var text: String
+        switch key.verdict {
+        case .trusted: text = "trusted: the key is recorded for \(name)"
+        case .trustedByCA: text = "trusted by CA: a @cert-authority line for \(name) names the certificate's CA"
+        case .new: text = "new: no key is recorded for \(name)"
+        case .notRecorded: text = "not recorded: no \(key.key?.kind.plain.label ?? "") key is recorded for \(name); ssh does not meet this key"
+        case .changed: text = "changed: \(name) is recorded with another key"
+        case .revoked: text = "revoked: a @revoked line names this key" + (key.judgement?.stricterThanSSH == .revokedOnBareName ? " (under the name without port)" : "")
+        case .ipMismatch: text = "ip-mismatch: the address is recorded with another key"
+        case .invalidCertificate:
+            text = "invalid certificate: " + (key.certificateProblem.map(certificateProblem) ?? "invalid")
+            if let plain = key.judgement?.plainKeyVerdict { text += "; the key it certifies is \(plain.rawValue)" }
+        }
+        if key.judgement?.viaBareNameRetry == true, key.verdict.isTrusted { text += " (found under the name without port)" }
+        if let name = key.judgement?.viaAdditionalName { text += " (through additional name \(CleanText(name)))" }
+        if key.verdict != .invalidCertificate, let problem = key.certificateProblem {
+            text += "; certificate not accepted: \(certificateProblem(problem)), judged as its plain key"
+        }
+        if let unusable = key.unusable { text += "; " + self.unusable(unusable) }
+        return text
+    }
+
+    /// One sentence for OpenSSH's answer about one key (what `verify` and policies say).
+    public static func judgement(_ judgement: KeyJudgement) -> String {
+        let name = CleanText(judgement.lookupString)
+        var text: String
+        switch judgement.verdict {
+        case .trusted: text = "trusted: the key is recorded for \(name)"
+        case .trustedByCA: text = "trusted by CA: a @cert-authority line for \(name) signed the certificate"
+        case .new, .notRecorded: text = "new: no key is recorded for \(name)"
+        case .changed: text = "changed: \(name) is recorded with another key"
+        case .revoked: text = "revoked: the key is revoked for \(name)"
+        case .ipMismatch: text = "ip-mismatch: the address is recorded with another key"
+        case .invalidCertificate: text = "invalid certificate"
+        }
+        if judgement.viaBareNameRetry { text += " (found under the name without port)" }
+        if let extra = judgement.viaAdditionalName { text += " (through additional name \(CleanText(extra)))" }
+        if let problem = judgement.certificateProblem {
+            text += judgement.verdict == .invalidCertificate ? ": \(certificateProblem(problem))"
+                : "; certificate not accepted: \(certificateProblem(problem))"
+        }
+        return text
+    }
+
+    public static func unusable(_ reason: UnusableKey) -> String {
+        switch reason {
+        case .rsaKeyTooShort: return "ssh refuses RSA keys under 1024 bits"
+        }
+    }
+
+    public static func stricter(_ choice: StricterChoice) -> String {
+        switch choice {
+        case .revokedOnBareName: return "a @revoked line for the name without port counts on every port (ssh says only \"unknown\")"
+        case .userCertificate: return "a user certificate presented as a host key is invalid (ssh ignores it)"
+        case .certificateNotNegotiated: return "an invalid certificate counts even though ssh would meet another key"
+        case .keyNotNegotiated: return "a revoked or changed key counts even though ssh would meet another key"
+        }
+    }
+
+    /// Evidence lines for a key (the file lines behind its verdict), and the pin lines.
+    public static func evidence(_ key: JudgedKey) -> [String] {
+        (key.judgement?.evidence ?? []).map(\.sentence)
+    }
+
+    /// Seconds since the epoch as an RFC 3339 UTC time; `always`/`forever` for OpenSSH's bounds.
+    public static func date(_ seconds: UInt64) -> String {
+        if seconds == 0 { return "always" }
+        if seconds == UInt64.max { return "forever" }
+        return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(min(seconds, 253_402_300_799))))
+    }
+}

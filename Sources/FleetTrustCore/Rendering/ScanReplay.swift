@@ -1,0 +1,73 @@
+import Foundation
+
+/// Turns an earlier `scan --format json` document back into inventory hosts and probe results,
+/// so they can be judged again (by the same `FleetJudge`) against today's known_hosts and pins
+/// without any network. The host's recorded client settings (`HostKeyAlias`, `HostKeyAlgorithms`,
+/// its own known_hosts files) come back with it, so it is judged under the same names.
+public enum ScanReplay {
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public var source: String
+        public var message: String
+        public var description: String { "\(source): \(message)" }
+    }
+
+    public static func load(_ data: Data, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+        let report: ScanReport
+        do {
+            report = try ScanReport.decode(data)
+        } catch {
+            throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error)))")
+        }
+        guard (1...ScanReport.currentVersion).contains(report.version) else {
+            throw Problem(source: source, message: "scan document version \(report.version) is not supported (expected 1 to \(ScanReport.currentVersion))")
+        }
+        return try report.hosts.enumerated().map { index, entry in
+            let settings = entry.ssh
+            let host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
+                                     groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
+                                     userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
+                                     sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
+                                                                globalKnownHostsFiles: settings?.globalKnownHostsFiles,
+                                                                checkHostIP: settings?.checkHostIP))
+            var keys: [DiscoveredKey] = []
+            var malformed: [MalformedHostKey] = []
+            for key in entry.keys {
+                do {
+                    keys.append(DiscoveredKey(key: try HostKey(openSSHLine: key.key), algorithms: key.algorithms,
+                                              handshakeMilliseconds: key.handshakeMilliseconds))
+                } catch {
+                    let fields = key.key.split(separator: " ")
+                    guard key.type.hasSuffix("-cert-v01@openssh.com"), fields.count == 2, let blob = Base64.decode(fields[1]) else {
+                        throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key: \(error)")
+                    }
+                    malformed.append(MalformedHostKey(algorithm: key.algorithms?.hostKey ?? key.type, blob: blob, reason: "\(error)"))
+                }
+            }
+            let failures = entry.error.map {
+                [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .connect, code: $0.code, message: $0.message)]
+            } ?? []
+            // A host-key refusal is the judge's own conclusion, not a probe failure: judge it again.
+            let probeFailures = failures.filter { $0.stage != .hostKey }
+            return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,
+                                      failures: probeFailures, serverVersion: entry.serverVersion,
+                                      serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing \(path(context.codingPath + [key]))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "wrong type at \(path(context.codingPath))"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "invalid JSON" : "bad value at \(path(context.codingPath))"
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+
+/// The document `fleettrust scan --format json` prints, and `scan --replay` reads back: a
+/// rendering of the scan's `JudgedHost` values, field by field.
+///
+/// It is the contract with cron jobs, CI and auditors, so its field names are stable and
+/// documented in the README. Every string in it that came from a server or an input file has
+/// been cleaned. Version 2 added the negotiation, certificate and per-host ssh facts; version 1
+/// documents still replay.
+public struct ScanReport: Codable, Sendable, Equatable {
+    public static let currentVersion = 2
+
+    public struct Failure: Codable, Sendable, Equatable {
+        public var stage: String
+        public var code: FailureCode
+        public var message: String
+
+        public init(stage: String, code: FailureCode, message: String) {
+            self.stage = stage
+            self.code = code
+            self.message = message
+        }
+
+        public init(_ failure: ProbeFailure) {
+            self.init(stage: failure.stage.rawValue, code: failure.code, message: failure.message.value)
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            stage = try c.decode(String.self, forKey: .stage)
+            code = FailureCode(rawValue: try c.decode(String.self, forKey: .code)) ?? .other
+            message = try c.decode(String.self, forKey: .message)
+        }
+    }
+
+    public struct Certificate: Codable, Sendable, Equatable {
+        public var ca: String
+        public var caKey: String
+        public var principals: [String]
+        public var serial: UInt64
+        public var keyID: String
+        public var validAfter: UInt64
+        public var validBefore: UInt64
+        public var criticalOptions: [String]
+        /// Why it was not accepted through a CA (or is invalid); null when accepted.
+        public var problem: CertificateProblem?
+
+        enum CodingKeys: String, CodingKey {
+            case ca = "ca_fingerprint", caKey = "ca_key", principals, serial, keyID = "key_id"
+            case validAfter = "valid_after", validBefore = "valid_before", criticalOptions = "critical_options", problem
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(ca, forKey: .ca); try c.encode(caKey, forKey: .caKey); try c.encode(principals, forKey: .principals)
+            try c.encode(serial, forKey: .serial); try c.encode(keyID, forKey: .keyID); try c.encode(validAfter, forKey: .validAfter)
+            try c.encode(validBefore, forKey: .validBefore); try c.encode(criticalOptions, forKey: .criticalOptions)
+            try c.encode(problem, forKey: .problem)
+        }
+    }
+
+    public struct Key: Codable, Sendable, Equatable {
+        public var type: String
+        public var bits: Int
+        /// SHA256 fingerprint (of the certified key, for a certificate); null for an undecodable one.
+        public var fingerprint: String?
+        /// The OpenSSH public-key line (`type base64`), as sent.
+        public var key: String
+        /// See `KeyVerdict`: trusted, trusted-by-ca, new, not-recorded, changed, revoked,
+        /// ip-mismatch, invalid-certificate.
+        public var verdict: KeyVerdict
+        public var pin: PinVerdict
+        /// Whether this is the key `ssh` would meet.
+        public var negotiated: Bool
+        /// Why `ssh` could not use the key (`rsa-key-too-short`), or null.
+        public var unusable: UnusableKey?
+        /// One sentence for people, then the file lines behind the verdict.
+        public var evidence: [String]
+        public var weaknesses: [String]
+        public var algorithms: NegotiatedAlgorithms?
+        public var handshakeMilliseconds: Double?
+        public var certificate: Certificate?
+
+        enum CodingKeys: String, CodingKey {
+            case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
+            case handshakeMilliseconds = "handshake_ms"
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            type = try c.decode(String.self, forKey: .type)
+            bits = try c.decodeIfPresent(Int.self, forKey: .bits) ?? 0
+            fingerprint = try c.decodeIfPresent(String.self, forKey: .fingerprint)
+            key = try c.decode(String.self, forKey: .key)
+            verdict = KeyVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .verdict) ?? "") ?? .new
+            pin = PinVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .pin) ?? "") ?? .unpinned
+            negotiated = try c.decodeIfPresent(Bool.self, forKey: .negotiated) ?? false
+            unusable = try c.decodeIfPresent(UnusableKey.self, forKey: .unusable)
+            evidence = try c.decodeIfPresent([String].self, forKey: .evidence) ?? []
+            weaknesses = try c.decodeIfPresent([String].self, forKey: .weaknesses) ?? []
+            algorithms = try c.decodeIfPresent(NegotiatedAlgorithms.self, forKey: .algorithms)
+            handshakeMilliseconds = try c.decodeIfPresent(Double.self, forKey: .handshakeMilliseconds)
+            certificate = try c.decodeIfPresent(Certificate.self, forKey: .certificate)
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(type, forKey: .type); try c.encode(bits, forKey: .bits); try c.encode(fingerprint, forKey: .fingerprint)
+            try c.encode(key, forKey: .key); try c.encode(verdict, forKey: .verdict); try c.encode(pin, forKey: .pin)
+            try c.encode(negotiated, forKey: .negotiated); try c.encode(unusable, forKey: .unusable)
+            try c.encode(evidence, forKey: .evidence); try c.encode(weaknesses, forKey: .weaknesses)
+            try c.encode(algorithms, forKey: .algorithms); try c.encode(handshakeMilliseconds, forKey: .handshakeMilliseconds)
+            try c.encode(certificate, forKey: .certificate)
+        }
+    }
+
+    /// The per-host client settings judged with (what replay needs to judge the same way).
+    public struct SSHSettings: Codable, Sendable, Equatable {
+        public var hostKeyAlias: String?
+        public var hostKeyAlgorithms: String?
+        /// The host's own `UserKnownHostsFile` (empty: the scan's files).
+        public var userKnownHostsFiles: [String]
+        /// The host's own `GlobalKnownHostsFile` (null: the scan's files).
+        public var globalKnownHostsFiles: [String]?
+        /// Every file the host was judged against, in order.
+        public var knownHostsFiles: [String]
+        public var checkHostIP: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case hostKeyAlias = "host_key_alias", hostKeyAlgorithms = "host_key_algorithms"
+            case userKnownHostsFiles = "user_known_hosts_files", globalKnownHostsFiles = "global_known_hosts_files"
+            case knownHostsFiles = "known_hosts_files", checkHostIP = "check_host_ip"
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            hostKeyAlias = try c.decodeIfPresent(String.self, forKey: .hostKeyAlias)
+            hostKeyAlgorithms = try c.decodeIfPresent(String.self, forKey: .hostKeyAlgorithms)
+            userKnownHostsFiles = try c.decodeIfPresent([String].self, forKey: .userKnownHostsFiles) ?? []
+            globalKnownHostsFiles = try c.decodeIfPresent([String].self, forKey: .globalKnownHostsFiles)
+            knownHostsFiles = try c.decodeIfPresent([String].self, forKey: .knownHostsFiles) ?? []
+            checkHostIP = try c.decodeIfPresent(Bool.self, forKey: .checkHostIP)
+        }
+
+        init(_ judged: JudgedHost) {
+            let host = judged.host
+            hostKeyAlias = judged.labels.hostKeyAlias?.value
+            hostKeyAlgorithms = host.sshOptions.hostKeyAlgorithms.map { CleanText($0).value }
+            userKnownHostsFiles = host.userKnownHostsFiles.map { CleanText($0, limit: 1024).value }
+            globalKnownHostsFiles = host.sshOptions.globalKnownHostsFiles?.map { CleanText($0, limit: 1024).value }
+            knownHostsFiles = judged.knownHostsFiles.map { CleanText($0, limit: 1024).value }
+            checkHostIP = host.sshOptions.checkHostIP
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(hostKeyAlias, forKey: .hostKeyAlias); try c.encode(hostKeyAlgorithms, forKey: .hostKeyAlgorithms)
+            try c.encode(userKnownHostsFiles, forKey: .userKnownHostsFiles)
+            try c.encode(globalKnownHostsFiles, forKey: .globalKnownHostsFiles)
+            try c.encode(knownHostsFiles, forKey: .knownHostsFiles); try c.encode(checkHostIP, forKey: .checkHostIP)
+        }
+    }
+
+    public struct Pin: Codable, Sendable, Equatable {
+        public var verdict: PinVerdict
+        public var evidence: [String]
+    }
+
+    public struct Host: Codable, Sendable, Equatable {
+        /// The inventory name.
+        public var name: String
+        /// Where fleettrust connected (the `HostName` / `ansible_host`).
+        public var host: String
+        public var port: Int
+        /// The numeric peer address, when the connection got that far.
+        public var address: String?
+        public var user: String?
+        public var groups: [String]
+        /// The name `ssh` looks the host up under in known_hosts.
+        public var knownHostsName: String
+        public var ssh: SSHSettings?
+        public var status: HostStatus
+        /// One sentence: why the status.
+        public var reason: String
+        /// How trust was established (`known-hosts`, `cert-authority`, `+bare-name`, `+pin`), or null.
+        public var method: String?
+        public var keys: [Key]
+        public var pin: Pin?
+        public var error: Failure?
+        public var serverVersion: String?
+        public var serverHostKeyAlgorithms: [String]?
+        public var negotiatedAlgorithm: String?
+        /// Other inventory hosts presenting one of this host's keys.
+        public var sharesKeysWith: [String]
+        public var stricterThanSSH: [StricterChoice]
+
+        enum CodingKeys: String, CodingKey {
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error
+            case knownHostsName = "known_hosts_name", serverVersion = "server_version"
+            case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
+            case sharesKeysWith = "shares_keys_with", stricterThanSSH = "stricter_than_ssh"
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            name = try c.decode(String.self, forKey: .name)
+            host = try c.decode(String.self, forKey: .host)
+            port = try c.decode(Int.self, forKey: .port)
+            address = try c.decodeIfPresent(String.self, forKey: .address)
+            user = try c.decodeIfPresent(String.self, forKey: .user)
+            groups = try c.decodeIfPresent([String].self, forKey: .groups) ?? []
+            knownHostsName = try c.decodeIfPresent(String.self, forKey: .knownHostsName) ?? ""
+            ssh = try c.decodeIfPresent(SSHSettings.self, forKey: .ssh)
+            status = HostStatus(rawValue: try c.decodeIfPresent(String.self, forKey: .status) ?? "") ?? .error
+            reason = try c.decodeIfPresent(String.self, forKey: .reason) ?? ""
+            method = try c.decodeIfPresent(String.self, forKey: .method)
+            keys = try c.decode([Key].self, forKey: .keys)
+            pin = try c.decodeIfPresent(Pin.self, forKey: .pin)
+            error = try c.decodeIfPresent(Failure.self, forKey: .error)
+            serverVersion = try c.decodeIfPresent(String.self, forKey: .serverVersion)
+            serverHostKeyAlgorithms = try c.decodeIfPresent([String].self, forKey: .serverHostKeyAlgorithms)
+            negotiatedAlgorithm = try c.decodeIfPresent(String.self, forKey: .negotiatedAlgorithm)
+            sharesKeysWith = try c.decodeIfPresent([String].self, forKey: .sharesKeysWith) ?? []
+            stricterThanSSH = (try c.decodeIfPresent([String].self, forKey: .stricterThanSSH) ?? []).compactMap(StricterChoice.init(rawValue:))
+        }
+
+        /// Absent values are written as `null`, so every documented field is always present.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name); try c.encode(host, forKey: .host); try c.encode(port, forKey: .port)
+            try c.encode(address, forKey: .address); try c.encode(user, forKey: .user); try c.encode(groups, forKey: .groups)
+            try c.encode(knownHostsName, forKey: .knownHostsName); try c.encode(ssh, forKey: .ssh)
+            try c.encode(status, forKey: .status); try c.encode(reason, forKey: .reason); try c.encode(method, forKey: .method)
+            try c.encode(keys, forKey: .keys); try c.encode(pin, forKey: .pin); try c.encode(error, forKey: .error)
+            try c.encode(serverVersion, forKey: .serverVersion)
+            try c.encode(serverHostKeyAlgorithms, forKey: .serverHostKeyAlgorithms)
+            try c.encode(negotiatedAlgorithm, forKey: .negotiatedAlgorithm)
+            try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
+        }
+    }
+
+    public struct Summary: Codable, Sendable, Equatable {
+        public var total: Int
+        public var byStatus: [String: Int]
+        public var exitStatus: Int32
+
+        enum CodingKeys: String, CodingKey {
+            case total, byStatus = "by_status", exitStatus = "exit_status"
+        }
+    }
+
+    public var version: Int
+    public var generatedAt: String
+    public var knownHostsFiles: [String]
+    public var pinFiles: [String]
+    public var hosts: [Host]
+    public var summary: Summary
+
+    enum CodingKeys: String, CodingKey {
+        case version, hosts, summary
+        case generatedAt = "generated_at", knownHostsFiles = "known_hosts_files", pinFiles = "pin_files"
+    }
+
+    public init(generatedAt: Date = Date(), knownHostsFiles: [String], pinFiles: [String], judged: [JudgedHost]) {
+        self.version = ScanReport.currentVersion
+        self.generatedAt = ISO8601DateFormatter().string(from: generatedAt)
+        self.knownHostsFiles = knownHostsFiles
+        self.pinFiles = pinFiles
+        self.hosts = judged.map(Host.init)
+        var counts: [String: Int] = [:]
+        for host in judged { counts[host.status.rawValue, default: 0] += 1 }
+        self.summary = Summary(total: judged.count, byStatus: counts, exitStatus: ScanReport.exitStatus(for: judged.map(\.status)))
+    }
+
+    /// 0 all trusted; 1 some new, unreachable or failed; 2 any changed, revoked, pin-mismatch
+    /// or invalid certificate: the loudest `alarmLevel`.
+    public static func exitStatus(for statuses: [HostStatus]) -> Int32 {
+        statuses.map(\.alarmLevel).max() ?? 0
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> ScanReport {
+        try JSONDecoder().decode(ScanReport.self, from: data)
+    }
+}
+
+extension ScanReport.Host {
+    /// The host's entry: a rendering of its judgement, nothing decided here.
+    public init(_ judged: JudgedHost) {
+        let labels = judged.labels
+        let host = judged.host
+        self.name = labels.name.value
+        self.host = labels.address.value
+        self.port = host.port
+        self.address = judged.probe.peerAddress
+        self.user = labels.user?.value
+        self.groups = labels.groups.map(\.value)
+        self.knownHostsName = CleanText(judged.lookup.hostString, limit: 300).value
+        self.ssh = ScanReport.SSHSettings(judged)
+        self.status = judged.status
+        self.reason = JudgementWords.reason(judged)
+        self.method = JudgementWords.methodCode(judged)
+        self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup) }
+        self.pin = ScanReport.Pin(verdict: judged.pin.verdict, evidence: judged.pin.evidence.map(\.sentence))
+        self.error = judged.failure.map(ScanReport.Failure.init)
+        self.serverVersion = judged.probe.serverVersion.map { CleanText($0).value }
+        self.serverHostKeyAlgorithms = judged.probe.serverHostKeyAlgorithms.map { $0.prefix(64).map { CleanText($0, limit: 64).value } }
+        self.negotiatedAlgorithm = judged.negotiatedAlgorithm
+        self.sharesKeysWith = judged.sharesKeysWith.map(\.value)
+        self.stricterThanSSH = judged.stricterThanSSH
+    }
+}
+
+extension ScanReport.Key {
+    init(_ judged: JudgedKey, lookup: LookupName) {
+        let key = judged.key
+        type = key?.type ?? judged.typeName
+        bits = key?.bits ?? 0
+        fingerprint = key?.sha256Fingerprint
+        self.key = key?.openSSHLine ?? "\(judged.typeName) \(Base64.encode(judged.malformed?.blob ?? []))"
+        verdict = judged.verdict
+        pin = judged.pin
+        negotiated = judged.isNegotiated
+        unusable = judged.unusable
+        evidence = [JudgementWords.key(judged, lookup: lookup)] + JudgementWords.evidence(judged)
+        weaknesses = judged.discovered.map { WeakKeys.weaknesses(of: $0).map(\.rawValue) } ?? []
+        algorithms = judged.discovered?.algorithms
+        handshakeMilliseconds = judged.discovered?.handshakeMilliseconds.map { ($0 * 10).rounded() / 10 }
+        certificate = judged.certificate.map { ScanReport.Certificate($0, problem: judged.certificateProblem) }
+    }
+}
+
+extension ScanReport.Certificate {
+    public init(_ certificate: HostCertificate, problem: CertificateProblem?) {
+        self.init(ca: certificate.signatureKey.sha256Fingerprint, caKey: certificate.signatureKey.openSSHLine,
+                  principals: certificate.principals.map { CleanText($0).value },
+                  serial: certificate.serial, keyID: CleanText(certificate.keyID).value,
+                  validAfter: certificate.validAfter, validBefore: certificate.validBefore,
+                  criticalOptions: certificate.criticalOptions.map { CleanText($0, limit: 128).value }, problem: problem)
+    }
+}
