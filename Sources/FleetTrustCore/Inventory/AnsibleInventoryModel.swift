@@ -92,17 +92,64 @@ struct AnsibleInventoryModel {
                 }
             }
             let address = vars["ansible_ssh_host"] ?? vars["ansible_host"] ?? name
+            let options = Self.sshOptions(in: vars)
             let item = InventoryHost(name: name, address: address, port: port,
                                      user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
-                                     groups: direct, source: host.location,
+                                     groups: direct, hostKeyAlias: options["hostkeyalias"],
+                                     userKnownHostsFiles: options["userknownhostsfile"].map(Self.files) ?? [],
+                                     source: host.location,
                                      inheritedGroups: resolved.inherited, format: format,
-                                     proxy: Self.proxy(in: vars))
+                                     proxy: Self.proxy(in: vars),
+                                     sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
+                                                                globalKnownHostsFiles: options["globalknownhostsfile"].map(Self.files),
+                                                                checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
+                                                                hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
             if item.hasUnsafeText {
                 log.warning(host.location.line, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
             }
             result.append(item)
         }
         return result
+    }
+
+    /// The `-o Keyword=value` options (and `-oKeyword=value`, `-o Keyword value`) in Ansible's ssh
+    /// arguments, first value winning as in `ssh`, keywords lowercased. Common args come first,
+    /// then extra args, the order in which Ansible puts them on ssh's command line.
+    static func sshOptions(in vars: [String: String]) -> [String: String] {
+        var options: [String: String] = [:]
+        for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
+            guard let value = vars[key] else { continue }
+            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { token -> String in
+                let quote: (Character) -> Bool = { $0 == "'" || $0 == "\"" }
+                return String(token.drop(while: quote).reversed().drop(while: quote).reversed())
+            }
+            var index = 0
+            while index < tokens.count {
+                var option: String?
+                if tokens[index] == "-o", index + 1 < tokens.count {
+                    option = tokens[index + 1]
+                    index += 1
+                } else if tokens[index].hasPrefix("-o") {
+                    option = String(tokens[index].dropFirst(2))
+                }
+                index += 1
+                guard let option else { continue }
+                let parts = option.split(maxSplits: 1, whereSeparator: { $0 == "=" || $0 == " " })
+                var keyword = parts.first.map { String($0).lowercased() } ?? ""
+                var argument = parts.count > 1 ? String(parts[1]) : nil
+                if argument == nil, index < tokens.count, !tokens[index].hasPrefix("-") {
+                    argument = tokens[index]
+                    index += 1
+                }
+                keyword = keyword.trimmingCharacters(in: .whitespaces)
+                if let argument, !keyword.isEmpty, options[keyword] == nil { options[keyword] = argument }
+            }
+        }
+        return options
+    }
+
+    private static func files(_ value: String) -> [String] {
+        value.split(separator: " ").map(String.init)
     }
 
     /// The proxy Ansible's ssh would go through: a `ProxyJump`/`ProxyCommand` option or `-J`

@@ -15,6 +15,10 @@ struct SSHConfigLayout {
         case userKnownHostsFiles([String])
         /// `ProxyJump` or `ProxyCommand` (whichever comes first wins, as in `ssh`); nil for `none`.
         case proxy(String?)
+        case hostKeyAlgorithms(String)
+        case globalKnownHostsFiles([String])
+        case checkHostIP(Bool)
+        case hashKnownHosts(Bool)
     }
 
     struct Segment {
@@ -128,6 +132,23 @@ struct SSHConfigLayout {
                                           at: directive.location, log: &log)
             }
             setting = .userKnownHostsFiles(arguments)
+        case "hostkeyalgorithms":
+            single = true
+            setting = .hostKeyAlgorithms(arguments[0])
+        case "globalknownhostsfile":
+            single = false
+            for file in arguments {
+                _ = SSHConfigTokens.check(file, allowed: SSHConfigTokens.knownHostsTokens, what: "GlobalKnownHostsFile",
+                                          at: directive.location, log: &log)
+            }
+            setting = .globalKnownHostsFiles(arguments)
+        case "checkhostip", "hashknownhosts":
+            single = true
+            guard let flag = SSHConfigLayout.flag(arguments[0]) else {
+                log.error(at: directive.location, "\(directive.keyword): \(InventoryDiagnostic.quote(arguments[0])) is not yes or no; ignored")
+                return nil
+            }
+            setting = directive.keyword == "checkhostip" ? .checkHostIP(flag) : .hashKnownHosts(flag)
         case "proxyjump", "proxycommand":
             single = directive.keyword == "proxyjump"
             let keyword = directive.keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"
@@ -140,6 +161,15 @@ struct SSHConfigLayout {
             log.warning(at: directive.location, "\(directive.keyword) takes one argument; \(InventoryDiagnostic.quote(arguments[1])) and after ignored")
         }
         return setting
+    }
+
+    /// `yes`/`no` (and the `true`/`false` ssh also takes), as `ssh`'s flag options read them.
+    static func flag(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true": return true
+        case "no", "false": return false
+        default: return nil
+        }
     }
 
     private mutating func include(_ pattern: String, from location: SourceLocation, depth: Int,

@@ -3,7 +3,9 @@
 /// Each alias is resolved the way `ssh alias` would resolve it: every `Host`/`Match` block that
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. `HostName` has `%h` expanded; `UserKnownHostsFile`
-/// gets `~` and its `%` tokens expanded. `ProxyJump` / `ProxyCommand` are recorded, not followed.
+/// and `GlobalKnownHostsFile` get `~` and their `%` tokens expanded. `HostKeyAlias`,
+/// `HostKeyAlgorithms`, `CheckHostIP` and `HashKnownHosts` are kept for the judge, which decides
+/// as `ssh` would under them. `ProxyJump` / `ProxyCommand` are recorded, not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         let layout = SSHConfigLayout(contents: contents, options: options, log: &log)
@@ -42,7 +44,9 @@ enum SSHConfigReader {
         var user: String?
         var hostKeyAlias: String?
         var knownHostsFiles: [String]?
+        var globalFiles: [String]?
         var proxy: String??
+        var sshOptions = SSHHostOptions()
         for segment in segments {
             let matchName = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
             guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName) }) else { continue }
@@ -54,6 +58,10 @@ enum SSHConfigReader {
                 case .hostKeyAlias(let value): hostKeyAlias = hostKeyAlias ?? value
                 case .userKnownHostsFiles(let value): knownHostsFiles = knownHostsFiles ?? value
                 case .proxy(let value): proxy = proxy ?? .some(value)
+                case .hostKeyAlgorithms(let value): sshOptions.hostKeyAlgorithms = sshOptions.hostKeyAlgorithms ?? value
+                case .globalKnownHostsFiles(let value): globalFiles = globalFiles ?? value
+                case .checkHostIP(let value): sshOptions.checkHostIP = sshOptions.checkHostIP ?? value
+                case .hashKnownHosts(let value): sshOptions.hashKnownHosts = sshOptions.hashKnownHosts ?? value
                 }
             }
         }
@@ -61,12 +69,16 @@ enum SSHConfigReader {
         let finalPort = port ?? 22
         let values = SSHConfigTokens.knownHostsValues(alias: alias, hostName: address.lowercased(), port: finalPort,
                                                       user: user, hostKeyAlias: hostKeyAlias, options: options)
-        let files = (knownHostsFiles ?? []).map { file -> String in
-            let expanded = file.hasPrefix("~/") || file == "~" ? options.homeDirectory + file.dropFirst() : file
-            return SSHConfigTokens.expand(expanded, values)
+        func expand(_ files: [String]) -> [String] {
+            files.map { file -> String in
+                let expanded = file.hasPrefix("~/") || file == "~" ? options.homeDirectory + file.dropFirst() : file
+                return SSHConfigTokens.expand(expanded, values)
+            }
         }
+        sshOptions.globalKnownHostsFiles = globalFiles.map(expand)
         return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
-                             userKnownHostsFiles: files, source: location, format: .sshConfig, proxy: proxy ?? nil)
+                             userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
+                             proxy: proxy ?? nil, sshOptions: sshOptions)
     }
 
     private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String) -> Bool {

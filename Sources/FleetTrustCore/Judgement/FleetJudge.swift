@@ -121,12 +121,15 @@ public struct FleetJudge: Sendable {
         for (index, discovered) in result.keys.enumerated() {
             var judgement = judgements[index]
             let isNegotiated = index == negotiated
-            let typeRecorded = recordedTypes.contains(discovered.key.kind.plain.name)
-            if judgement.verdict == .changed, !isNegotiated, !typeRecorded { judgement.verdict = .notRecorded }
-            if judgement.plainKeyVerdict == .changed, !isNegotiated, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
             let key = discovered.key
             let unusable: UnusableKey? = key.kind.plain == .rsa && (key.isCertificate ? (try? HostCertificate(key))?.key.bits ?? 0 : key.bits) < 1024
                 ? .rsaKeyTooShort : nil
+            // Another type recorded makes OpenSSH call a key "changed"; but ssh never asks about a key
+            // it does not meet, nor about one it refuses before known_hosts (RSA under 1024 bits).
+            let asked = isNegotiated && unusable == nil
+            let typeRecorded = recordedTypes.contains(key.kind.plain.name)
+            if judgement.verdict == .changed, !asked, !typeRecorded { judgement.verdict = .notRecorded }
+            if judgement.plainKeyVerdict == .changed, !asked, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
             let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
                 .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
                                     text: files.lineText(path: $0.path, line: $0.line)) }
