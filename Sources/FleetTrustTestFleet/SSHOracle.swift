@@ -133,7 +133,7 @@ extension SSHOracle {
         var verificationFailed = false
         var fatal: String?
         var lastLine = ""
-        for raw in transcript.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for raw in transcript.split(whereSeparator: { $0.isNewline }) {
             let line = raw.hasPrefix("debug1: ") ? String(raw.dropFirst(8)) : String(raw)
             if !raw.hasPrefix("debug") && !line.isEmpty { lastLine = line }
             if line.hasPrefix("kex: host key algorithm: ") {
