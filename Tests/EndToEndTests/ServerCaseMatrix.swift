@@ -72,9 +72,11 @@ struct ServerCase: CustomStringConvertible, Sendable {
             + (hostKeyAlgorithms.map { " (HostKeyAlgorithms \($0))" } ?? "")
     }
 
-    /// What class of case this is, for grouping disagreements.
-    var family: String {
-        "\(setup.certificate.map { "\($0.variant.rawValue) cert" } ?? "plain") [\(setup)] known_hosts=\(knownHosts.rawValue) config=\(config.rawValue)"
+    /// What the server serves, coarsely (the certificate variant, or the plain key set), for
+    /// grouping disagreements into classes.
+    var kind: String {
+        if let certificate = setup.certificate { return "\(certificate.variant.rawValue) certificate" }
+        return (setup.realSSHD ? "sshd " : "") + "plain " + setup.plain.map(\.rawValue).joined(separator: "+")
     }
 }
 
