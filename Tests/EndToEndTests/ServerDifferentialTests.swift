@@ -119,8 +119,7 @@ final class ServerDifferentialTests: XCTestCase {
             classes[key] = (count: (classes[key]?.count ?? 0) + 1, example: classes[key]?.example ?? text)
         }
         print("server differential: ssh findings \(tally.sorted { $0.key < $1.key })")
-        // Every disagreement in a bounded run; the full matrix prints one reproduction per class.
-        if disagreements.count <= 200 { for text in disagreements { print("---\n" + text) } }
+        for text in disagreements { print("---\n" + text) }
         print("server differential: disagreement classes (count, then one reproduction):")
         for (key, value) in classes.sorted(by: { $0.key < $1.key }) { print("=== \(value.count) × \(key)\n\(value.example)") }
         print("server differential: \(disagreements.count) of \(cases.count) cases disagree, \(classes.count) classes; "
