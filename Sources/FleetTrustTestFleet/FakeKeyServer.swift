@@ -1,0 +1,482 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One host key a `FakeKeyServer` serves: what it presents as K_S, the key that signs the
+/// exchange hash, and the host-key algorithm names it is offered under.
+public struct FakeHostKey: Sendable {
+    /// OpenSSH private key file (made by ssh-keygen, no passphrase) whose key signs the exchange hash.
+    /// A PEM (PKCS#1 or PKCS#8) key also works, for RSA sizes ssh-keygen refuses to make.
+    public var privateKeyPath: String
+    /// Bytes sent as K_S (the host key blob): the plain public key, or a certificate blob — possibly
+    /// forged (bad CA signature), undecodable, a user certificate, relabelled, etc.
+    public var presentedBlob: [UInt8]
+    /// Host-key algorithm names this key is offered under in the server's KEXINIT, e.g.
+    /// ["ssh-ed25519"], ["rsa-sha2-512","rsa-sha2-256"], ["ssh-rsa"] (SHA-1 only),
+    /// ["ssh-ed25519-cert-v01@openssh.com"], ["rsa-sha2-512-cert-v01@openssh.com","rsa-sha2-256-cert-v01@openssh.com"].
+    public var algorithms: [String]
+
+    public init(privateKeyPath: String, presentedBlob: [UInt8], algorithms: [String]) {
+        self.privateKeyPath = privateKeyPath
+        self.presentedBlob = presentedBlob
+        self.algorithms = algorithms
+    }
+
+    /// The plain key of `privateKeyPath` (read from its `.pub` file), offered under `algorithms`.
+    public static func plain(_ privateKeyPath: String, algorithms: [String]) throws -> FakeHostKey {
+        FakeHostKey(privateKeyPath: privateKeyPath, presentedBlob: try KeyFiles.blob(publicKeyFile: privateKeyPath + ".pub"),
+                    algorithms: algorithms)
+    }
+
+    /// The certificate in `certificatePath` (an OpenSSH `-cert.pub` file), the exchange signed by `privateKeyPath`.
+    public static func certificate(_ privateKeyPath: String, certificatePath: String, algorithms: [String]) throws -> FakeHostKey {
+        FakeHostKey(privateKeyPath: privateKeyPath, presentedBlob: try KeyFiles.blob(publicKeyFile: certificatePath),
+                    algorithms: algorithms)
+    }
+}
+
+/// Key and certificate files for fake servers, made with the real tools.
+public enum KeyFiles {
+    /// The blob (base64-decoded second field) of an OpenSSH public key or certificate file.
+    public static func blob(publicKeyFile path: String) throws -> [UInt8] {
+        let fields = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard fields.count >= 2, let data = Data(base64Encoded: String(fields[1])) else {
+            throw TestFleetError.toolFailed("\(path): not an OpenSSH public key file")
+        }
+        return [UInt8](data)
+    }
+
+    /// The `type base64` text of an OpenSSH public key or certificate file (no comment).
+    public static func line(publicKeyFile path: String) throws -> String {
+        let fields = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard fields.count >= 2 else { throw TestFleetError.toolFailed("\(path): not an OpenSSH public key file") }
+        return "\(fields[0]) \(fields[1])"
+    }
+
+    /// `type base64` for a blob.
+    public static func line(blob: [UInt8]) -> String {
+        var reader = CertificateReader(blob)
+        let type = (try? reader.string()).map { String(decoding: $0, as: UTF8.self) } ?? "unknown"
+        return "\(type) \(Data(blob).base64EncodedString())"
+    }
+
+    /// Makes a key pair at `path` and `path.pub` with ssh-keygen (`type`: ed25519, ecdsa, rsa, dsa).
+    /// RSA keys under 1024 bits, which ssh-keygen refuses, are made with `openssl genrsa` and
+    /// converted by Python's `cryptography` into OpenSSH files.
+    public static func generate(type: String, bits: Int? = nil, path: String) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try? FileManager.default.removeItem(atPath: path + ".pub")
+        if type == "rsa", let bits, bits < 1024 {
+            try Tool.check("/usr/bin/openssl", ["genrsa", "-out", path + ".pem", String(bits)])
+            defer { try? FileManager.default.removeItem(atPath: path + ".pem") }
+            try Tool.check("/usr/bin/python3", ["-c", """
+                import sys
+                from cryptography.hazmat.primitives import serialization as S
+                k = S.load_pem_private_key(open(sys.argv[1], "rb").read(), None)
+                open(sys.argv[2], "wb").write(k.private_bytes(S.Encoding.PEM, S.PrivateFormat.OpenSSH, S.NoEncryption()))
+                open(sys.argv[2] + ".pub", "wb").write(k.public_key().public_bytes(S.Encoding.OpenSSH, S.PublicFormat.OpenSSH) + b"\\n")
+                """, path + ".pem", path])
+            return
+        }
+        try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", type, "-N", "", "-C", "", "-f", path] + (bits.map { ["-b", String($0)] } ?? []))
+    }
+
+    /// Signs `publicKeyPath` with the CA `caPath` (`ssh-keygen -s`) and returns the certificate's path.
+    /// - Parameters:
+    ///   - host: a host certificate (`-h`); false makes a user certificate.
+    ///   - principals: `-n`; nil or empty signs none (valid for any name, in 9.2).
+    ///   - validity: `-V`, e.g. `20200101:20210101`.
+    ///   - signatureAlgorithm: `-t`, e.g. `ssh-rsa` for a SHA-1 CA signature by an RSA CA.
+    ///   - output: where the certificate goes (a copy of the public key is signed there).
+    @discardableResult
+    public static func certify(publicKeyPath: String, caPath: String, identity: String, host: Bool = true,
+                               principals: [String]? = nil, validity: String? = nil, signatureAlgorithm: String? = nil,
+                               output: String) throws -> String {
+        precondition(output.hasSuffix("-cert.pub"), "ssh-keygen names its output KEY-cert.pub")
+        let base = String(output.dropLast("-cert.pub".count))
+        try? FileManager.default.removeItem(atPath: base + ".pub")
+        try? FileManager.default.removeItem(atPath: output)
+        try FileManager.default.copyItem(atPath: publicKeyPath, toPath: base + ".pub")
+        var arguments = ["-q", "-s", caPath, "-I", identity]
+        if host { arguments.append("-h") }
+        if let principals, !principals.isEmpty { arguments += ["-n", principals.joined(separator: ",")] }
+        if let validity { arguments += ["-V", validity] }
+        if let signatureAlgorithm { arguments += ["-t", signatureAlgorithm] }
+        try Tool.check("/usr/bin/ssh-keygen", arguments + [base + ".pub"])
+        return output
+    }
+}
+
+/// Odd certificates made from real ones (`ssh-keygen -s`), for what a stock sshd will not serve.
+public enum OddCertificates {
+    /// A certificate blob cut in two: everything before the CA signature, and the signature field.
+    public struct Parts: Sendable {
+        /// The blob up to the signature field (the key type, nonce, certified key, ..., CA key).
+        public var signed: [UInt8]
+        /// The CA signature's algorithm name, e.g. `rsa-sha2-512`.
+        public var signatureAlgorithm: String
+        /// The raw signature bytes inside the signature blob.
+        public var signature: [UInt8]
+    }
+
+    /// Splits an OpenSSH certificate blob (PROTOCOL.certkeys).
+    public static func parts(_ blob: [UInt8]) throws -> Parts {
+        var reader = CertificateReader(blob)
+        let type = String(decoding: try reader.string(), as: UTF8.self)
+        guard type.hasSuffix("-cert-v01@openssh.com") else { throw TestFleetError.toolFailed("not a certificate: \(type)") }
+        _ = try reader.string()                                     // nonce
+        let keyFields: Int
+        switch type {
+        case "ssh-ed25519-cert-v01@openssh.com": keyFields = 1       // pk
+        case "ssh-dss-cert-v01@openssh.com": keyFields = 4           // p q g y
+        case "ssh-rsa-cert-v01@openssh.com": keyFields = 2           // e n
+        default: keyFields = type.hasPrefix("ecdsa-") ? 2 : 1       // curve Q
+        }
+        for _ in 0..<keyFields { _ = try reader.string() }
+        try reader.skip(8 + 4)                                      // serial, type
+        _ = try reader.string()                                     // key id
+        _ = try reader.string()                                     // principals
+        try reader.skip(16)                                         // valid after, before
+        for _ in 0..<4 { _ = try reader.string() }                  // critical options, extensions, reserved, CA key
+        let signedEnd = reader.offset
+        let signatureBlob = try reader.string()
+        guard reader.offset == blob.count else { throw TestFleetError.toolFailed("trailing bytes after the certificate") }
+        var inner = CertificateReader(signatureBlob)
+        let algorithm = String(decoding: try inner.string(), as: UTF8.self)
+        let signature = try inner.string()
+        return Parts(signed: Array(blob[..<signedEnd]), signatureAlgorithm: algorithm, signature: signature)
+    }
+
+    /// One bit of the CA signature flipped (its last byte): everything decodes, the CA signature
+    /// does not verify. The certified key is intact, so the exchange signature still verifies.
+    public static func forged(_ blob: [UInt8]) throws -> [UInt8] {
+        _ = try parts(blob)
+        var forged = blob
+        forged[forged.count - 1] ^= 0x01
+        return forged
+    }
+
+    /// The CA signature cut in half: the key type, nonce and certified key are intact (so the
+    /// signature over the exchange hash verifies with the certified key), the blob does not decode.
+    public static func undecodable(_ blob: [UInt8]) throws -> [UInt8] {
+        let split = try parts(blob)
+        let signatureLength = blob.count - split.signed.count - 4
+        return Array(blob[..<(split.signed.count + 4 + signatureLength / 2)])
+    }
+
+    /// Garbage after a valid certificate: decoders that check for trailing data refuse it.
+    public static func trailingGarbage(_ blob: [UInt8]) throws -> [UInt8] {
+        _ = try parts(blob)
+        return blob + Array("\u{0}garbage".utf8)
+    }
+
+    /// The CA signature's algorithm name changed to `ssh-rsa` (SHA-1), the signature bytes kept (an
+    /// `rsa-sha2-512` or `rsa-sha2-256` signature by an RSA CA), so the label lies about the hash.
+    public static func relabelledToSHA1(_ blob: [UInt8]) throws -> [UInt8] {
+        let split = try parts(blob)
+        guard split.signatureAlgorithm.hasPrefix("rsa-sha2-") else {
+            throw TestFleetError.toolFailed("relabelling needs an RSA CA signature, not \(split.signatureAlgorithm)")
+        }
+        var signatureBlob: [UInt8] = []
+        appendString(Array("ssh-rsa".utf8), to: &signatureBlob)
+        appendString(split.signature, to: &signatureBlob)
+        var out = split.signed
+        appendString(signatureBlob, to: &out)
+        return out
+    }
+
+    private static func appendString(_ bytes: [UInt8], to out: inout [UInt8]) {
+        let n = UInt32(bytes.count)
+        out += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes
+    }
+}
+
+/// SSH wire strings, for certificate surgery.
+struct CertificateReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func skip(_ count: Int) throws {
+        guard offset + count <= bytes.count else { throw TestFleetError.toolFailed("certificate too short") }
+        offset += count
+    }
+
+    mutating func string() throws -> [UInt8] {
+        try skip(4)
+        let n = bytes[(offset - 4)..<offset].reduce(0) { $0 << 8 | Int($1) }
+        try skip(n)
+        return Array(bytes[(offset - n)..<offset])
+    }
+}
+
+/// A fake SSH server (Python 3 with `cryptography`, run as its own process and stopped by PID)
+/// that serves whatever host keys it is given, including what a stock sshd refuses to serve:
+/// forged, undecodable, relabelled or user certificates, SHA-1-only RSA, RSA keys under 1024 bits.
+///
+/// It sends its identification and a KEXINIT offering `curve25519-sha256` (and the libssh.org
+/// name) and the union of the keys' algorithms, in order; negotiates the host-key algorithm as
+/// RFC 4253 says (the first in the *client's* list that the server has; none: SSH_MSG_DISCONNECT
+/// and close); answers KEX_ECDH_INIT with the chosen key's presented blob and a signature over the
+/// exchange hash made with its private key, with the signature algorithm the negotiated host-key
+/// algorithm implies (`rsa-sha2-512` for `rsa-sha2-512` and `rsa-sha2-512-cert-v01@openssh.com`,
+/// `ssh-rsa` = SHA-1, ECDSA per curve, Ed25519); then sends NEWKEYS, waits briefly for the
+/// client's NEWKEYS and its first packet, and closes without sending anything encrypted. One
+/// thread per connection; clients that leave early are fine. Works with OpenSSH 9.2's `ssh`,
+/// libssh 0.10 and the project's own key-exchange client.
+public final class FakeKeyServer: @unchecked Sendable {
+    /// The port it listens on, the same on every address.
+    public let port: Int
+    public let addresses: [String]
+    /// The server process's id.
+    public var pid: pid_t { process.pid }
+    private let process: SpawnedProcess
+    private let directory: String
+
+    public convenience init(keys: [FakeHostKey], address: String = "127.0.0.1") throws {
+        try self.init(keys: keys, addresses: [address])
+    }
+
+    /// One server listening on several loopback addresses (one port for all), so that many test
+    /// cases, each under its own host address, share one process.
+    public init(keys: [FakeHostKey], addresses: [String]) throws {
+        precondition(!keys.isEmpty && !addresses.isEmpty, "a fake server needs keys and an address")
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ft-fake-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config: [String: Any] = [
+            "addresses": addresses,
+            "keys": keys.map { ["private": $0.privateKeyPath, "blob": Data($0.presentedBlob).base64EncodedString(),
+                                "algorithms": $0.algorithms] as [String: Any] },
+        ]
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
+        try Self.script.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
+        let log = directory + "/stderr"
+        let process = try SpawnedProcess("/usr/bin/python3", [directory + "/server.py", directory + "/config.json"], stderrPath: log)
+        var port: Int?
+        for _ in 0..<750 where port == nil {
+            usleep(20_000)
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let newline = text.firstIndex(of: "\n") { port = Int(text[..<newline]) }
+            if port == nil && !process.isRunning { break }
+        }
+        guard let port else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            process.terminate(grace: 1)
+            try? FileManager.default.removeItem(atPath: directory)
+            throw TestFleetError.toolFailed("fake key server did not start: \(text.suffix(2000))")
+        }
+        self.process = process
+        self.port = port
+        self.addresses = addresses
+    }
+
+    deinit { stop() }
+
+    /// Stops the server process by its PID (SIGTERM, then SIGKILL) and removes its files; idempotent.
+    public func stop() {
+        process.terminate(grace: 2)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// What the server wrote on standard error after its port (Python tracebacks), for diagnosis.
+    public var log: String {
+        let text = (try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().joined()
+    }
+
+    static let script = #"""
+# FakeKeyServer: serves the host keys in the JSON file argv[1]; prints its port on stderr.
+import base64, hashlib, json, os, socket, struct, sys, threading
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, padding, rsa, utils, x25519
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+config = json.load(open(sys.argv[1]))
+
+def s(b):
+    if isinstance(b, str): b = b.encode()
+    return struct.pack(">I", len(b)) + b
+def mpint_bytes(b):
+    b = b.lstrip(b"\0")
+    return s(b"\0" + b if b and b[0] & 0x80 else b)
+def mpint(n):
+    return mpint_bytes(n.to_bytes((n.bit_length() + 7) // 8 or 1, "big"))
+def frame(payload):
+    pad = 8 - (5 + len(payload)) % 8
+    if pad < 4: pad += 8
+    return struct.pack(">IB", 1 + len(payload) + pad, pad) + payload + os.urandom(pad)
+def read_exact(f, n):
+    data = f.read(n)
+    if data is None or len(data) != n: raise EOFError
+    return data
+def read_packet(f):
+    length, pad = struct.unpack(">IB", read_exact(f, 5))
+    if length > 256 * 1024 or length < pad + 1: raise EOFError
+    return read_exact(f, length - 1)[: length - 1 - pad]
+def name_list(data, offset):
+    n = struct.unpack(">I", data[offset:offset + 4])[0]
+    return [x for x in data[offset + 4:offset + 4 + n].decode("ascii", "replace").split(",") if x], offset + 4 + n
+
+def load_private(path):
+    data = open(path, "rb").read()
+    try:
+        return serialization.load_ssh_private_key(data, None)
+    except Exception:
+        return serialization.load_pem_private_key(data, None)
+
+keys = []
+for entry in config["keys"]:
+    keys.append({"private": load_private(entry["private"]), "blob": base64.b64decode(entry["blob"]),
+                 "algorithms": entry["algorithms"]})
+offered = []
+by_algorithm = {}
+for key in keys:
+    for name in key["algorithms"]:
+        if name not in by_algorithm:
+            by_algorithm[name] = key
+            offered.append(name)
+
+def sign(private, algorithm, data):
+    # The signature over the exchange hash: its algorithm follows the key type, and for RSA the negotiated name.
+    base = algorithm[: -len("-cert-v01@openssh.com")] if algorithm.endswith("-cert-v01@openssh.com") else algorithm
+    if isinstance(private, ed25519.Ed25519PrivateKey):
+        return s(b"ssh-ed25519") + s(private.sign(data))
+    if isinstance(private, ec.EllipticCurvePrivateKey):
+        curve, digest = {"secp256r1": ("nistp256", hashes.SHA256()), "secp384r1": ("nistp384", hashes.SHA384()),
+                         "secp521r1": ("nistp521", hashes.SHA512())}[private.curve.name]
+        r, s_ = utils.decode_dss_signature(private.sign(data, ec.ECDSA(digest)))
+        return s("ecdsa-sha2-" + curve) + s(mpint(r) + mpint(s_))
+    if isinstance(private, rsa.RSAPrivateKey):
+        name, digest = {"rsa-sha2-512": ("rsa-sha2-512", hashes.SHA512()),
+                        "rsa-sha2-256": ("rsa-sha2-256", hashes.SHA256())}.get(base, ("ssh-rsa", hashes.SHA1()))
+        signature = private.sign(data, padding.PKCS1v15(), digest)
+        return s(name) + s(signature.rjust((private.key_size + 7) // 8, b"\0"))
+    if isinstance(private, dsa.DSAPrivateKey):
+        r, s_ = utils.decode_dss_signature(private.sign(data, hashes.SHA1()))
+        return s(b"ssh-dss") + s(r.to_bytes(20, "big") + s_.to_bytes(20, "big"))
+    raise ValueError("unsupported key")
+
+KEX = [b"curve25519-sha256", b"curve25519-sha256@libssh.org"]
+CIPHERS = b"aes128-ctr,aes256-ctr,chacha20-poly1305@openssh.com"
+MACS = b"hmac-sha2-256,hmac-sha2-512"
+V_S = b"SSH-2.0-FleetTrustFakeKeyServer_1.0"
+
+def disconnect(conn, reason):
+    try:
+        conn.sendall(frame(bytes([1]) + struct.pack(">I", 3) + s(reason) + s(b"")))
+    except OSError:
+        pass
+
+def handle(conn):
+    conn.settimeout(10)
+    f = conn.makefile("rb")
+    conn.sendall(V_S + b"\r\n")
+    v_c = b""
+    for _ in range(50):
+        line = f.readline(1024)
+        if not line: return
+        if line.startswith(b"SSH-"):
+            v_c = line.rstrip(b"\r\n")
+            break
+    if not v_c: return
+    lists = [b",".join(KEX), ",".join(offered).encode(), CIPHERS, CIPHERS, MACS, MACS, b"none", b"none", b"", b""]
+    i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
+    conn.sendall(frame(i_s))
+    i_c = read_packet(f)
+    while i_c[:1] != bytes([20]):
+        if i_c[:1] == bytes([1]): return
+        i_c = read_packet(f)
+    offset = 17
+    client_lists = []
+    for _ in range(10):
+        names, offset = name_list(i_c, offset)
+        client_lists.append(names)
+    guess_follows = i_c[offset:offset + 1] == b"\x01"
+    kex = next((k for k in client_lists[0] if k.encode() in KEX), None)
+    host_key_algorithm = next((a for a in client_lists[1] if a in by_algorithm), None)
+    if kex is None:
+        disconnect(conn, b"no matching key exchange method")
+        return
+    if host_key_algorithm is None:
+        disconnect(conn, b"no matching host key type")
+        return
+    if guess_follows and (client_lists[0][:1] != [kex] or client_lists[1][:1] != [host_key_algorithm]):
+        read_packet(f)
+    init = read_packet(f)
+    while init[:1] != bytes([30]):
+        if init[:1] == bytes([1]): return
+        init = read_packet(f)
+    q_c = init[5:5 + struct.unpack(">I", init[1:5])[0]]
+    ephemeral = x25519.X25519PrivateKey.generate()
+    q_s = ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    k = ephemeral.exchange(x25519.X25519PublicKey.from_public_bytes(q_c))
+    key = by_algorithm[host_key_algorithm]
+    k_s = key["blob"]
+    h = hashlib.sha256(s(v_c) + s(V_S) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint_bytes(k)).digest()
+    signature = sign(key["private"], host_key_algorithm, h)
+    conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    # Wait for the client's NEWKEYS (our own prober disconnects before it), then for its first
+    # encrypted packet or a short while, and close without sending anything encrypted.
+    conn.settimeout(5)
+    while True:
+        packet = read_packet(f)
+        if packet[:1] == bytes([21]): break
+        if packet[:1] == bytes([1]): return
+    conn.settimeout(1)
+    try:
+        conn.recv(4096)
+    except OSError:
+        pass
+
+def serve_connection(conn):
+    try:
+        handle(conn)
+    except (EOFError, OSError):
+        pass
+    except Exception:
+        import traceback
+        sys.stderr.write(traceback.format_exc())
+        sys.stderr.flush()
+    finally:
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        conn.close()
+
+def accept_loop(server):
+    while True:
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            continue
+        threading.Thread(target=serve_connection, args=(conn,), daemon=True).start()
+
+def listen_all(addresses):
+    for _ in range(50):
+        sockets = []
+        port = 0
+        try:
+            for address in addresses:
+                server = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM)
+                sockets.append(server)
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind((address, port))
+                server.listen(128)
+                port = server.getsockname()[1]
+            return sockets, port
+        except OSError:
+            for server in sockets: server.close()
+    raise SystemExit("cannot listen")
+
+sockets, port = listen_all(config["addresses"])
+sys.stderr.write("%d\n" % port)
+sys.stderr.flush()
+for server in sockets[1:]:
+    threading.Thread(target=accept_loop, args=(server,), daemon=True).start()
+accept_loop(sockets[0])
+"""#
+}
