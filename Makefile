@@ -11,7 +11,7 @@ DEMO_HOSTS ?= 8
 
 export LANG ?= C.UTF-8
 
-.PHONY: all deps build release test demo bench fuzz clean
+.PHONY: all deps build release test demo bench fuzz matrix clean
 
 all: build
 
@@ -52,6 +52,12 @@ bench: deps
 
 fuzz: deps
 	./fuzz/run
+	$(MAKE) matrix
+
+# The full server-side differential matrix against the real ssh (3,256 cases, about 5 minutes).
+matrix: deps
+	$(SWIFT) build --build-tests
+	FLEETTRUST_FULL_MATRIX=1 $(SWIFT) test --skip-build --filter ServerDifferentialTests
 
 clean:
 	rm -rf $(BUILD_DIR) .build-*

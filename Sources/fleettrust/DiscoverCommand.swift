@@ -50,7 +50,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             let host = hosts[event.index]
             if let failure = event.result.failure {
                 failed = true
-                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code))")
+                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
                 continue
             }
             for discovered in event.result.keys {

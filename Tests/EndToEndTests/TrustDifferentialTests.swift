@@ -59,10 +59,14 @@ final class TrustDifferentialTests: XCTestCase {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             let algorithm = key == rsa ? "rsa-sha2-512" : key.type
             let ssh = try lab.sshVerdict(knownHosts: path, host: "h.example", port: port, alias: nil, algorithm: algorithm, variant: .valid)
-            let ours = try KnownHostsJudge(knownHosts: KnownHosts(files: [KnownHostsFile(path: path, bytes: Array(text.utf8))]))
-                .judge(key, for: ConnectionTarget(host: "h.example", port: port)).verdict
+            let judgement = KnownHostsJudge(knownHosts: KnownHosts(files: [KnownHostsFile(path: path, bytes: Array(text.utf8))]))
+                .judge(key, for: ConnectionTarget(host: "h.example", port: port))
             XCTAssertEqual(ssh.verdict, expected, "ssh, case \(index)")
-            XCTAssertEqual(ours, expected, "engine, case \(index)")
+            if let stricter = judgement.stricterThanSSH {
+                XCTAssertTrue(judgement.verdict.isAlarm, "engine, case \(index): a documented stricter choice (\(stricter)) is an alarm")
+            } else {
+                XCTAssertEqual(judgement.verdict, expected, "engine, case \(index)")
+            }
         }
     }
 
@@ -92,10 +96,13 @@ final class TrustDifferentialTests: XCTestCase {
             let files = [KnownHostsFile(path: "kh\(item.id)", bytes: item.text), KnownHostsFile(path: "global\(item.id)", bytes: item.globalText)]
             let judge = KnownHostsJudge(knownHosts: KnownHosts(files: files))
             let target = ConnectionTarget(host: item.host, port: item.port, hostKeyAlias: item.alias)
-            let ours = try judge.judge(item.presented, for: target, now: now).verdict
+            let judgement = judge.judge(item.presented, for: target, now: now)
+            let ours = judgement.verdict
             let theirs = oracle[item.id]?.verdict
             tally[theirs?.rawValue ?? "unclassified", default: 0] += 1
-            if ours != theirs {
+            if let stricter = judgement.stricterThanSSH, ours.isAlarm, theirs != nil {
+                tally["fleettrust stricter: \(stricter.rawValue)", default: 0] += 1
+            } else if ours != theirs {
                 let shown = String(decoding: item.text + Array("=== global:\n".utf8) + item.globalText, as: UTF8.self).replacingOccurrences(of: "\0", with: "\\0")
                     .replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\t", with: "\\t")
                 mismatches.append("case \(item.id): ssh=\(theirs?.rawValue ?? "?") ours=\(ours.rawValue) host=\(item.host) port=\(item.port) alias=\(item.alias ?? "-") alg=\(item.algorithm) variant=\(item.variant)\n\(shown)ssh said:\n\(oracle[item.id]?.messages ?? "")")

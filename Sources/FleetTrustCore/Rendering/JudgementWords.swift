@@ -14,10 +14,11 @@ public enum JudgementWords {
         switch judged.reason {
         case .notProbed: return "not probed yet"
         case .probeFailed: return judged.failure.map { "\($0.stage.rawValue) failed: \($0.message)" } ?? "no keys"
-        case .keyRevoked(let index): return "the key \(key(index)) is revoked (@revoked)"
+        case .keyRevoked(let index):
+            return "the key \(key(index)) is revoked by @revoked" + place(judged.keys[index], .revocation)
         case .keyChanged(let index):
             let via = judged.keys[index].verdict == .invalidCertificate ? " (certified by an invalid certificate)" : ""
-            return "\(CleanText(name)) is recorded with another key than \(key(index))\(via)"
+            return "\(CleanText(name)) is recorded with another key than \(key(index))\(via)" + place(judged.keys[index], .differentKey)
         case .addressRecordsOtherKey(let index): return "the address is recorded with another key than \(key(index)) (CheckHostIP)"
         case .pinMismatch: return "no presented key matches the pins for this host"
         case .invalidCertificate(let index):
@@ -29,6 +30,12 @@ public enum JudgementWords {
         case .trusted(let index):
             return "ssh meets \(key(index)), trusted by " + judged.trustedBy.map(basis).joined(separator: " and ")
         }
+    }
+
+    /// ` at FILE:LINE` of the first evidence line with `role`, or nothing.
+    private static func place(_ key: JudgedKey, _ role: TrustEvidence.Role) -> String {
+        guard let evidence = key.judgement?.evidence.first(where: { $0.role == role }) else { return "" }
+        return " at \(CleanText(evidence.path, limit: 300)):\(evidence.line)"
     }
 
     /// Short words for how trust was established.

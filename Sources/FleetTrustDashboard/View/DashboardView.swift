@@ -80,10 +80,13 @@ enum StatusLineView {
     /// The status line; a notice of several lines (every bad line of a pin file) takes up to
     /// `room` lines above the bottom.
     static func lines(_ state: DashboardState, width: Int, room: Int) -> [ScreenLine] {
-        if let notice = state.notice, state.mode != .filterInput, state.mode != .quitConfirm, notice.text.lines.count > 1 {
-            var shown = Array(notice.text.lines.prefix(room))
-            if notice.text.lines.count > room { shown[room - 1] = "… \(notice.text.lines.count - room + 1) more lines" }
-            return shown.map { ScreenLine([Span(" " + $0 + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine) }
+        if let notice = state.notice, state.mode != .filterInput, state.mode != .quitConfirm {
+            let wrapped = notice.text.lines.flatMap { DisplayWidth.wrap(" " + $0, width: max(10, width - 1), indent: "   ") }
+            if wrapped.count > 1 {
+                var shown = Array(wrapped.prefix(room))
+                if wrapped.count > room { shown[room - 1] = " … \(wrapped.count - room + 1) more lines" }
+                return shown.map { ScreenLine([Span($0 + " ", notice.isError ? .danger : .statusLine)], fill: .statusLine) }
+            }
         }
         return [line(state, width: width)]
     }
