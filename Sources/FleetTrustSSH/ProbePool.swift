@@ -59,8 +59,8 @@ public final class ProbePool: FleetProber, Sendable {
         start(hosts).events
     }
 
-    /// Starts a scan with controls for progress, cancellation and rescans.
-    public func start(_ hosts: [InventoryHost], keepsOpen: Bool = false) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, keepsOpen: keepsOpen, workers: workers, slots: slots)
+    /// Starts a scan with its progress and cancellation.
+    public func start(_ hosts: [InventoryHost]) -> ProbeScan {
+        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots)
     }
 }

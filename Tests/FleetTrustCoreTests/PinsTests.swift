@@ -56,6 +56,14 @@ final class PinsTests: XCTestCase {
         XCTAssertEqual(reported.pin.verdict, .reportedMismatch, "a reported mismatch is still in the judgement")
     }
 
+    func testAReportedMismatchIsNeverOfferedForSaving() throws {
+        let set = try pins("web \(b.sha256Fingerprint)\n")
+        let host = judged(InventoryHost(name: "web"), keys: [a], pins: set, mode: .report)
+        XCTAssertEqual(host.status, .new)
+        XCTAssertEqual(host.saving, .refused(.pinMismatch), "the team's pins disagree, even if only reported")
+        XCTAssertEqual(judged(InventoryHost(name: "web"), keys: [a], pins: nil).saving, .save([a]))
+    }
+
     func testEachKeySaysWhetherItIsTheOnePinned() throws {
         let set = try pins("web \(a.sha256Fingerprint)\n")
         let host = judged(InventoryHost(name: "web"), keys: [a, TestKeys.c], pins: set)

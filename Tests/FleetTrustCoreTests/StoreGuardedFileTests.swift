@@ -14,6 +14,26 @@ final class StoreGuardedFileTests: XCTestCase {
 
     static let awkward = "# comment\r\nhost1 ssh-ed25519 AAAA\r\n\n   \t  odd  whitespace\t\n|1|bad|hashed\nnot a valid line at all\n\u{1}\u{7f}\u{fe}\nlast line without newline"
 
+    func testAWriterHoldingTheLockMakesTheWriteGiveUpInBoundedTimeAndChangeNothing() throws {
+        try dir.write("known_hosts", "host1 ssh-ed25519 AAAA\n")
+        // A real other process (util-linux flock) holds the lock our writer takes on the directory.
+        var holder: pid_t = 0
+        let words = ["/usr/bin/flock", "-x", dir.path, "-c", "sleep 30"]
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        XCTAssertEqual(posix_spawn(&holder, "/usr/bin/flock", nil, nil, argv, environ), 0)
+        defer { kill(holder, SIGTERM); var status: Int32 = 0; waitpid(holder, &status, 0) }
+        usleep(300_000)
+        var file = GuardedFile(path: dir.file("known_hosts"))
+        file.lockWait = .milliseconds(500)
+        let started = ContinuousClock.now
+        XCTAssertThrowsError(try file.update { $0 + Array("host2 ssh-ed25519 BBBB\n".utf8) }) { error in
+            XCTAssertEqual(error as? StoreError, .lockTimeout(path: dir.file("known_hosts"), seconds: 0))
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "the wait is bounded")
+        XCTAssertEqual(dir.text("known_hosts"), "host1 ssh-ed25519 AAAA\n", "nothing was written")
+    }
+
     func appending(_ line: String) -> GuardedFile.Transform {
         { _, current in
             var bytes = current

@@ -177,4 +177,18 @@ final class DecisionFlowTests: XCTestCase {
         XCTAssertEqual(state.discovery.done, done, "a judgement after a write is not a second probe")
         XCTAssertTrue(DashboardView.view(state).text.contains("Trusted 1 host."))
     }
+
+    func testAtEightyByTwentyFourTheChangedKeyScreenShowsBothFingerprintsInFull() {
+        var state = Fixtures.state(hosts: 2, width: 80, height: 24)
+        state = Fixtures.probed(state, 1, .changed)
+        state = Fixtures.press(state, .down, .character("t")).0
+        guard case .confirm(.replace) = state.mode else { return XCTFail("\(state.mode)") }
+        let screen = DashboardView.view(state)
+        XCTAssertEqual(screen.lines.count, 24)
+        XCTAssertTrue(screen.lines.allSatisfy { DisplayWidth.of($0.text) <= 80 })
+        let text = screen.lines.map(\.text).joined(separator: "\n")
+        XCTAssertTrue(text.contains(Fixtures.otherEd25519.sha256Fingerprint), "recorded, in full: \(text)")
+        XCTAssertTrue(text.contains(Fixtures.ed25519Fingerprint), "presented, in full: \(text)")
+        XCTAssertTrue(text.contains("type the host name"), text)
+    }
 }

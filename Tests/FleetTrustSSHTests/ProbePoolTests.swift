@@ -120,41 +120,6 @@ final class ProbePoolTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the only worker stayed stuck on the silent server")
     }
 
-    func testCancellingOneHostReportsItCancelledAndLeavesTheOthers() async throws {
-        let fleet = try Self.fleet.get()
-        let silent = try SilentListener()
-        defer { silent.close() }
-        let pool = ProbePool(settings: .init(timeout: .seconds(120)))
-        let scan = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port), inventoryHost(fleet.hosts[1].endpoints[0])])
-        var results: [Int: ProbeResult] = [:]
-        for await event in scan.events {
-            results[event.index] = event.result
-            if event.index == 1 { await scan.cancel(index: 0) }
-        }
-        XCTAssertEqual(results[0]?.failure?.stage, .cancelled)
-        XCTAssertEqual(results[1]?.keys.filter { !$0.key.isCertificate }.count, 3)
-        let progress = await scan.progress
-        XCTAssertEqual(progress, ProbeProgress(done: 2, total: 2))
-    }
-
-    func testRescanOfOneHostDeliversAFreshResultOnTheOpenStream() async throws {
-        let fleet = try Self.fleet.get()
-        let hosts = fleet.hosts.map { inventoryHost($0.endpoints[0]) }
-        let scan = ProbePool().start(hosts, keepsOpen: true)
-        var seen: [Int] = []
-        for await event in scan.events {
-            seen.append(event.index)
-            XCTAssertEqual(event.result.keys.filter { !$0.key.isCertificate }.count, 3)
-            if seen.count == 2 { let accepted = await scan.rescan(index: 1); XCTAssertTrue(accepted) }
-            if seen.count == 3 { await scan.cancel() }
-        }
-        XCTAssertEqual(seen.sorted(), [0, 1, 1])
-        let progress = await scan.progress
-        XCTAssertEqual(progress, ProbeProgress(done: 3, total: 3))
-        let acceptedAfterCancel = await scan.rescan(index: 0)
-        XCTAssertFalse(acceptedAfterCancel)
-    }
-
     func testManyHostsInParallelAllFinishWhileBrokenOnesFail() async throws {
         let fleet = try Self.fleet.get()
         let silent = try SilentListener()

@@ -81,8 +81,10 @@ public struct JudgedHost: Hashable, Sendable {
     public var saveNames: [String] { [lookup.hostString] }
 
     /// What a trust decision may do with this host: only a `new` host's usable plain keys are
-    /// ever offered for saving, so no output can offer a revoked, changed, forged or unusable key.
+    /// ever offered for saving, so no output can offer a revoked, changed, forged or unusable key,
+    /// nor one the pins disagree with (also in `--pins-mode report`).
     public var saving: Saving {
+        if pin.verdict == .reportedMismatch { return .refused(.pinMismatch) }
         switch status {
         case .new:
             let keys = keys.compactMap { judged -> HostKey? in

@@ -6,18 +6,6 @@ public enum Digest {
     public static func sha1(_ data: [UInt8]) -> [UInt8] { run(EVP_sha1(), data, 20) }
     public static func md5(_ data: [UInt8]) -> [UInt8] { run(EVP_md5(), data, 16) }
     public static func sha512(_ data: [UInt8]) -> [UInt8] { run(EVP_sha512(), data, 64) }
-    public static func sha384(_ data: [UInt8]) -> [UInt8] { run(EVP_sha384(), data, 48) }
-
-    public static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 20)
-        var length: UInt32 = 20
-        _ = key.withUnsafeBufferPointer { k in
-            message.withUnsafeBufferPointer { m in
-                HMAC(EVP_sha1(), k.baseAddress, Int32(k.count), m.baseAddress, m.count, &out, &length)
-            }
-        }
-        return out
-    }
 
     private static func run(_ md: OpaquePointer?, _ data: [UInt8], _ size: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: size)

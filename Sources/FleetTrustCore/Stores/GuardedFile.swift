@@ -33,6 +33,8 @@ public struct GuardedFile: Sendable {
     /// default 0666 gives what `ssh` gives a new known_hosts (it creates it with
     /// `fopen(…, "a")`): 0644 under the usual umask 022, 0600 under 077.
     public var newFileMode: mode_t
+    /// How long a write waits for another writer's lock before it gives up.
+    public var lockWait: Duration = .seconds(10)
     static let maximumAttempts = 8
 
     public init(path: String, newFileMode: mode_t = 0o666) {
@@ -60,6 +62,20 @@ public struct GuardedFile: Sendable {
         try apply(transform)
     }
 
+    /// `flock` with a bounded wait: another fleettrust stuck holding the lock must not hang this one.
+    private func lock(_ fd: Int32, directory: String, for path: String) throws {
+        let deadline = ContinuousClock.now + lockWait
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw StoreError.system(path: directory, operation: "flock", errno: errno)
+            }
+            guard ContinuousClock.now < deadline else {
+                throw StoreError.lockTimeout(path: path, seconds: Int(lockWait.components.seconds))
+            }
+            usleep(20_000)
+        }
+    }
+
     private func apply(_ transform: (_ current: [UInt8]) throws -> [UInt8]) throws -> FileSnapshot {
         let target = try FileSystemCalls.resolveSymlinks(path)
         let directory = FileSystemCalls.directory(of: target)
@@ -69,9 +85,7 @@ public struct GuardedFile: Sendable {
             throw StoreError.from(errno: errno, path: path, directory: directory, operation: "open directory")
         }
         defer { Glibc.close(directoryFD) }
-        while flock(directoryFD, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw StoreError.system(path: directory, operation: "flock", errno: errno) }
-        }
+        try lock(directoryFD, directory: directory, for: path)
 
         var merged: (others: [UInt8], late: [UInt8], written: [UInt8])?
         var refusal: Error?

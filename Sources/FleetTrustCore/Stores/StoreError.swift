@@ -26,6 +26,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case symlinkLoop(path: String)
     /// Other writers kept changing the file; gave up after a bounded number of attempts.
     case tooManyRetries(path: String)
+    /// Another writer held the lock on the file's directory for longer than the bound.
+    case lockTimeout(path: String, seconds: Int)
     /// Any other system error, with the call that failed.
     case system(path: String, operation: String, errno: Int32)
 
@@ -33,7 +35,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .readOnly(let p), .readOnlyDirectory(let p), .noSpace(let p), .permissionDenied(let p),
              .conflict(let p, _), .notRegularFile(let p), .missingFile(let p), .missingDirectory(let p), .symlinkLoop(let p),
-             .tooManyRetries(let p), .system(let p, _, _):
+             .tooManyRetries(let p), .lockTimeout(let p, _), .system(let p, _, _):
             return p
         }
     }
@@ -50,6 +52,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingDirectory(let p): return "directory \(p) does not exist; create it first."
         case .symlinkLoop(let p): return "\(p): too many levels of symbolic links."
         case .tooManyRetries(let p): return "\(p) kept changing under concurrent writers; nothing more was saved, try again."
+        case .lockTimeout(let p, let seconds):
+            return "another program held the lock on \(p) for more than \(seconds) s; nothing was changed, try again."
         case .system(let p, let op, let code):
             return "\(op) failed for \(p): \(String(cString: strerror(code)))."
         }
