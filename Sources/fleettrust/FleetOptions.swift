@@ -29,6 +29,15 @@ struct FleetOptions: ParsableArguments {
     @Option(help: ArgumentHelp("enforce: a pin mismatch fails the host; report: it is shown but does not fail.", valueName: "mode"))
     var pinsMode: String = "enforce"
 
+    @Option(name: .customLong("policy"), help: ArgumentHelp(
+        "Policy file: lines 'PATTERNS POLICY' giving hosts the standard, pinned, pin-only, ca or off policy (first match wins). "
+            + "Default: $XDG_CONFIG_HOME/fleettrust/policy when it exists. The inventory variable fleettrust_policy wins over it.",
+        valueName: "file"))
+    var policyFile: String?
+
+    @Option(help: ArgumentHelp("A host certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
+    var certWarnDays: Int = 30
+
     @Option(help: "Seconds allowed for each connection attempt.")
     var timeout: Double = 5
 
@@ -62,6 +71,7 @@ struct FleetOptions: ParsableArguments {
         }
         guard ["enforce", "report"].contains(pinsMode) else { throw ValidationError("--pins-mode must be enforce or report") }
         guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
+        guard (0...3650).contains(certWarnDays) else { throw ValidationError("--cert-warn-days must be between 0 and 3650") }
     }
 
     /// The known_hosts files in use for hosts whose configuration names none: as given, or
@@ -94,8 +104,27 @@ struct FleetOptions: ParsableArguments {
         } catch {
             throw CommandFailure.unreadableInput("\(error)")
         }
-        return FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
-                          useAdditionalNames: additionalNames)
+        var judge = FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
+                               useAdditionalNames: additionalNames, policies: PolicyResolver(file: try loadPolicies()))
+        judge.certificateWarnDays = certWarnDays
+        return judge
+    }
+
+    /// The policy file in use: `--policy`, else the default path when a file is there.
+    var effectivePolicyFile: String? {
+        if let policyFile { return expandTilde(policyFile) }
+        let fallback = PolicyResolver.defaultPath(environment: ProcessInfo.processInfo.environment)
+        return FileManager.default.fileExists(atPath: fallback) ? fallback : nil
+    }
+
+    /// Reads the policy file; a file with a bad line is refused (exit 64), every bad line named.
+    func loadPolicies() throws -> PolicyFile? {
+        guard let path = effectivePolicyFile else { return nil }
+        do {
+            return try PolicyFile.read(path: path)
+        } catch {
+            throw CommandFailure.unreadableInput("\(error)")
+        }
     }
 
     /// Reads every inventory, prints each problem as `file:line: message` on standard error,

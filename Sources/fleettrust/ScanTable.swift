@@ -4,13 +4,14 @@ import FleetTrustCore
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 enum ScanTable {
     static func render(_ judged: [JudgedHost]) -> String {
-        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "REASON"]
+        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "REASON"]
         var rows = judged.map { host -> [String] in
             let keys = host.keys.map(keyLabel).joined(separator: ",")
             var reason = JudgementWords.reason(host)
             if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
-            return [host.status.rawValue, host.labels.name.value, host.labels.endpoint.value, keys.isEmpty ? "-" : keys, pin, reason]
+            return [host.status.rawValue, host.labels.name.value, host.labels.endpoint.value, keys.isEmpty ? "-" : keys, pin,
+                    host.policy, reason]
         }
         rows.insert(header, at: 0)
         let widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
@@ -25,7 +26,28 @@ enum ScanTable {
         lines.append("\(judged.count) hosts: " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", "))
         lines.append("Keys: * the key ssh meets; ! changed, revoked or invalid; - not recorded (ssh does not meet it).")
+        if judged.contains(where: { $0.policy == PolicyName.off.rawValue }) {
+            lines.append("WARNING: some hosts have the policy off: nothing is checked for them (unchecked).")
+        }
+        lines += expiringSoonest(judged)
         return lines.joined(separator: "\n")
+    }
+
+    /// The host certificates that expire first (at most ten), with days left and warnings.
+    static func expiringSoonest(_ judged: [JudgedHost]) -> [String] {
+        let certificates = judged.flatMap { host in
+            host.keys.compactMap { key -> (JudgedHost, JudgedKey, Int)? in
+                guard let days = key.audit?.expiresInDays else { return nil }
+                return (host, key, days)
+            }
+        }.sorted { $0.2 < $1.2 }
+        guard !certificates.isEmpty else { return [] }
+        var lines = ["", "Host certificates expiring soonest:"]
+        for (host, key, days) in certificates.prefix(10) {
+            let warnings = key.audit?.warnings.map(\.rawValue).joined(separator: ",") ?? ""
+            lines.append("  \(days) days  \(host.labels.name)  \(shortType(key.typeName))  \(warnings)")
+        }
+        return lines
     }
 
     /// `ed25519*` for the key ssh meets, `!` after an alarm, `-` after a key of a type not recorded.

@@ -31,6 +31,9 @@ final class ServerDifferentialTests: XCTestCase {
         StricterChoice(code: "certificate-not-negotiated") { item, handshake, status in
             status == "invalid-certificate" && !(handshake.hostKeyAlgorithm ?? "").hasSuffix("-cert-v01@openssh.com")
         },
+        StricterChoice(code: "unusable-key-changed") { item, handshake, status in
+            status == "changed" && handshake.finding == .invalidKeyLength && item.knownHosts == .otherSameType
+        },
         StricterChoice(code: "key-not-negotiated") { item, _, status in
             (status == "revoked" || status == "changed")
                 && [.revoked, .revokedBare, .otherSameType].contains(item.knownHosts)

@@ -2,48 +2,176 @@ import Foundation
 import XCTest
 @testable import FleetTrustCore
 
+/// The trust policies on real certificates made by `ssh-keygen` from two CAs, judged by the one judge.
 final class PolicyTests: XCTestCase {
-    let target = ConnectionTarget(host: "web", port: 2222)
+    private var directory = ""
+    private var caA: HostKey!
+    private var caB: HostKey!
+    private var hostKey: HostKey!
+    private var other: HostKey!
+    /// Seconds since the epoch the tests judge at (certificate validity is relative to it).
+    private let now = UInt64(Date().timeIntervalSince1970)
 
-    func testRequirePoliciesAcceptOnlyTheirKeys() throws {
-        XCTAssertTrue(try TrustPolicy.requireKey(TestKeys.a).evaluate(TestKeys.a, for: target).accepted)
-        XCTAssertFalse(try TrustPolicy.requireKey(TestKeys.a).evaluate(TestKeys.b, for: target).accepted)
-        let any = try TrustPolicy.requireAnyOf([TestKeys.a, TestKeys.b]).evaluate(TestKeys.b, for: target)
-        XCTAssertEqual(any.method, .requiredKey)
-        XCTAssertEqual(try TrustPolicy.acceptAnyVerifiedKeyUnsafe.evaluate(TestKeys.c, for: target).method, .unsafeAnyVerifiedKey)
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "ft-policy-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        caA = try keygen("caA", ["-t", "ed25519"])
+        caB = try keygen("caB", ["-t", "rsa", "-b", "2048"])
+        hostKey = try keygen("host", ["-t", "ed25519"])
+        other = try keygen("other", ["-t", "ed25519"])
     }
 
-    func testKnownHostsPolicyRecordsTheMethodAndHonoursAdditionalNames() throws {
-        let known = KnownHosts(files: [TestKeys.file("web \(TestKeys.a.openSSHLine)\nalias \(TestKeys.b.openSSHLine)\n")])
-        let decision = try TrustPolicy.knownHosts(known).evaluate(TestKeys.a, for: target)
-        XCTAssertEqual(decision.method, .knownHosts)
-        XCTAssertEqual(decision.judgement?.viaBareNameRetry, true)
-        XCTAssertFalse(try TrustPolicy.knownHosts(known).evaluate(TestKeys.b, for: ConnectionTarget(host: "db")).accepted)
-        XCTAssertTrue(try TrustPolicy.knownHosts(known, additionalLookupNames: ["alias"]).evaluate(TestKeys.b, for: ConnectionTarget(host: "db")).accepted)
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    private func keygen(_ name: String, _ args: [String]) throws -> HostKey {
+        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-f", directory + "/" + name] + args)
+        return try HostKey(openSSHLine: String(contentsOfFile: directory + "/\(name).pub", encoding: .utf8))
     }
 
-    func testTrustOnFirstUseStoresThenRejectsOrReplacesAChangedKey() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ft-tofu-\(getpid())/known_hosts").path
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
-        let store = KnownHostsTrustStore(path: path, hashNames: false)
-        let rejecting = TrustPolicy.trustOnFirstUse(store: store)
-        XCTAssertEqual(try rejecting.evaluate(TestKeys.a, for: target).method, .firstUse)
-        XCTAssertEqual(try rejecting.evaluate(TestKeys.a, for: target).method, .storedKey)
-        XCTAssertFalse(try rejecting.evaluate(TestKeys.b, for: target).accepted)
-        let replacing = TrustPolicy.trustOnFirstUse(store: store) { changed in
-            changed.stored == [TestKeys.a] ? .replace : .reject
+    /// A host certificate for `host.pub` signed by `ca` with extra `ssh-keygen -s` arguments.
+    private func certificate(_ ca: String, _ args: [String]) throws -> HostKey {
+        try? FileManager.default.removeItem(atPath: directory + "/host-cert.pub")
+        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-s", directory + "/" + ca, "-I", "id", "-h"] + args + [directory + "/host.pub"])
+        return try HostKey(openSSHLine: String(contentsOfFile: directory + "/host-cert.pub", encoding: .utf8))
+    }
+
+    private func validity(days from: Int, _ to: Int?) -> [String] {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMddHHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        func stamp(_ days: Int) -> String { formatter.string(from: Date(timeIntervalSince1970: TimeInterval(now) + Double(days) * 86_400)) }
+        return ["-V", "\(stamp(from)):\(to.map(stamp) ?? "forever")"]
+    }
+
+    private func judged(_ keys: [HostKey], known: String = "", pins: String? = nil, policy: String? = nil,
+                        file: String? = nil, name: String = "web") throws -> JudgedHost {
+        var host = InventoryHost(name: name, address: name)
+        host.policy = policy
+        let pinSet = try pins.map { try PinSet.parse(path: "pins", bytes: Array($0.utf8)) }
+        let policies = try PolicyResolver(file: file.map { try PolicyFile.parse(path: "policy", bytes: Array($0.utf8)) })
+        return FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file(known)]), pins: pinSet, policies: policies)
+            .judge(host, ProbeResult(host: name, port: 22, keys: keys.map { DiscoveredKey(key: $0) }), now: now)
+    }
+
+    func testPinnedNeedsAPinThatAppliesAndMatches() throws {
+        let known = "web \(hostKey.openSSHLine)\n"
+        XCTAssertEqual(try judged([hostKey], known: known, policy: "standard").status, .trusted)
+        let unpinned = try judged([hostKey], known: known, policy: "pinned")
+        XCTAssertEqual(unpinned.status, .unpinned)
+        XCTAssertEqual(unpinned.standardStatus, .trusted)
+        XCTAssertEqual(unpinned.saving, .refused(.notPinned))
+        XCTAssertEqual(try judged([hostKey], known: known, pins: "web \(hostKey.sha256Fingerprint)\n", policy: "pinned").status, .trusted)
+        XCTAssertEqual(try judged([hostKey], known: known, pins: "web \(other.sha256Fingerprint)\n", policy: "pinned").status, .pinMismatch)
+        XCTAssertEqual(try judged([hostKey], known: "web \(other.openSSHLine)\n", policy: "pinned").status, .changed,
+                       "a changed key stays changed whatever the policy")
+    }
+
+    func testPinOnlyIgnoresKnownHostsAndLetsThePinDecide() throws {
+        let changedInKnownHosts = "web \(other.openSSHLine)\n"
+        let trusted = try judged([hostKey], known: changedInKnownHosts, pins: "web \(hostKey.sha256Fingerprint)\n", policy: "pin-only")
+        XCTAssertEqual(trusted.status, .trusted)
+        XCTAssertEqual(trusted.trustedBy, [.pin])
+        XCTAssertEqual(trusted.standardStatus, .changed, "what ssh alone would say is kept")
+        XCTAssertEqual(try judged([hostKey], pins: "web \(other.sha256Fingerprint)\n", policy: "pin-only").status, .pinMismatch)
+        XCTAssertEqual(try judged([hostKey], policy: "pin-only").status, .unpinned)
+        var forged = try certificate("caA", ["-n", "web"]).blob
+        forged[forged.count - 3] ^= 1
+        let withForgery = try judged([hostKey, try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: forged)],
+                                     pins: "web \(hostKey.sha256Fingerprint)\n", policy: "pin-only")
+        XCTAssertEqual(withForgery.status, .invalidCertificate, "no policy quietens a forged certificate")
+    }
+
+    func testCAPolicyNeedsAValidCertificateFromAPinnedCA() throws {
+        let valid = try certificate("caA", ["-n", "web"])
+        let caPin = "web ca:\(caA.sha256Fingerprint)\n"
+        let trusted = try judged([valid, hostKey], pins: caPin, policy: "ca")
+        XCTAssertEqual(trusted.status, .trusted)
+        XCTAssertEqual(trusted.trustedBy, [.caPin])
+        XCTAssertEqual(trusted.keys.map(\.pin), [.matched, .notListed])
+        XCTAssertEqual(try judged([hostKey], pins: caPin, policy: "ca").status, .pinMismatch, "plain keys do not count")
+        XCTAssertEqual(try judged([try certificate("caB", ["-n", "web"])], pins: caPin, policy: "ca").status, .pinMismatch,
+                       "another CA's certificate does not count")
+        XCTAssertEqual(try judged([try certificate("caA", ["-n", "other"])], pins: caPin, policy: "ca").status, .pinMismatch,
+                       "wrong principals: not valid for the host")
+        XCTAssertEqual(try judged([try certificate("caA", ["-n", "web"] + validity(days: -10, -1))], pins: caPin, policy: "ca").status,
+                       .pinMismatch, "expired")
+        XCTAssertEqual(try judged([valid], policy: "ca").status, .unpinned, "no CA pin applies")
+    }
+
+    func testACAPinSatisfiesTheStandardPolicyToo() throws {
+        let valid = try certificate("caA", ["-n", "web"])
+        let matched = try judged([valid, hostKey], known: "web \(hostKey.openSSHLine)\n", pins: "web ca:\(caA.sha256Fingerprint)\n")
+        XCTAssertEqual(matched.pin.verdict, .matched)
+        XCTAssertEqual(matched.status, .trusted)
+        let mismatch = try judged([try certificate("caB", ["-n", "web"]), hostKey], known: "web \(hostKey.openSSHLine)\n",
+                                  pins: "web ca:\(caA.sha256Fingerprint)\n")
+        XCTAssertEqual(mismatch.status, .pinMismatch)
+    }
+
+    func testOffIsUncheckedNeverTrustedAndNeverSaved() throws {
+        let off = try judged([hostKey], known: "web \(hostKey.openSSHLine)\n", policy: "off")
+        XCTAssertEqual(off.status, .unchecked)
+        XCTAssertEqual(off.status.alarmLevel, 1)
+        XCTAssertEqual(off.saving, .refused(.unchecked))
+        XCTAssertEqual(off.trustedBy, [])
+    }
+
+    func testThePolicyFileFirstMatchWinsAndTheInventoryVariableWinsOverIt() throws {
+        let file = "# policies\nweb* pin-only\n* pinned\n"
+        XCTAssertEqual(try judged([hostKey], file: file).policy, "pin-only")
+        XCTAssertEqual(try judged([hostKey], file: file, name: "db").policy, "pinned")
+        let fromInventory = try judged([hostKey], policy: "off", file: file)
+        XCTAssertEqual(fromInventory.policy, "off")
+        XCTAssertEqual(fromInventory.policySource, .inventory)
+        XCTAssertEqual(try judged([hostKey], file: file).policySource, .file(SourceLocation(file: "policy", line: 2)))
+        XCTAssertEqual(try judged([hostKey]).policy, "standard")
+    }
+
+    func testAPolicyFileWithBadLinesIsRefusedNamingEveryOne() {
+        XCTAssertThrowsError(try PolicyFile.parse(path: "policy", bytes: Array("web pinned\ndb strict\nbad\nx pin-only extra\n".utf8))) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("policy:2: unknown policy 'strict'"), text)
+            XCTAssertTrue(text.contains("policy:3: expected PATTERNS POLICY"), text)
+            XCTAssertTrue(text.contains("policy:4: expected PATTERNS POLICY"), text)
+            XCTAssertFalse(text.contains("policy:1"), text)
         }
-        XCTAssertEqual(try replacing.evaluate(TestKeys.b, for: target).method, .replacedChangedKey)
-        XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self), "[web]:2222 \(TestKeys.b.openSSHLine)\n")
-        XCTAssertThrowsError(try store.store(TestKeys.c, for: target, expectedStoredKey: TestKeys.a), "compare-and-set refuses a stale expectation")
     }
 
-    func testCustomPolicyDecides() throws {
-        let policy = TrustPolicy { key, _ in
-            TrustDecision(accepted: key == TestKeys.c, method: key == TestKeys.c ? .custom : nil, reason: "test")
+    func testACustomPolicyUsesTheSameAPIAsTheBuiltInOnes() throws {
+        let strict = TrustPolicy(name: "recorded-and-pinned") { facts in
+            facts.standard.status == .trusted && facts.pin.verdict != .matched
+                ? PolicyDecision(status: .unpinned, reason: .notPinned) : facts.standard
         }
-        XCTAssertEqual(try policy.evaluate(TestKeys.c, for: target).method, .custom)
-        XCTAssertFalse(try policy.evaluate(TestKeys.a, for: target).accepted)
+        var host = InventoryHost(name: "web")
+        host.policy = "recorded-and-pinned"
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("web \(hostKey.openSSHLine)\n")]), pins: nil,
+                               policies: PolicyResolver(custom: [strict]))
+        let judged = judge.judge(host, ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: hostKey)]), now: now)
+        XCTAssertEqual(judged.status, .unpinned)
+        XCTAssertEqual(judged.policy, "recorded-and-pinned")
+    }
+
+    func testTheCertificateAuditNamesDaysLeftAndEveryWarning() throws {
+        func audit(_ ca: String, _ args: [String], known: String = "") throws -> CertificateAudit? {
+            try judged([try certificate(ca, args)], known: known).keys.first?.audit
+        }
+        let vouched = "@cert-authority web \(caA.openSSHLine)\n"
+        let fine = try XCTUnwrap(audit("caA", ["-n", "web"] + validity(days: -1, 100), known: vouched))
+        XCTAssertEqual(fine.expiresInDays, 100)
+        XCTAssertEqual(fine.warnings, [])
+        XCTAssertEqual(try audit("caA", ["-n", "web"] + validity(days: -1, 5), known: vouched)?.warnings, [.expiresSoon])
+        XCTAssertEqual(try audit("caA", ["-n", "web"] + validity(days: -1, 5), known: vouched)?.expiresInDays, 5)
+        XCTAssertEqual(try audit("caA", ["-n", "web"] + validity(days: -10, -2), known: vouched)?.warnings, [.expired])
+        XCTAssertEqual(try audit("caA", ["-n", "web"] + validity(days: 2, 50), known: vouched)?.warnings, [.notYetValid])
+        let forever = try XCTUnwrap(audit("caA", ["-n", "web"], known: vouched))
+        XCTAssertNil(forever.expiresInDays)
+        XCTAssertEqual(forever.warnings, [.noExpiry])
+        XCTAssertEqual(try audit("caA", ["-n", "db"] + validity(days: -1, 100), known: vouched)?.warnings, [.principalMismatch])
+        XCTAssertEqual(try audit("caB", ["-n", "web", "-t", "ssh-rsa"] + validity(days: -1, 100),
+                                 known: "@cert-authority web \(caB.openSSHLine)\n")?.warnings, [.sha1Signature])
+        XCTAssertEqual(try audit("caA", ["-n", "web"] + validity(days: -1, 100))?.warnings, [.unknownCA])
+        let pinnedCA = try judged([try certificate("caA", ["-n", "web"] + validity(days: -1, 100))], pins: "web ca:\(caA.sha256Fingerprint)\n")
+        XCTAssertEqual(pinnedCA.keys.first?.audit?.warnings, [], "a CA pin vouches for its CA")
     }
 }
 

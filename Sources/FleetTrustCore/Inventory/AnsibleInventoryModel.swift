@@ -93,7 +93,7 @@ struct AnsibleInventoryModel {
             }
             let address = vars["ansible_ssh_host"] ?? vars["ansible_host"] ?? name
             let options = Self.sshOptions(in: vars)
-            let item = InventoryHost(name: name, address: address, port: port,
+            var item = InventoryHost(name: name, address: address, port: port,
                                      user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
                                      groups: direct, hostKeyAlias: options["hostkeyalias"],
                                      userKnownHostsFiles: options["userknownhostsfile"].map(Self.files) ?? [],
@@ -104,6 +104,15 @@ struct AnsibleInventoryModel {
                                                                 globalKnownHostsFiles: options["globalknownhostsfile"].map(Self.files),
                                                                 checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
                                                                 hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
+            if let policy = vars["fleettrust_policy"] {
+                if PolicyName(rawValue: policy) != nil {
+                    item.policy = policy
+                } else {
+                    log.error(host.location.line, "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",
+                              skipping: 1)
+                    continue
+                }
+            }
             if item.hasUnsafeText {
                 log.warning(host.location.line, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
             }

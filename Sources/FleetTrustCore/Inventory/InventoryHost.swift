@@ -28,6 +28,9 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// The other client settings that change how `ssh` judges this host's key, as its
     /// configuration (ssh_config, or Ansible's ssh arguments) sets them.
     public var sshOptions: SSHHostOptions
+    /// The trust policy the inventory names for the host (`fleettrust_policy`); wins over the
+    /// policy file.
+    public var policy: String?
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,

@@ -11,17 +11,25 @@ public struct FleetJudge: Sendable {
     public let pinMode: PinMode
     /// The extension: also consult names other than the one `ssh` looks up (off by default).
     public let useAdditionalNames: Bool
+    /// Each host's trust policy.
+    public let policies: PolicyResolver
+    /// A certificate expiring within this many days is flagged `expires-soon`.
+    public var certificateWarnDays = 30
 
-    public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false) {
+    public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false,
+                policies: PolicyResolver = PolicyResolver()) {
         self.knownHosts = knownHosts
         self.pins = pins
         self.pinMode = pinMode
         self.useAdditionalNames = useAdditionalNames
+        self.policies = policies
     }
 
     /// One set of known_hosts files for every host.
-    public init(knownHosts: KnownHosts, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false) {
-        self.init(knownHosts: KnownHostsSets(knownHosts), pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames)
+    public init(knownHosts: KnownHosts, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false,
+                policies: PolicyResolver = PolicyResolver()) {
+        self.init(knownHosts: KnownHostsSets(knownHosts), pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames,
+                  policies: policies)
     }
 
     /// A judge whose files have already matched their hashed lines against every name these hosts
@@ -53,8 +61,10 @@ public struct FleetJudge: Sendable {
             if !needed.isEmpty { prepared = prepared.preparing(lookups: needed) }
             sets[paths] = prepared
         }
-        return FleetJudge(knownHosts: KnownHostsSets(userFiles: knownHosts.userFiles, globalFiles: knownHosts.globalFiles, sets: sets),
-                          pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames)
+        var prepared = FleetJudge(knownHosts: KnownHostsSets(userFiles: knownHosts.userFiles, globalFiles: knownHosts.globalFiles, sets: sets),
+                                  pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames, policies: policies)
+        prepared.certificateWarnDays = certificateWarnDays
+        return prepared
     }
 
     /// How `ssh` would reach and name this host (the peer address matters only with CheckHostIP).
@@ -88,13 +98,23 @@ public struct FleetJudge: Sendable {
         let lookup = target.lookup
         let recordedForName = files.entries(matching: lookup.hostString)
         let recorded = recordedForName.filter { $0.entry.marker == nil }.map { recordedLine($0, in: files) }
+        let names = PinSet.names(for: host, lookup: lookup)
+        let (policy, policySource) = policies.policy(for: host, names: names)
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [], negotiated: Int? = nil,
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
-            JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
-                       status: status, reason: reason, keys: keys, negotiated: negotiated, negotiatedAlgorithm: algorithm,
-                       pin: pin, trustedBy: trustedBy, failure: failure, recorded: recorded, saveFile: paths.first ?? "",
-                       sharesKeysWith: sharesKeysWith.map { CleanText($0) }, stricterThanSSH: stricter)
+            var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
+            if !keys.isEmpty { decision = policy.decision(PolicyFacts(standard: decision, keys: keys, pin: pin)) }
+            var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
+                                    status: decision.status, reason: decision.reason, keys: keys, negotiated: negotiated,
+                                    negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
+                                    failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
+                                    recorded: recorded, saveFile: paths.first ?? "",
+                                    sharesKeysWith: sharesKeysWith.map { CleanText($0) }, stricterThanSSH: stricter)
+            judged.policy = policy.name
+            judged.policySource = policySource
+            if decision.status != status { judged.standardStatus = status }
+            return judged
         }
         guard !result.keys.isEmpty || !result.malformedKeys.isEmpty else {
             let failure = result.failures.first
@@ -115,7 +135,7 @@ public struct FleetJudge: Sendable {
                                                                      server: server) }
         let negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
 
-        let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: PinSet.names(for: host, lookup: lookup),
+        let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
                                      pins: pins, mode: pinMode, now: now)
         var keys: [JudgedKey] = []
         for (index, discovered) in result.keys.enumerated() {
@@ -133,10 +153,16 @@ public struct FleetJudge: Sendable {
             let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
                 .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
                                     text: files.lineText(path: $0.path, line: $0.line)) }
-            keys.append(JudgedKey(discovered: discovered, malformed: nil, verdict: judgement.verdict, judgement: judgement,
-                                  certificate: key.isCertificate ? try? HostCertificate(key) : nil,
-                                  certificateProblem: judgement.certificateProblem, pin: pin.verdict(for: key),
-                                  isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead))
+            let certificate = key.isCertificate ? try? HostCertificate(key) : nil
+            var judged = JudgedKey(discovered: discovered, malformed: nil, verdict: judgement.verdict, judgement: judgement,
+                                   certificate: certificate, certificateProblem: judgement.certificateProblem, pin: pin.verdict(for: key),
+                                   isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead)
+            if let certificate, judgement.verdict != .invalidCertificate {
+                let vouched = judgement.certificateProblem != .unknownCA
+                    || pin.pinnedAuthorities.contains(certificate.signatureKey.sha256Fingerprint)
+                judged.audit = CertificateAudit(certificate, name: lookup.name, vouched: vouched, warnDays: certificateWarnDays, now: now)
+            }
+            keys.append(judged)
         }
         for (offset, malformed) in result.malformedKeys.enumerated() {
             keys.append(JudgedKey(discovered: nil, malformed: malformed, verdict: .invalidCertificate, judgement: nil,
@@ -157,6 +183,7 @@ public struct FleetJudge: Sendable {
         }
         if let index = alarm(.changed) {
             note(.keyNotNegotiated, unless: index)
+            if keys[index].unusable != nil, !stricter.contains(.unusableKeyChanged) { stricter.append(.unusableKeyChanged) }
             return finish(.changed, .keyChanged(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
         }
         if let index = alarm(.ipMismatch) {

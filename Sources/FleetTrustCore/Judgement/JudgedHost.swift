@@ -50,6 +50,11 @@ public struct JudgedHost: Hashable, Sendable {
     public let sharesKeysWith: [CleanText]
     /// Places where this judgement is stricter than `ssh`'s (documented in the README).
     public let stricterThanSSH: [StricterChoice]
+    /// The trust policy applied, and where it was set.
+    public var policy: String = PolicyName.standard.rawValue
+    public var policySource: PolicySource = .defaultPolicy
+    /// What `ssh` would decide (the `standard` policy's answer), when another policy decided.
+    public var standardStatus: HostStatus?
 
     public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
                 status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,
@@ -97,6 +102,8 @@ public struct JudgedHost: Hashable, Sendable {
         case .revoked: return .refused(.revoked)
         case .pinMismatch: return .refused(.pinMismatch)
         case .invalidCertificate: return .refused(.invalidCertificate)
+        case .unpinned: return .refused(.notPinned)
+        case .unchecked: return .refused(.unchecked)
         case .pending: return .refused(.notProbedYet)
         case .unreachable, .error: return .refused(.noUsableKey)
         }
@@ -113,7 +120,7 @@ public struct JudgedHost: Hashable, Sendable {
     public enum SaveRefusal: String, Hashable, Sendable {
         case alreadyTrusted = "already-trusted", revoked, pinMismatch = "pin-mismatch"
         case invalidCertificate = "invalid-certificate", notProbedYet = "not-probed", noUsableKey = "no-usable-key"
-        case nothingToSave = "nothing-to-save"
+        case nothingToSave = "nothing-to-save", notPinned = "not-pinned", unchecked
     }
 }
 
@@ -161,6 +168,8 @@ public struct JudgedKey: Hashable, Sendable {
     public let unusable: UnusableKey?
     /// For a changed key: the lines that record another key instead.
     public let recordedInstead: [RecordedLine]
+    /// For a decodable certificate: days left and warnings.
+    public var audit: CertificateAudit?
 
     public init(discovered: DiscoveredKey?, malformed: MalformedHostKey?, verdict: KeyVerdict, judgement: KeyJudgement?,
                 certificate: HostCertificate?, certificateProblem: CertificateProblem?, pin: PinVerdict,
@@ -201,6 +210,8 @@ public enum TrustBasis: String, Hashable, Sendable, Codable, CaseIterable {
     case additionalName = "additional-name"
     /// A pin in force matched one of the host's keys.
     case pin
+    /// A certificate valid for the host, signed by a CA pinned for it.
+    case caPin = "ca-pin"
 }
 
 /// Why a host has its status: the fact behind it, for renderers to word.
@@ -223,6 +234,13 @@ public enum StatusReason: Hashable, Sendable {
     case badHostKeyAlgorithms
     case nothingRecorded(key: Int)
     case trusted(key: Int)
+    /// Policies: no pin applies (or it expired); the pin decided; a pinned CA's certificate
+    /// decided, or none was presented; nothing was checked.
+    case notPinned
+    case pinMatched
+    case certificateFromPinnedCA(key: Int)
+    case noCertificateFromPinnedCA
+    case unchecked
 }
 
 /// A known_hosts line as found on disk: where it is, and the key it records.

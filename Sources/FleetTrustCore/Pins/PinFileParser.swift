@@ -32,6 +32,7 @@ enum PinFileParser {
             return .failure(Reason(text: "the line contains a control character"))
         }
         var fingerprints: Set<String> = []
+        var authorities: Set<String> = []
         var expires: UInt64?
         for (index, field) in fields.dropFirst().enumerated() {
             if field.hasPrefix("expires=") {
@@ -40,6 +41,11 @@ enum PinFileParser {
                     return .failure(Reason(text: "expiry \(Sanitizer.clean(String(field), limit: 40)) is not a date YYYY-MM-DD"))
                 }
                 expires = date
+            } else if field.hasPrefix("ca:") {
+                guard let fingerprint = normalisedFingerprint(field.dropFirst(3)) else {
+                    return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a CA key's SHA256 fingerprint (ca:SHA256:…)"))
+                }
+                authorities.insert(fingerprint)
             } else if field.hasPrefix("MD5:") {
                 return .failure(Reason(text: "MD5 fingerprints are not accepted; use the SHA256 one (ssh-keygen -lf)"))
             } else {
@@ -49,9 +55,11 @@ enum PinFileParser {
                 fingerprints.insert(fingerprint)
             }
         }
-        guard !fingerprints.isEmpty else { return .failure(Reason(text: "a host pattern needs at least one fingerprint")) }
+        guard !fingerprints.isEmpty || !authorities.isEmpty else {
+            return .failure(Reason(text: "a host pattern needs at least one fingerprint"))
+        }
         return .success(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
-                                fingerprints: fingerprints, expiresAt: expires))
+                                fingerprints: fingerprints, authorities: authorities, expiresAt: expires))
     }
 
     /// `SHA256:` + 43 unpadded base64 characters of a 32-byte digest, or nil.

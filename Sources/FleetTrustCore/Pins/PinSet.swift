@@ -14,6 +14,10 @@ import Foundation
 ///   `!negation`; case-insensitive). Pins are the team's, not `ssh`'s: a line applies when it
 ///   matches any of the host's names (the inventory name, its address, its `HostKeyAlias`, the
 ///   known_hosts lookup name, each also as `[name]:port` for ports other than 22).
+/// - `ca:FINGERPRINT` pins a certificate authority: a host certificate signed by that CA's key
+///   satisfies the pin when it is valid for the host as a `@cert-authority` line requires (host
+///   certificate, valid now, principals name the host or are empty, no critical options, not
+///   SHA-1 signed), so host keys can rotate under the same CA. Key and CA pins mix freely.
 /// - `FINGERPRINT`: an OpenSSH SHA-256 fingerprint as `ssh-keygen -lf` prints it
 ///   (`SHA256:` followed by 43 base64 characters); the `SHA256:` prefix may be left out
 ///   and trailing `=` padding is accepted. Several fingerprints form a set (for example
@@ -85,8 +89,10 @@ public struct PinSet: Sendable {
 public struct PinLine: Sendable, Hashable {
     public let number: Int
     public let patterns: PatternList
-    /// Normalised `SHA256:...` fingerprints.
+    /// Normalised `SHA256:...` fingerprints of host keys.
     public let fingerprints: Set<String>
+    /// Normalised `SHA256:...` fingerprints of CA keys (written `ca:SHA256:...`).
+    public var authorities: Set<String> = []
     /// Seconds since the epoch from which the pin no longer binds.
     public let expiresAt: UInt64?
 
@@ -126,15 +132,24 @@ public struct PinJudgement: Sendable, Hashable {
     /// The fingerprints of the pins in force for the host.
     public var pinned: Set<String> = []
 
-    public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<String> = []) {
+    /// The CA fingerprints pinned in force for the host.
+    public var pinnedAuthorities: Set<String> = []
+    /// The certificates (by certified-key fingerprint) that satisfied a CA pin.
+    public var certifiedByPinnedCA: Set<String> = []
+
+    public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<String> = [], pinnedAuthorities: Set<String> = [],
+                certifiedByPinnedCA: Set<String> = []) {
         self.verdict = verdict
         self.evidence = evidence
         self.pinned = pinned
+        self.pinnedAuthorities = pinnedAuthorities
+        self.certifiedByPinnedCA = certifiedByPinnedCA
     }
 
     /// Judges the presented keys: the pin holds when any of them is pinned (every one was proved
-    /// by a key exchange, so holding one pinned key proves the host).
-    public static func judge(keys: [HostKey], names: [String], pins: PinSet?, mode: PinMode,
+    /// by a key exchange, so holding one pinned key proves the host), or when a certificate valid
+    /// for `certificateName` (the name `ssh` checks principals against) is signed by a pinned CA.
+    public static func judge(keys: [HostKey], names: [String], certificateName: String? = nil, pins: PinSet?, mode: PinMode,
                              now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
         guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
         let applicable = pins.lines(for: names)
@@ -142,20 +157,36 @@ public struct PinJudgement: Sendable, Hashable {
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }
         let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
-        if keys.contains(where: { pinned.contains($0.sha256Fingerprint) }) {
-            let deciding = active.filter { line in keys.contains { line.fingerprints.contains($0.sha256Fingerprint) } }
-            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path), pinned: pinned)
+        let authorities = active.reduce(into: Set<String>()) { $0.formUnion($1.authorities) }
+        var vouched: [String: String] = [:]
+        if let certificateName, !authorities.isEmpty {
+            for key in keys where key.isCertificate {
+                guard let certificate = try? HostCertificate(key), CertificateAcceptance.invalidity(of: certificate) == nil,
+                      CertificateAcceptance.problem(with: certificate, name: certificateName, now: now) == nil,
+                      authorities.contains(certificate.signatureKey.sha256Fingerprint) else { continue }
+                vouched[key.sha256Fingerprint] = certificate.signatureKey.sha256Fingerprint
+            }
+        }
+        let matchedKeys = keys.filter { pinned.contains($0.sha256Fingerprint) }.map(\.sha256Fingerprint)
+        if !matchedKeys.isEmpty || !vouched.isEmpty {
+            let deciding = active.filter { line in
+                matchedKeys.contains { line.fingerprints.contains($0) } || vouched.values.contains { line.authorities.contains($0) }
+            }
+            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path), pinned: pinned,
+                                pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
         }
         return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
-                            pinned: pinned)
+                            pinned: pinned, pinnedAuthorities: authorities)
     }
 
-    /// What the pins say about one of the host's keys.
+    /// What the pins say about one of the host's keys (a certificate matches through its CA pin).
     public func verdict(for key: HostKey?) -> PinVerdict {
         switch verdict {
         case .unpinned, .expired, .notListed: return verdict
         case .matched, .mismatch, .reportedMismatch:
-            if let key, pinned.contains(key.sha256Fingerprint) { return .matched }
+            if let key, pinned.contains(key.sha256Fingerprint) || (key.isCertificate && certifiedByPinnedCA.contains(key.sha256Fingerprint)) {
+                return .matched
+            }
             return verdict == .matched ? .notListed : verdict
         }
     }
@@ -164,6 +195,8 @@ public struct PinJudgement: Sendable, Hashable {
         lines.flatMap { line in
             line.fingerprints.sorted().map {
                 TrustEvidence(role: .pin, path: path, line: line.number, keyType: "pin", fingerprint: $0, hashed: false)
+            } + line.authorities.sorted().map {
+                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "CA pin", fingerprint: $0, hashed: false)
             }
         }
     }

@@ -29,6 +29,11 @@ public enum JudgementWords {
         case .nothingRecorded(let index): return "nothing recorded for \(CleanText(name)) accepts \(key(index))"
         case .trusted(let index):
             return "ssh meets \(key(index)), trusted by " + judged.trustedBy.map(basis).joined(separator: " and ")
+        case .notPinned: return "the \(judged.policy) policy requires a pin, and no pin in force applies to this host"
+        case .pinMatched: return "a pinned key was presented (policy \(judged.policy): known_hosts is not consulted)"
+        case .certificateFromPinnedCA(let index): return "\(key(index)) is a valid host certificate from a CA pinned for this host"
+        case .noCertificateFromPinnedCA: return "no valid host certificate from a CA pinned for this host was presented"
+        case .unchecked: return "UNSAFE: the policy is off, nothing was checked"
         }
     }
 
@@ -46,6 +51,7 @@ public enum JudgementWords {
         case .bareName: return "the name without port"
         case .additionalName: return "an additional name"
         case .pin: return "a pin"
+        case .caPin: return "a pinned CA"
         }
     }
 
@@ -127,6 +133,7 @@ public enum JudgementWords {
         case .userCertificate: return "a user certificate presented as a host key is invalid (ssh ignores it)"
         case .certificateNotNegotiated: return "an invalid certificate counts even though ssh would meet another key"
         case .keyNotNegotiated: return "a revoked or changed key counts even though ssh would meet another key"
+        case .unusableKeyChanged: return "an RSA key under 1024 bits where another RSA key is recorded counts as changed (ssh refuses it before looking)"
         }
     }
 

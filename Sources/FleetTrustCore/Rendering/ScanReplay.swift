@@ -23,12 +23,13 @@ public enum ScanReplay {
         }
         return try report.hosts.enumerated().map { index, entry in
             let settings = entry.ssh
-            let host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
+            var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
                                      groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
                                      userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
                                      sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
                                                                 globalKnownHostsFiles: settings?.globalKnownHostsFiles,
                                                                 checkHostIP: settings?.checkHostIP))
+            if entry.policySource == "inventory" { host.policy = entry.policy }
             var keys: [DiscoveredKey] = []
             var malformed: [MalformedHostKey] = []
             for key in entry.keys {

@@ -44,10 +44,34 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var criticalOptions: [String]
         /// Why it was not accepted through a CA (or is invalid); null when accepted.
         public var problem: CertificateProblem?
+        /// Whole days until it expires (negative once expired); null when it never expires.
+        public var expiresInDays: Int?
+        public var warnings: [CertificateWarning]
 
         enum CodingKeys: String, CodingKey {
             case ca = "ca_fingerprint", caKey = "ca_key", principals, serial, keyID = "key_id"
             case validAfter = "valid_after", validBefore = "valid_before", criticalOptions = "critical_options", problem
+            case expiresInDays = "expires_in_days", warnings
+        }
+
+        public init(ca: String, caKey: String, principals: [String], serial: UInt64, keyID: String, validAfter: UInt64,
+                    validBefore: UInt64, criticalOptions: [String], problem: CertificateProblem?, expiresInDays: Int?,
+                    warnings: [CertificateWarning]) {
+            self.ca = ca; self.caKey = caKey; self.principals = principals; self.serial = serial; self.keyID = keyID
+            self.validAfter = validAfter; self.validBefore = validBefore; self.criticalOptions = criticalOptions
+            self.problem = problem; self.expiresInDays = expiresInDays; self.warnings = warnings
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            ca = try c.decode(String.self, forKey: .ca); caKey = try c.decode(String.self, forKey: .caKey)
+            principals = try c.decode([String].self, forKey: .principals); serial = try c.decode(UInt64.self, forKey: .serial)
+            keyID = try c.decode(String.self, forKey: .keyID); validAfter = try c.decode(UInt64.self, forKey: .validAfter)
+            validBefore = try c.decode(UInt64.self, forKey: .validBefore)
+            criticalOptions = try c.decodeIfPresent([String].self, forKey: .criticalOptions) ?? []
+            problem = try c.decodeIfPresent(CertificateProblem.self, forKey: .problem)
+            expiresInDays = try c.decodeIfPresent(Int.self, forKey: .expiresInDays)
+            warnings = (try c.decodeIfPresent([String].self, forKey: .warnings) ?? []).compactMap(CertificateWarning.init(rawValue:))
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -55,7 +79,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(ca, forKey: .ca); try c.encode(caKey, forKey: .caKey); try c.encode(principals, forKey: .principals)
             try c.encode(serial, forKey: .serial); try c.encode(keyID, forKey: .keyID); try c.encode(validAfter, forKey: .validAfter)
             try c.encode(validBefore, forKey: .validBefore); try c.encode(criticalOptions, forKey: .criticalOptions)
-            try c.encode(problem, forKey: .problem)
+            try c.encode(problem, forKey: .problem); try c.encode(expiresInDays, forKey: .expiresInDays)
+            try c.encode(warnings, forKey: .warnings)
         }
     }
 
@@ -193,9 +218,15 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// Other inventory hosts presenting one of this host's keys.
         public var sharesKeysWith: [String]
         public var stricterThanSSH: [StricterChoice]
+        /// The trust policy applied, where it was set (`default`, `inventory`, `FILE:LINE`), and
+        /// what the standard policy (what `ssh` would decide) says when another policy decided.
+        public var policy: String
+        public var policySource: String
+        public var standardStatus: HostStatus?
 
         enum CodingKeys: String, CodingKey {
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy
+            case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
             case sharesKeysWith = "shares_keys_with", stricterThanSSH = "stricter_than_ssh"
@@ -222,6 +253,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
             negotiatedAlgorithm = try c.decodeIfPresent(String.self, forKey: .negotiatedAlgorithm)
             sharesKeysWith = try c.decodeIfPresent([String].self, forKey: .sharesKeysWith) ?? []
             stricterThanSSH = (try c.decodeIfPresent([String].self, forKey: .stricterThanSSH) ?? []).compactMap(StricterChoice.init(rawValue:))
+            policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
+            policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
+            standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -236,6 +270,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(serverHostKeyAlgorithms, forKey: .serverHostKeyAlgorithms)
             try c.encode(negotiatedAlgorithm, forKey: .negotiatedAlgorithm)
             try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
+            try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
+            try c.encode(standardStatus, forKey: .standardStatus)
         }
     }
 
@@ -313,6 +349,13 @@ extension ScanReport.Host {
         self.negotiatedAlgorithm = judged.negotiatedAlgorithm
         self.sharesKeysWith = judged.sharesKeysWith.map(\.value)
         self.stricterThanSSH = judged.stricterThanSSH
+        self.policy = CleanText(judged.policy, limit: 64).value
+        switch judged.policySource {
+        case .defaultPolicy: self.policySource = "default"
+        case .inventory: self.policySource = "inventory"
+        case .file(let location): self.policySource = CleanText(location.description, limit: 300).value
+        }
+        self.standardStatus = judged.standardStatus
     }
 }
 
@@ -331,16 +374,17 @@ extension ScanReport.Key {
         weaknesses = judged.discovered.map { WeakKeys.weaknesses(of: $0).map(\.rawValue) } ?? []
         algorithms = judged.discovered?.algorithms
         handshakeMilliseconds = judged.discovered?.handshakeMilliseconds.map { ($0 * 10).rounded() / 10 }
-        certificate = judged.certificate.map { ScanReport.Certificate($0, problem: judged.certificateProblem) }
+        certificate = judged.certificate.map { ScanReport.Certificate($0, problem: judged.certificateProblem, audit: judged.audit) }
     }
 }
 
 extension ScanReport.Certificate {
-    public init(_ certificate: HostCertificate, problem: CertificateProblem?) {
+    public init(_ certificate: HostCertificate, problem: CertificateProblem?, audit: CertificateAudit?) {
         self.init(ca: certificate.signatureKey.sha256Fingerprint, caKey: certificate.signatureKey.openSSHLine,
                   principals: certificate.principals.map { CleanText($0).value },
                   serial: certificate.serial, keyID: CleanText(certificate.keyID).value,
                   validAfter: certificate.validAfter, validBefore: certificate.validBefore,
-                  criticalOptions: certificate.criticalOptions.map { CleanText($0, limit: 128).value }, problem: problem)
+                  criticalOptions: certificate.criticalOptions.map { CleanText($0, limit: 128).value }, problem: problem,
+                  expiresInDays: audit?.expiresInDays, warnings: audit?.warnings ?? [])
     }
 }

@@ -57,4 +57,7 @@ public enum StricterChoice: String, Sendable, Codable, CaseIterable {
     case certificateNotNegotiated = "certificate-not-negotiated"
     /// A revoked or changed key the server holds is an alarm even when `ssh` would not meet it.
     case keyNotNegotiated = "key-not-negotiated"
+    /// An RSA key under 1024 bits where known_hosts records another RSA key is `changed`; `ssh`
+    /// refuses the short key ("Invalid key length") before it looks at known_hosts.
+    case unusableKeyChanged = "unusable-key-changed"
 }

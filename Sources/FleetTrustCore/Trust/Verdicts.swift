@@ -52,6 +52,10 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case pinMismatch = "pin-mismatch"
     /// A presented certificate is forged, undecodable or not a host certificate.
     case invalidCertificate = "invalid-certificate"
+    /// The host's policy requires a pin and none applies.
+    case unpinned
+    /// The host's policy is `off`: nothing was checked (unsafe by design, never trusted).
+    case unchecked
     case unreachable
     case error
 
@@ -63,7 +67,7 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     public var alarmLevel: Int32 {
         switch self {
         case .pending, .trusted: return 0
-        case .new, .unreachable, .error: return 1
+        case .new, .unreachable, .error, .unpinned, .unchecked: return 1
         case .changed, .revoked, .pinMismatch, .invalidCertificate: return 2
         }
     }

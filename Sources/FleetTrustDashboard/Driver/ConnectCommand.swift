@@ -21,14 +21,38 @@ public struct ConnectCommand: Equatable, Sendable {
         self.user = user
     }
 
-    /// The options that make `ssh` judge this host exactly as it was judged.
-    public func options(for judged: JudgedHost) -> [String] {
+    /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
+    /// `ssh` instead, so it still checks the key strictly: the pinned keys the host presented, or a
+    /// `@cert-authority` line for the pinned CA that signed its certificate. Nil for other hosts.
+    public static func policyKnownHosts(for judged: JudgedHost) -> String? {
+        let name = judged.lookup.hostString
+        switch judged.policy {
+        case PolicyName.pinOnly.rawValue:
+            let lines = judged.keys.compactMap { key -> String? in
+                guard let plain = key.key, !plain.isCertificate, key.pin == .matched else { return nil }
+                return "\(name) \(plain.openSSHLine)"
+            }
+            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
+        case PolicyName.ca.rawValue:
+            let lines = judged.keys.compactMap { key -> String? in
+                guard let certificate = key.certificate, key.pin == .matched else { return nil }
+                return "@cert-authority \(name) \(certificate.signatureKey.openSSHLine)"
+            }
+            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
+        default:
+            return nil
+        }
+    }
+
+    /// The options that make `ssh` judge this host exactly as it was judged; `knownHosts` replaces
+    /// the files (for `policyKnownHosts`).
+    public func options(for judged: JudgedHost, knownHosts: [String]? = nil) -> [String] {
         let host = judged.host
         var options: [String] = []
         if host.format == .sshConfig, let file = host.source?.file, file != "<stdin>" { options += ["-F", file] }
         // ssh merges all its files into one list before judging, so naming every file judged
         // against as user files (and no global ones) gives the same answer.
-        let files = judged.knownHostsFiles.isEmpty ? ["/dev/null"] : judged.knownHostsFiles
+        let files = knownHosts ?? (judged.knownHostsFiles.isEmpty ? ["/dev/null"] : judged.knownHostsFiles)
         options += ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(Self.list(files))",
                     "-o", "GlobalKnownHostsFile=/dev/null"]
         if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
@@ -47,14 +71,14 @@ public struct ConnectCommand: Equatable, Sendable {
         public var description: String { "refusing to connect: '\(Sanitizer.clean(value, limit: 80))' would be read as an option" }
     }
 
-    public func arguments(for judged: JudgedHost) throws(UnsafeTarget) -> [String] {
+    public func arguments(for judged: JudgedHost, knownHosts: [String]? = nil) throws(UnsafeTarget) -> [String] {
         let host = judged.host
         let login = host.user ?? user
         for value in [host.address, host.name, login ?? ""] where value.hasPrefix("-") { throw UnsafeTarget(value: value) }
         let destination = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>" ? host.name : host.address
         let target = login.map { "\($0)@\(destination)" } ?? destination
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
-            if word == "{options}" { return options(for: judged) }
+            if word == "{options}" { return options(for: judged, knownHosts: knownHosts) }
             return [String(word)
                 .replacingAll("{port}", with: String(host.port))
                 .replacingAll("{target}", with: target)

@@ -117,7 +117,17 @@ public final class DashboardDriver {
         let row = state.rows[index]
         let arguments: [String]
         guard let judged = row.judged else { return }
-        do { arguments = try services.connect.arguments(for: judged) } catch {
+        var temporary: String?
+        if let lines = ConnectCommand.policyKnownHosts(for: judged) {
+            let path = NSTemporaryDirectory() + "fleettrust-connect-\(getpid())-\(index)"
+            guard FileManager.default.createFile(atPath: path, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
+                _ = DashboardUpdate.apply(.connectFinished(message: "Could not write \(path) for ssh."), to: &state)
+                return
+            }
+            temporary = path
+        }
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        do { arguments = try services.connect.arguments(for: judged, knownHosts: temporary.map { [$0] }) } catch {
             _ = DashboardUpdate.apply(.connectFinished(message: "\(error)."), to: &state)
             return
         }

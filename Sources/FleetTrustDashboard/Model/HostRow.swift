@@ -40,6 +40,8 @@ extension HostStatus {
         case .revoked: return "R"
         case .pinMismatch: return "P"
         case .invalidCertificate: return "I"
+        case .unpinned: return "p"
+        case .unchecked: return "!"
         case .unreachable: return "U"
         case .error: return "E"
         }
@@ -52,11 +54,13 @@ extension HostStatus {
         case .changed: return 1
         case .pinMismatch: return 2
         case .invalidCertificate: return 3
-        case .error: return 4
-        case .unreachable: return 5
-        case .new: return 6
-        case .pending: return 7
-        case .trusted: return 8
+        case .unchecked: return 4
+        case .error: return 5
+        case .unreachable: return 6
+        case .unpinned: return 7
+        case .new: return 8
+        case .pending: return 9
+        case .trusted: return 10
         }
     }
 }

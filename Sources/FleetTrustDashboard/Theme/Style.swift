@@ -38,6 +38,8 @@ public enum StyleRole: String, Sendable, CaseIterable {
         case .revoked: return .statusRevoked
         case .pinMismatch: return .statusPinMismatch
         case .invalidCertificate: return .statusPinMismatch
+        case .unpinned: return .statusNew
+        case .unchecked: return .statusError
         case .unreachable: return .statusUnreachable
         case .error: return .statusError
         }

@@ -38,6 +38,8 @@ extension DashboardUpdate {
             case .alreadyTrusted: return "\(name) is already trusted"
             case .notProbedYet: return "\(name) has not answered yet"
             case .noUsableKey, .nothingToSave: return "\(name) presented no key ssh could use"
+            case .notPinned: return "\(name) needs a pin under its \(judged.policy) policy: pin its key with p"
+            case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
             case .revoked, .pinMismatch, .invalidCertificate:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
             }
@@ -59,6 +61,11 @@ extension DashboardUpdate {
             if let item = item(indices[0], state, keys: replacement, previous: previous) {
                 state.mode = .confirm(.replace(item: item, typed: ""))
             }
+            return
+        }
+        if indices.count == 1, state.rows[indices[0]].judged?.saving == .refused(.notPinned) {
+            // Under a policy that wants a pin, trusting a host means pinning its key.
+            startPin(in: &state)
             return
         }
         var items: [DecisionItem] = []
@@ -92,7 +99,7 @@ extension DashboardUpdate {
                 return plain
             } ?? []
             switch row.status {
-            case .trusted, .new:
+            case .trusted, .new, .unpinned:
                 if !usable.isEmpty, let item = item(index, state, keys: usable, file: pinFile) {
                     items.append(item)
                 } else {

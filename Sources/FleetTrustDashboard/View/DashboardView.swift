@@ -48,6 +48,14 @@ enum HeaderView {
             title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
         }
 
+        if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
+            title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
+        }
+        if let days = state.rows.lazy.compactMap({ $0.judged?.keys.compactMap { $0.audit?.expiresInDays }.min() }).min() {
+            title.append(" first cert expiry ", .headerLabel)
+            title.append("\(days) days ", days < 30 ? .danger : .header)
+        }
+
         var counts = ScreenLine()
         for status in HostStatus.allCases {
             guard let n = state.statusCounts[status], n > 0 else { continue }

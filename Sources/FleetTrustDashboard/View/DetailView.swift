@@ -19,6 +19,14 @@ enum DetailView {
         lines.append(status)
         guard let judged = row.judged else { return lines }
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
+        var policy = " policy: \(judged.policy)"
+        switch judged.policySource {
+        case .defaultPolicy: policy += " (default)"
+        case .inventory: policy += " (inventory fleettrust_policy)"
+        case .file(let location): policy += " (\(CleanText(location.description, limit: 200)))"
+        }
+        if let standard = judged.standardStatus { policy += "; ssh alone would say \(standard.rawValue)" }
+        lines.append(ScreenLine(policy, judged.policy == PolicyName.off.rawValue ? .danger : .normal))
         lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
                                 + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
         lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
@@ -71,6 +79,12 @@ enum DetailView {
         }
         lines += JudgementWords.evidence(judged).map { ScreenLine("    " + $0, .dim) }
         if let certificate = judged.certificate { lines += certificateLines(certificate) }
+        if let audit = judged.audit {
+            let days = audit.expiresInDays.map { "\($0) days left" } ?? "never expires"
+            let warnings = audit.warnings.map(\.rawValue).joined(separator: ", ")
+            lines.append(ScreenLine("    certificate: \(days)\(warnings.isEmpty ? "" : "; warnings: " + warnings)",
+                                    audit.warnings.isEmpty ? .dim : .warning))
+        }
         if let malformed = judged.malformed { lines += wrapped("    undecodable certificate: \(malformed.reason)", width: width, role: .danger) }
         if let algorithms = judged.discovered?.algorithms {
             lines.append(ScreenLine("    host key \(algorithms.hostKey)  kex \(algorithms.keyExchange)  cipher \(algorithms.cipher)  mac \(algorithms.mac)", .dim))

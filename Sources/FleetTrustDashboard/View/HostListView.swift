@@ -89,7 +89,8 @@ enum HostListView {
             return (judged?.labels.endpoint.value ?? CleanText(row.host.endpointLabel).value, .normal)
         case .types:
             let keys = judged?.keys ?? []
-            var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? ["CERT"] : []
+            let days = keys.compactMap { $0.audit?.expiresInDays }.min()
+            var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
             for key in keys { if let kind = key.key?.kind, !kind.isCertificate, !labels.contains(kind.label) { labels.append(kind.label) } }
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
@@ -105,7 +106,12 @@ enum HostListView {
             return (pinCode(judged.pin.verdict), judged.pin.verdict == .mismatch ? .danger
                     : judged.pin.verdict == .reportedMismatch ? .warning : .normal)
         case .method:
-            return (judged.map(methodCode) ?? "", .normal)
+            guard let judged else { return ("", .normal) }
+            switch judged.policy {
+            case PolicyName.off.rawValue: return ("OFF!", .danger)
+            case PolicyName.pinOnly.rawValue where judged.status != .trusted: return ("pin-only", .warning)
+            default: return (methodCode(judged), .normal)
+            }
         case .rtt:
             return (row.roundTripMilliseconds.map { "\(Int($0.rounded()))ms" } ?? "", .dim)
         }
@@ -154,6 +160,7 @@ enum HostListView {
             case .bareName: return "bare"
             case .additionalName: return "alias"
             case .pin: return "pin"
+            case .caPin: return "ca-pin"
             }
         }.joined(separator: "+")
     }
