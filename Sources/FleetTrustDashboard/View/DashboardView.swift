@@ -39,6 +39,14 @@ enum HeaderView {
         var title = ScreenLine(fill: .header)
         title.append(" fleettrust ", .header)
         if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
+        if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
+            title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
+        }
+        if let days = state.rows.lazy.compactMap({ $0.judged?.keys.compactMap { $0.audit?.expiresInDays }.min() }).min() {
+            title.append(" first cert expiry ", .headerLabel)
+            title.append("\(days) days ", days < 30 ? .danger : .header)
+        }
+
         title.append(" inventory ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
         title.append(" known_hosts ", .headerLabel)
@@ -48,13 +56,6 @@ enum HeaderView {
             title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
         }
 
-        if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
-            title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
-        }
-        if let days = state.rows.lazy.compactMap({ $0.judged?.keys.compactMap { $0.audit?.expiresInDays }.min() }).min() {
-            title.append(" first cert expiry ", .headerLabel)
-            title.append("\(days) days ", days < 30 ? .danger : .header)
-        }
 
         var counts = ScreenLine()
         for status in HostStatus.allCases {
