@@ -135,6 +135,50 @@ final class InventorySSHConfigTests: XCTestCase {
         }
     }
 
+    /// The settings that change ssh's verdict, read per host as `ssh -G` resolves them, and
+    /// `HostKeyAlgorithms` assembled (`+`, `-`, `^`, patterns) to exactly the list ssh uses.
+    func testVerdictSettingsAndHostKeyAlgorithmsAgreeWithSSHMinusG() throws {
+        let directory = try TemporaryDirectory()
+        let config = """
+        Host one
+            HostName 10.0.0.1
+            HostKeyAlgorithms +ssh-rsa
+            CheckHostIP yes
+            HashKnownHosts no
+            GlobalKnownHostsFile /etc/ssh/a %d/b_%h
+        Host two
+            HostName 10.0.0.2
+            HostKeyAlgorithms -*-cert-v01@openssh.com,ecdsa*
+        Host three
+            HostName 10.0.0.3
+            HostKeyAlgorithms ^rsa-sha2-512,ssh-ed25519
+            CheckHostIP no
+        Host four
+            HostName 10.0.0.4
+            HostKeyAlgorithms ssh-ed25519*,rsa-sha2-*
+        Host five
+            HostName 10.0.0.5
+        Host *
+            HashKnownHosts yes
+        """
+        let configPath = directory.path + "/config"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let inventory = InventoryFixtures.read(text: config, name: configPath, format: .sshConfig, options: InventoryReadOptions())
+        XCTAssertEqual(inventory.diagnostics, [])
+        XCTAssertEqual(inventory.hosts.count, 5)
+        for host in inventory.hosts {
+            let oracle = try sshMinusG(configPath, host.name)
+            XCTAssertEqual(try HostKeyAlgorithms.assemble(host.sshOptions.hostKeyAlgorithms).joined(separator: ","),
+                           oracle["hostkeyalgorithms"], host.name)
+            XCTAssertEqual(host.sshOptions.hashKnownHosts ?? false, oracle["hashknownhosts"] == "yes", host.name)
+            XCTAssertEqual(host.sshOptions.checkHostIP ?? false, oracle["checkhostip"] == "yes", host.name)
+            if let global = host.sshOptions.globalKnownHostsFiles {
+                XCTAssertEqual(global.joined(separator: " "), oracle["globalknownhostsfile"], host.name)
+            }
+        }
+        XCTAssertEqual(inventory.hosts.first?.sshOptions.globalKnownHostsFiles?.count, 2)
+    }
+
     private func sshMinusG(_ config: String, _ alias: String) throws -> [String: String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh")

@@ -125,23 +125,17 @@ struct SSHConfigLayout {
         case "hostkeyalias":
             single = true
             setting = .hostKeyAlias(arguments[0])
-        case "userknownhostsfile":
+        case "userknownhostsfile", "globalknownhostsfile":
             single = false
+            let user = directive.keyword == "userknownhostsfile"
             for file in arguments {
-                _ = SSHConfigTokens.check(file, allowed: SSHConfigTokens.knownHostsTokens, what: "UserKnownHostsFile",
-                                          at: directive.location, log: &log)
+                _ = SSHConfigTokens.check(file, allowed: SSHConfigTokens.knownHostsTokens,
+                                          what: user ? "UserKnownHostsFile" : "GlobalKnownHostsFile", at: directive.location, log: &log)
             }
-            setting = .userKnownHostsFiles(arguments)
+            setting = user ? .userKnownHostsFiles(arguments) : .globalKnownHostsFiles(arguments)
         case "hostkeyalgorithms":
             single = true
             setting = .hostKeyAlgorithms(arguments[0])
-        case "globalknownhostsfile":
-            single = false
-            for file in arguments {
-                _ = SSHConfigTokens.check(file, allowed: SSHConfigTokens.knownHostsTokens, what: "GlobalKnownHostsFile",
-                                          at: directive.location, log: &log)
-            }
-            setting = .globalKnownHostsFiles(arguments)
         case "checkhostip", "hashknownhosts":
             single = true
             guard let flag = SSHConfigLayout.flag(arguments[0]) else {

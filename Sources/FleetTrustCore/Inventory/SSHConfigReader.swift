@@ -3,7 +3,7 @@
 /// Each alias is resolved the way `ssh alias` would resolve it: every `Host`/`Match` block that
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. `HostName` has `%h` expanded; `UserKnownHostsFile`
-/// and `GlobalKnownHostsFile` get `~` and their `%` tokens expanded. `HostKeyAlias`,
+/// gets `~` and its `%` tokens expanded (`GlobalKnownHostsFile` is used as written, as `ssh` does). `HostKeyAlias`,
 /// `HostKeyAlgorithms`, `CheckHostIP` and `HashKnownHosts` are kept for the judge, which decides
 /// as `ssh` would under them. `ProxyJump` / `ProxyCommand` are recorded, not followed.
 enum SSHConfigReader {
@@ -75,7 +75,8 @@ enum SSHConfigReader {
                 return SSHConfigTokens.expand(expanded, values)
             }
         }
-        sshOptions.globalKnownHostsFiles = globalFiles.map(expand)
+        // ssh 9.2 expands `~` and `%` tokens in UserKnownHostsFile only; GlobalKnownHostsFile is used as written.
+        sshOptions.globalKnownHostsFiles = globalFiles
         return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
                              userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
                              proxy: proxy ?? nil, sshOptions: sshOptions)

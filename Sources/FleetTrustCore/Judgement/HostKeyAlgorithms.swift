@@ -18,18 +18,16 @@ public enum HostKeyAlgorithms {
         "rsa-sha2-512", "rsa-sha2-256",
     ]
 
-    /// Every algorithm name OpenSSH 9.2 knows (`sshkey_alg_list(0, 0, 1, ',')`), in its order:
-    /// the names a configured pattern can select.
+    /// Every algorithm name OpenSSH 9.2 knows (`sshkey_alg_list(0, 0, 1, ',')`), in its order (as
+    /// `ssh -G -o HostKeyAlgorithms='*'` prints it): the names a configured pattern can select.
     public static let openSSHKnown = [
-        "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com",
-        "sk-ssh-ed25519@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com",
-        "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
-        "sk-ecdsa-sha2-nistp256@openssh.com", "webauthn-sk-ecdsa-sha2-nistp256@openssh.com",
-        "ssh-rsa", "rsa-sha2-256", "rsa-sha2-512", "ssh-dss",
-        "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp384-cert-v01@openssh.com",
-        "ecdsa-sha2-nistp521-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
-        "ssh-rsa-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com",
-        "ssh-dss-cert-v01@openssh.com",
+        "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", "sk-ssh-ed25519@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com",
+        "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp384",
+        "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+        "sk-ecdsa-sha2-nistp256@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+        "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", "ssh-dss", "ssh-dss-cert-v01@openssh.com",
+        "ssh-rsa", "ssh-rsa-cert-v01@openssh.com", "rsa-sha2-256", "rsa-sha2-256-cert-v01@openssh.com",
+        "rsa-sha2-512", "rsa-sha2-512-cert-v01@openssh.com",
     ]
 
     /// A `HostKeyAlgorithms` value `ssh` would refuse to start with.
