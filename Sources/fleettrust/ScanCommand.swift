@@ -57,7 +57,7 @@ struct ScanCommand: AsyncParsableCommand {
             for line in judge.pinLinesApplyingToNone(of: hosts) {
                 printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
             }
-            let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
+            let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
             let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
             let exitStatus = ScanReport.exitStatus(for: judged.map(\.status))
             try emit(judged)

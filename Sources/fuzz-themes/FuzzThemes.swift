@@ -49,7 +49,7 @@ enum FuzzThemes {
         let hosts = pairs.map(\.host)
         let results = pairs.map(\.result)
         let judge = FleetJudge(knownHosts: knownHosts, pins: nil).preparing(for: hosts)
-        let shared = SharedKeys.otherHostNames(hosts: hosts, results: results)
+        let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
         let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
         let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], judged: judged)
         guard let encoded = try? report.encoded() else { preconditionFailure("a judged scan must encode") }

@@ -89,7 +89,7 @@ public struct FleetJudge: Sendable {
     /// keys; `now` is seconds since the epoch (certificate validity, pin expiry).
     /// `additionalNames` replaces the names the `--additional-names` extension consults (verify's
     /// `--lookup-name`).
-    public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [String] = [],
+    public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [CleanText] = [],
                       additionalNames: [String]? = nil,
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
         let files = knownHosts.knownHosts(for: host)
@@ -110,7 +110,7 @@ public struct FleetJudge: Sendable {
                                     negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
                                     failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
                                     recorded: recorded, saveFile: paths.first ?? "",
-                                    sharesKeysWith: sharesKeysWith.map { CleanText($0) }, stricterThanSSH: stricter)
+                                    sharesKeysWith: sharesKeysWith, stricterThanSSH: stricter)
             judged.policy = policy.name
             judged.policySource = policySource
             if decision.status != status { judged.standardStatus = status }

@@ -39,14 +39,20 @@ public enum SharedKeys {
     /// For each host that shares a key, the names of the other hosts presenting one of its keys,
     /// each named once, as the scan report's `shares_keys_with` lists them.
     public static func otherHostNames(hosts: [InventoryHost], results: [ProbeResult?]) -> [Int: [String]] {
-        var names: [Int: [String]] = [:]
-        var named: [Int: Set<String>] = [:]
+        otherHostNames(names: hosts.map(\.name), results: results)
+    }
+
+    /// The same with names given per host (cleaned once, not once per sharing pair: 10,000 hosts
+    /// sharing a handful of keys make millions of pairs).
+    public static func otherHostNames<Name: Hashable>(names hostNames: [Name], results: [ProbeResult?]) -> [Int: [Name]] {
+        var names: [Int: [Name]] = [:]
+        var named: [Int: Set<Name>] = [:]
         for group in groups(in: results) {
             for index in group.hosts {
                 var list = names[index] ?? []
                 var seen = named[index] ?? []
-                for other in group.hosts where other != index && seen.insert(hosts[other].name).inserted {
-                    list.append(hosts[other].name)
+                for other in group.hosts where other != index && seen.insert(hostNames[other]).inserted {
+                    list.append(hostNames[other])
                 }
                 names[index] = list
                 named[index] = seen

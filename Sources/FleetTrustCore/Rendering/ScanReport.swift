@@ -94,6 +94,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// See `KeyVerdict`: trusted, trusted-by-ca, new, not-recorded, changed, revoked,
         /// ip-mismatch, invalid-certificate.
         public var verdict: KeyVerdict
+        /// For an invalid certificate: the verdict of the key it certifies (which the server did
+        /// prove it holds); null otherwise.
+        public var plainKeyVerdict: KeyVerdict?
         public var pin: PinVerdict
         /// Whether this is the key `ssh` would meet.
         public var negotiated: Bool
@@ -108,7 +111,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
-            case handshakeMilliseconds = "handshake_ms"
+            case handshakeMilliseconds = "handshake_ms", plainKeyVerdict = "plain_key_verdict"
         }
 
         public init(from decoder: Decoder) throws {
@@ -118,6 +121,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             fingerprint = try c.decodeIfPresent(String.self, forKey: .fingerprint)
             key = try c.decode(String.self, forKey: .key)
             verdict = KeyVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .verdict) ?? "") ?? .new
+            plainKeyVerdict = (try c.decodeIfPresent(String.self, forKey: .plainKeyVerdict)).flatMap(KeyVerdict.init(rawValue:))
             pin = PinVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .pin) ?? "") ?? .unpinned
             negotiated = try c.decodeIfPresent(Bool.self, forKey: .negotiated) ?? false
             unusable = try c.decodeIfPresent(UnusableKey.self, forKey: .unusable)
@@ -132,6 +136,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(type, forKey: .type); try c.encode(bits, forKey: .bits); try c.encode(fingerprint, forKey: .fingerprint)
             try c.encode(key, forKey: .key); try c.encode(verdict, forKey: .verdict); try c.encode(pin, forKey: .pin)
+            try c.encode(plainKeyVerdict, forKey: .plainKeyVerdict)
             try c.encode(negotiated, forKey: .negotiated); try c.encode(unusable, forKey: .unusable)
             try c.encode(evidence, forKey: .evidence); try c.encode(weaknesses, forKey: .weaknesses)
             try c.encode(algorithms, forKey: .algorithms); try c.encode(handshakeMilliseconds, forKey: .handshakeMilliseconds)
@@ -367,6 +372,7 @@ extension ScanReport.Key {
         fingerprint = key?.sha256Fingerprint
         self.key = key?.openSSHLine ?? "\(judged.typeName) \(Base64.encode(judged.malformed?.blob ?? []))"
         verdict = judged.verdict
+        plainKeyVerdict = judged.judgement?.plainKeyVerdict
         pin = judged.pin
         negotiated = judged.isNegotiated
         unusable = judged.unusable

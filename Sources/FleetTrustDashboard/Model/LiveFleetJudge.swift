@@ -31,6 +31,8 @@ public final class LiveFleetJudge: HostJudging {
 
     private let watched: [String]
     private let hosts: [InventoryHost]
+    /// Host names cleaned once, for the lists of hosts sharing a key.
+    private let names: [CleanText]
     private let load: Loader
     private let loaded = Mutex<Loaded?>(nil)
     private let probes: Mutex<Probes>
@@ -41,6 +43,7 @@ public final class LiveFleetJudge: HostJudging {
     public init(watching watched: [String], hosts: [InventoryHost], load: @escaping Loader) {
         self.watched = watched
         self.hosts = hosts
+        self.names = hosts.map { CleanText($0.name) }
         self.load = load
         self.probes = Mutex(Probes(results: Array(repeating: nil, count: hosts.count)))
     }
@@ -76,14 +79,15 @@ public final class LiveFleetJudge: HostJudging {
 
     public func rejudge(_ index: Int) -> JudgedHost? {
         guard hosts.indices.contains(index) else { return nil }
-        let (result, sharing): (ProbeResult?, [String]) = probes.withLock { probes in
-            var names: [String] = []
+        let (result, sharing): (ProbeResult?, [CleanText]) = probes.withLock { probes in
+            var sharing: [CleanText] = []
+            var seen = Set<CleanText>()
             for blob in Self.blobs(probes.results[index]) {
-                for other in probes.holders[blob] ?? [] where other != index && !names.contains(hosts[other].name) {
-                    names.append(hosts[other].name)
+                for other in probes.holders[blob] ?? [] where other != index && seen.insert(names[other]).inserted {
+                    sharing.append(names[other])
                 }
             }
-            return (probes.results[index], names)
+            return (probes.results[index], sharing)
         }
         guard let result else { return nil }
         do {
