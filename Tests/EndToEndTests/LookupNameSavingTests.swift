@@ -4,8 +4,8 @@ import FleetTrustCore
 import FleetTrustTestFleet
 
 /// What fleettrust writes for saving is found by the real `ssh` under the name it looks up: for
-/// targets spelled as `ssh` canonicalises them (`127.1`, a decimal or hex IPv4 literal, an
-/// upper-case name, a bracketed IPv6 literal) and for ssh_config hosts with `HostKeyAlias`.
+/// targets spelled as `ssh` canonicalises them (`127.1`, decimal, hex or octal IPv4 literals, an
+/// upper-case name, bracketed IPv6 literals) and for ssh_config hosts with `HostKeyAlias`.
 /// Every line is checked on its own, with `ssh` restricted to that line's key type, so a line
 /// `ssh` would never meet today still has to be right.
 final class LookupNameSavingTests: XCTestCase {
@@ -42,9 +42,12 @@ final class LookupNameSavingTests: XCTestCase {
 
     func testEveryLineDiscoverWritesIsFoundBySSHUnderTheNameItLooksUp() throws {
         let sshd = try XCTUnwrap(sshd)
-        var targets = [("127.1", "127.1"), ("2130706433", "2130706433"), ("0x7f000001", "0x7f000001"), ("LOCALHOST", "LOCALHOST")]
+        // (as spelled for fleettrust, as given to ssh): ssh canonicalises address literals (any inet_aton
+        // form) and lower-cases names before it looks them up.
+        var targets = [("127.1", "127.1"), ("2130706433", "2130706433"), ("0x7f000001", "0x7f000001"), ("0177.0.0.1", "0177.0.0.1"),
+                       ("LOCALHOST", "LOCALHOST")]
         if sshd.listensOnIPv6 {
-            targets.append(("[::1]", "::1"))
+            targets += [("[::1]", "::1"), ("[0:0:0:0:0:0:0:1]", "0:0:0:0:0:0:0:1")]
         } else {
             print("lookup names: sshd does not listen on [::1] here; the IPv6 spelling is not checked")
         }
