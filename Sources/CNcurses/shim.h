@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <locale.h>
 #include <curses.h>
+#include <term.h>
 
 static inline int ft_attr_bold(void) { return (int)A_BOLD; }
 static inline int ft_attr_reverse(void) { return (int)A_REVERSE; }
@@ -17,4 +18,6 @@ static inline int ft_colors(void) { return COLORS; }
 static inline WINDOW *ft_stdscr(void) { return stdscr; }
 static inline int ft_key_resize(void) { return KEY_RESIZE; }
 static inline int ft_key_mouse(void) { return KEY_MOUSE; }
+/* Frees the terminal description a setupterm() call loaded (cur_term is a C global). */
+static inline void ft_release_terminal(void) { del_curterm(cur_term); }
 #endif

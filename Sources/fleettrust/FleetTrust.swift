@@ -26,6 +26,7 @@ struct FleetTrust: AsyncParsableCommand {
             VerifyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)
+
 }
 
 /// `fleettrust [dashboard] --inventory FILE`: the dashboard.
@@ -74,6 +75,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     private func openDashboard() async throws {
         let environment = ProcessInfo.processInfo.environment
+        do { try CursesTerminal.check(environment: environment) } catch { throw CommandFailure.unreadableInput("\(error)") }
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let pinFiles = fleet.pinFiles.map(expandTilde)
