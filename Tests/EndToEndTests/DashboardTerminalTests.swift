@@ -130,4 +130,29 @@ final class DashboardTerminalTests: XCTestCase {
         XCTAssertTrue(refusedDumb, dumbScreen)
         XCTAssertTrue(dumbScreen.contains("fleettrust: TERM=dumb cannot move the cursor"), dumbScreen)
     }
+
+    /// In `LANG=C` curses cannot encode `…`, `·`, `↑↓`: the screen is the UTF-8 one with ASCII
+    /// look-alikes in the same columns, not one with blanks.
+    func testALocaleThatIsNotUTF8GetsTheSameScreenWithASCIILookAlikes() throws {
+        let utf8 = try dashboard()
+        let (listed, unicodeScreen) = utf8.waitFor(settled)
+        XCTAssertTrue(listed, unicodeScreen)
+        XCTAssertTrue(unicodeScreen.contains("…") && unicodeScreen.contains("·") && unicodeScreen.contains("↑↓"), unicodeScreen)
+        utf8.send("q")
+        XCTAssertTrue(exited(utf8, status: 0).0)
+        utf8.stop()
+
+        let ascii = try dashboard(environment: ["LANG": "C", "LC_ALL": "C"])
+        let (asciiListed, asciiScreen) = ascii.waitFor(settled)
+        XCTAssertTrue(asciiListed, asciiScreen)
+        var expected = unicodeScreen
+        for (glyph, lookAlike) in [("…", "~"), ("·", "-"), ("↑", "^"), ("↓", "v")] {
+            expected = expected.replacingOccurrences(of: glyph, with: lookAlike)
+        }
+        XCTAssertEqual(asciiScreen, expected)
+        XCTAssertTrue(asciiScreen.unicodeScalars.allSatisfy(\.isASCII), asciiScreen)
+        ascii.send("q")
+        XCTAssertTrue(exited(ascii, status: 0).0)
+    }
+
 }

@@ -3,6 +3,24 @@ import XCTest
 
 /// What the curses layer does for terminals that are not a UTF-8 xterm: the pure parts of it.
 final class TerminalFallbackTests: XCTestCase {
+    func testEveryGlyphTheViewsDrawHasAnASCIILookAlikeOfTheSameWidth() {
+        XCTAssertEqual(ASCIIGlyphs.ascii(" 8 shown · sort status · all"), " 8 shown - sort status - all")
+        XCTAssertEqual(ASCIIGlyphs.ascii("↑↓ move  127.0.0.1…  ·····  banner│ x"), "^v move  127.0.0.1~  -----  banner| x")
+        for (glyph, lookAlike) in ASCIIGlyphs.lookAlikes {
+            XCTAssertTrue(lookAlike.isASCII, "\(glyph)")
+            XCTAssertEqual(DisplayWidth.of(glyph), DisplayWidth.of(lookAlike), "\(glyph)")
+        }
+    }
+
+    func testOtherCharactersBecomeOneQuestionMarkPerColumnSoLayoutIsUnchanged() {
+        for text in ["主机-a", "café", "e\u{301}x", "ключ", "plain ascii"] {
+            let ascii = ASCIIGlyphs.ascii(text)
+            XCTAssertTrue(ascii.unicodeScalars.allSatisfy(\.isASCII), ascii)
+            XCTAssertEqual(DisplayWidth.of(ascii), DisplayWidth.of(text), text)
+        }
+        XCTAssertEqual(ASCIIGlyphs.ascii("主机-a"), "????-a")
+    }
+
     func testATerminalThatCannotBeUsedIsExplainedInOneSentenceNamingTERM() {
         let reasons: [TerminalUnavailable] = [.noTerminalType, .noTerminal, .noTerminfo, .unknownType("vt999"), .cannotAddressCursor("dumb")]
         for reason in reasons {

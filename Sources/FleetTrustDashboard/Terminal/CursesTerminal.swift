@@ -18,6 +18,8 @@ public final class CursesTerminal {
     private let device: TerminalDevice
     private let window: UnsafeMutablePointer<WINDOW>
     private let palette: CursesPalette
+    /// Whether the locale can encode what the views draw; if not, text is drawn in ASCII.
+    private let unicode: Bool
     private var ended = false
 
     /// Whether the dashboard can run on this process's terminal: call it before taking any other
@@ -29,6 +31,7 @@ public final class CursesTerminal {
     /// Takes over the terminal (see `check`). Call `end()` (also on errors) to give it back.
     public init(theme: Theme, noColor: Bool) {
         setlocale(LC_ALL, "")
+        unicode = String(cString: ft_locale_codeset()) == "UTF-8"
         TerminalSignals.install()
         let device: TerminalDevice
         do { device = try TerminalDevice.open(environment: ProcessInfo.processInfo.environment) } catch {
@@ -82,6 +85,7 @@ public final class CursesTerminal {
     }
 
     private func put(_ text: String) {
+        let text = unicode ? text : ASCIIGlyphs.ascii(text)
         var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
         wide.append(0)
         waddnwstr(window, wide, Int32(wide.count - 1))
