@@ -155,4 +155,26 @@ final class DashboardTerminalTests: XCTestCase {
         XCTAssertTrue(exited(ascii, status: 0).0)
     }
 
+    /// tmux and PuTTY send `ESC [ 1 ~` and `ESC [ 4 ~` for Home and End, which xterm's terminfo
+    /// entry does not list (it has `ESC O H` and `ESC O F`).
+    func testHomeAndEndWorkWithTheSequencesTmuxAndPuTTYSendUnderAnXtermTERM() throws {
+        let terminal = try dashboard(environment: ["TERM": "xterm-256color"])
+        XCTAssertTrue(terminal.waitFor(settled).0, terminal.capture())
+        func detailTitle(after keys: () -> Void) -> String {
+            keys()
+            terminal.send("Enter")
+            let (shown, screen) = terminal.waitFor { $0.contains("failed at connect") }
+            XCTAssertTrue(shown, screen)
+            terminal.send("Escape")
+            XCTAssertTrue(terminal.waitFor { $0.contains("ADDRESS:PORT") }.0, terminal.capture())
+            return String(screen.split(separator: "\n", omittingEmptySubsequences: false)[2])
+        }
+        XCTAssertTrue(detailTitle { terminal.send("End") }.contains("127.0.0.6:1"), "tmux's End")
+        XCTAssertTrue(detailTitle { terminal.sendBytes([0x1b, 0x5b, 0x31, 0x7e]) }.contains("127.0.0.1:1"), "ESC [ 1 ~")
+        XCTAssertTrue(detailTitle { terminal.sendBytes([0x1b, 0x5b, 0x34, 0x7e]) }.contains("127.0.0.6:1"), "ESC [ 4 ~")
+        XCTAssertTrue(detailTitle { terminal.send("Home") }.contains("127.0.0.1:1"), "tmux's Home")
+        terminal.send("q")
+        XCTAssertTrue(exited(terminal, status: 0).0)
+    }
+
 }

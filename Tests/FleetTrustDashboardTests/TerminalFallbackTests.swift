@@ -1,3 +1,4 @@
+import CNcurses
 @testable import FleetTrustDashboard
 import XCTest
 
@@ -19,6 +20,13 @@ final class TerminalFallbackTests: XCTestCase {
             XCTAssertEqual(DisplayWidth.of(ascii), DisplayWidth.of(text), text)
         }
         XCTAssertEqual(ASCIIGlyphs.ascii("主机-a"), "????-a")
+    }
+
+    func testHomeAndEndAreReadInEveryFormTerminalsSend() {
+        let sequences = Dictionary(grouping: CursesTerminal.editingKeys, by: \.key).mapValues { $0.map(\.sequence) }
+        XCTAssertEqual(Set(sequences.keys), [KEY_HOME, KEY_END])
+        XCTAssertTrue(sequences[KEY_HOME]!.contains("\u{1b}[1~"))
+        XCTAssertTrue(sequences[KEY_END]!.contains("\u{1b}[4~"))
     }
 
     func testATerminalThatCannotBeUsedIsExplainedInOneSentenceNamingTERM() {

@@ -45,11 +45,23 @@ public final class CursesTerminal {
         noecho()
         nonl()
         keypad(window, true)
+        CursesTerminal.defineEditingKeys()
         set_escdelay(25)
         curs_set(0)
         mousemask(mmask_t(CursesTerminal.buttonOneEvents), nil)
         mouseinterval(0)
         palette = CursesPalette(theme: theme, noColor: noColor)
+    }
+
+    /// Home and End as tmux, screen, PuTTY and rxvt send them, whatever terminfo says for TERM
+    /// (xterm's entry knows only `ESC O H` and `ESC O F`).
+    static let editingKeys: [(sequence: String, key: Int32)] = [
+        ("\u{1b}[1~", KEY_HOME), ("\u{1b}[7~", KEY_HOME), ("\u{1b}[H", KEY_HOME), ("\u{1b}OH", KEY_HOME),
+        ("\u{1b}[4~", KEY_END), ("\u{1b}[8~", KEY_END), ("\u{1b}[F", KEY_END), ("\u{1b}OF", KEY_END),
+    ]
+
+    private static func defineEditingKeys() {
+        for (sequence, key) in editingKeys { define_key(sequence, key) }
     }
 
     /// BUTTON1_PRESSED | BUTTON1_CLICKED in the ncurses 6 mouse protocol.
