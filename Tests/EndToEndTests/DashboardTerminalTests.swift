@@ -177,4 +177,45 @@ final class DashboardTerminalTests: XCTestCase {
         XCTAssertTrue(exited(terminal, status: 0).0)
     }
 
+    // MARK: Colour
+
+    /// On 8 colours the default theme's grey (bright black) used to become bold black, unreadable
+    /// on a dark background; it is drawn dim in the terminal's own colour.
+    func testOnEightColourTerminalsGreyTextIsDimNotBoldBlack() throws {
+        let terminal = try dashboard(environment: ["TERM": "screen"])
+        XCTAssertTrue(terminal.waitFor(settled).0, terminal.capture())
+        let screen = terminal.captureWithAttributes()
+        let row = try XCTUnwrap(screen.split(separator: "\n").first { $0.contains("U unreachable") && $0.contains("127.0.0.2") }, screen)
+        let drawn = DashboardTmux.graphicRendition(before: "U unreachable", in: row)
+        XCTAssertTrue(drawn.attributes.contains(2), "not dim: \(row.debugDescription)")
+        XCTAssertFalse(drawn.attributes.contains(1), "bold: \(row.debugDescription)")
+        XCTAssertNil(drawn.foreground, "not the terminal's own colour: \(row.debugDescription)")
+        terminal.send("q")
+        XCTAssertTrue(exited(terminal, status: 0).0)
+    }
+
+    /// With `NO_COLOR`, changed and revoked hosts are in reverse video, as in the monochrome theme,
+    /// not merely bold like new ones.
+    func testWithNoColourChangedAndRevokedHostsStandOutInReverseVideo() throws {
+        var options = TestFleet.Options(hosts: 5)
+        options.rsaBits = 2048
+        let fleet = try TestFleet(options)
+        self.fleet = fleet
+        let terminal = try DashboardTmux(arguments: ["--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath, "--read-only"],
+                                         environment: ["NO_COLOR": "1"])
+        self.terminal = terminal
+        XCTAssertTrue(terminal.waitFor { $0.contains("C 1 changed") && $0.contains("R 1 revoked") && !$0.contains("scanning") }.0,
+                      terminal.capture())
+        let screen = terminal.captureWithAttributes()
+        func status(_ host: Int, _ text: String) throws -> Set<Int> {
+            let label = fleet.hosts[host].endpoints[0].label + " "
+            let row = try XCTUnwrap(screen.split(separator: "\n").first { $0.contains(label) }, screen)
+            return DashboardTmux.graphicRendition(before: text, in: row).attributes
+        }
+        XCTAssertTrue(try status(3, "C changed").contains(7), "changed is not in reverse video")
+        XCTAssertTrue(try status(4, "R revoked").contains(7), "revoked is not in reverse video")
+        XCTAssertFalse(try status(2, "N new").contains(7), "new is in reverse video too")
+        terminal.send("q")
+        XCTAssertTrue(exited(terminal, status: 0).0)
+    }
 }
