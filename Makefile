@@ -11,7 +11,7 @@ DEMO_HOSTS ?= 8
 
 export LANG ?= C.UTF-8
 
-.PHONY: all deps build release test demo bench fuzz clean
+.PHONY: all deps version build release test demo bench fuzz clean
 
 all: build
 
@@ -27,13 +27,17 @@ deps:
 	fi; \
 	command -v $(SWIFT) >/dev/null || { echo "swift (6.x) is not on PATH"; exit 1; }
 
-build: deps
+# Bakes `git describe` into the binary (fleettrust --version); rebuilds only when it changed.
+version:
+	@./scripts/build-version
+
+build: deps version
 	$(SWIFT) build -c $(CONFIG)
 
-release: deps
+release: deps version
 	$(SWIFT) build -c release
 
-test: deps
+test: deps version
 	$(SWIFT) build --build-tests
 	@rm -f $(BUILD_DIR)/xunit.xml
 	@status=0; \
@@ -42,11 +46,11 @@ test: deps
 	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
 	exit $$status
 
-demo: deps
+demo: deps version
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/$(CONFIG)/testfleet demo --hosts $(DEMO_HOSTS) -- $(abspath $(BIN))
 
-bench: deps
+bench: deps version
 	$(SWIFT) build -c release
 	./bench/run
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBuildVersion
 import FleetTrustCore
 import FleetTrustDashboard
 import FleetTrustSSH
@@ -19,6 +20,7 @@ struct FleetTrust: AsyncParsableCommand {
             probed in the background and its keys checked against your known_hosts files. Press ? \
             inside for the keys.
             """,
+        version: versionText,
         subcommands: [
             DashboardCommand.self,
             ScanCommand.self,
@@ -27,6 +29,15 @@ struct FleetTrust: AsyncParsableCommand {
         ],
         defaultSubcommand: DashboardCommand.self)
 
+    /// `fleettrust --version`: the version this binary was built as, and the libssh and OpenSSL it
+    /// runs on now, as a bug report needs them.
+    static var versionText: String {
+        """
+        fleettrust \(String(cString: fleettrust_build_version()))
+        libssh \(LinkedLibraries.libssh)
+        \(LinkedLibraries.openSSL)
+        """
+    }
 }
 
 /// `fleettrust [dashboard] --inventory FILE`: the dashboard.
