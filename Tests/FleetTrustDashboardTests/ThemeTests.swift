@@ -114,6 +114,10 @@ final class ThemeTests: XCTestCase {
         XCTAssertTrue(directories.contains("/opt/x/themes"))
     }
 
+    func testAnInstalledBinaryLooksInItsPrefixsShareDirectoryFirst() {
+        let directories = Theme.searchDirectories(executable: "/tmp/stage/usr/local/bin/fleettrust", environment: [:])
+        XCTAssertEqual(directories.first, "/tmp/stage/usr/local/share/fleettrust/themes")
+    }
 
     func testWindowsLineEndingsAreReadLineByLine() throws {
         let theme = try Theme.parse("# comment\r\nheader = red, blue, bold\r\nselected = black, white\r\n", name: "crlf", file: "crlf.theme")

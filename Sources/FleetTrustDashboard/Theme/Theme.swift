@@ -106,12 +106,14 @@ extension Theme {
         return try parse(String(decoding: data, as: UTF8.self), name: name, file: path)
     }
 
-    /// Where themes live: `$FLEETTRUST_THEMES`, a `themes/` folder next to or above the executable
-    /// (a source checkout), and the installed location.
+    /// Where themes live: `$FLEETTRUST_THEMES`, where `make install` put them beside the executable
+    /// (`PREFIX/bin`, `PREFIX/share/fleettrust/themes`), a `themes/` folder next to or above the
+    /// executable (a source checkout), and the usual installed locations.
     public static func searchDirectories(executable: String, environment: [String: String]) -> [String] {
         var result: [String] = []
         if let custom = environment["FLEETTRUST_THEMES"] { result.append(custom) }
         var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        result.append(directory.deletingLastPathComponent().appendingPathComponent("share/fleettrust/themes").path)
         for _ in 0..<6 {
             result.append(directory.appendingPathComponent("themes").path)
             directory.deleteLastPathComponent()
