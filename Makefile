@@ -6,12 +6,24 @@ SWIFT      ?= swift
 CONFIG     ?= debug
 BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
-DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography
+DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db
 DEMO_HOSTS ?= 8
+
+# `make install`: PREFIX and DESTDIR as usual; INSTALL_CONFIG=debug installs the debug build (tests).
+PREFIX         ?= /usr/local
+INSTALL_CONFIG ?= release
+INSTALL_BIN     = $(BUILD_DIR)/$(INSTALL_CONFIG)/fleettrust
+MANUAL          = $(BUILD_DIR)/plugins/GenerateManual/outputs/fleettrust/fleettrust.1
+COMPLETIONS     = $(BUILD_DIR)/completions
+THEMES         := $(notdir $(wildcard themes/*.theme))
+# Every file install puts under $(DESTDIR)$(PREFIX); uninstall removes exactly these.
+INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES)) share/man/man1/fleettrust.1 \
+                  share/bash-completion/completions/fleettrust share/zsh/site-functions/_fleettrust \
+                  share/fish/vendor_completions.d/fleettrust.fish
 
 export LANG ?= C.UTF-8
 
-.PHONY: all deps build release test demo bench fuzz matrix clean
+.PHONY: all deps version build release test demo bench fuzz matrix clean install install-files uninstall
 
 all: build
 
@@ -27,14 +39,19 @@ deps:
 	fi; \
 	command -v $(SWIFT) >/dev/null || { echo "swift (6.x) is not on PATH"; exit 1; }
 
-build: deps
+# Bakes `git describe` into the binary (fleettrust --version); rebuilds only when it changed.
+version:
+	@./scripts/build-version
+
+build: deps version
 	$(SWIFT) build -c $(CONFIG)
 
-release: deps
+release: deps version
 	$(SWIFT) build -c release
 
-test: deps
+test: deps version
 	$(SWIFT) build --build-tests
+	$(SWIFT) package plugin generate-manual --configuration debug >/dev/null
 	@rm -f $(BUILD_DIR)/xunit.xml
 	@status=0; \
 	$(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
@@ -42,11 +59,11 @@ test: deps
 	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
 	exit $$status
 
-demo: deps
+demo: deps version
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/$(CONFIG)/testfleet demo --hosts $(DEMO_HOSTS) -- $(abspath $(BIN))
 
-bench: deps
+bench: deps version
 	$(SWIFT) build -c release
 	./bench/run
 
@@ -58,6 +75,31 @@ fuzz: deps
 matrix: deps
 	$(SWIFT) build --build-tests
 	FLEETTRUST_FULL_MATRIX=1 $(SWIFT) test --skip-build --filter ServerDifferentialTests
+
+# The man page comes from the commands' own help (swift-argument-parser's generate-manual plugin,
+# which builds the package in INSTALL_CONFIG first); completions from the binary itself.
+install: deps version
+	$(SWIFT) build -c $(INSTALL_CONFIG)
+	$(SWIFT) package plugin generate-manual --configuration $(INSTALL_CONFIG) >/dev/null
+	@$(MAKE) --no-print-directory install-files
+
+# Copies what `install` built, building nothing (the tests run it while SwiftPM holds .build).
+install-files:
+	@mkdir -p $(COMPLETIONS)
+	$(INSTALL_BIN) --generate-completion-script bash > $(COMPLETIONS)/fleettrust
+	$(INSTALL_BIN) --generate-completion-script zsh > $(COMPLETIONS)/_fleettrust
+	$(INSTALL_BIN) --generate-completion-script fish > $(COMPLETIONS)/fleettrust.fish
+	install -D -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/fleettrust
+	install -d $(DESTDIR)$(PREFIX)/share/fleettrust/themes
+	install -m 644 $(addprefix themes/,$(THEMES)) $(DESTDIR)$(PREFIX)/share/fleettrust/themes/
+	install -D -m 644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/fleettrust.1
+	install -D -m 644 $(COMPLETIONS)/fleettrust $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fleettrust
+	install -D -m 644 $(COMPLETIONS)/_fleettrust $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fleettrust
+	install -D -m 644 $(COMPLETIONS)/fleettrust.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fleettrust.fish
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-rmdir $(DESTDIR)$(PREFIX)/share/fleettrust/themes $(DESTDIR)$(PREFIX)/share/fleettrust 2>/dev/null
 
 clean:
 	rm -rf $(BUILD_DIR) .build-*

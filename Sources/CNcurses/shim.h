@@ -3,7 +3,9 @@
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <locale.h>
+#include <langinfo.h>
 #include <curses.h>
+#include <term.h>
 
 static inline int ft_attr_bold(void) { return (int)A_BOLD; }
 static inline int ft_attr_reverse(void) { return (int)A_REVERSE; }
@@ -17,4 +19,8 @@ static inline int ft_colors(void) { return COLORS; }
 static inline WINDOW *ft_stdscr(void) { return stdscr; }
 static inline int ft_key_resize(void) { return KEY_RESIZE; }
 static inline int ft_key_mouse(void) { return KEY_MOUSE; }
+/* Frees the terminal description a setupterm() call loaded (cur_term is a C global). */
+static inline void ft_release_terminal(void) { del_curterm(cur_term); }
+/* The character set of the locale setlocale() chose, e.g. "UTF-8" or "ANSI_X3.4-1968". */
+static inline const char *ft_locale_codeset(void) { return nl_langinfo(CODESET); }
 #endif

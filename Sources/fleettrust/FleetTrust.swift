@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBuildVersion
 import FleetTrustCore
 import FleetTrustDashboard
 import FleetTrustSSH
@@ -19,6 +20,7 @@ struct FleetTrust: AsyncParsableCommand {
             probed in the background and its keys checked against your known_hosts files. Press ? \
             inside for the keys.
             """,
+        version: versionText,
         subcommands: [
             DashboardCommand.self,
             ScanCommand.self,
@@ -26,6 +28,16 @@ struct FleetTrust: AsyncParsableCommand {
             VerifyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)
+
+    /// `fleettrust --version`: the version this binary was built as, and the libssh and OpenSSL it
+    /// runs on now, as a bug report needs them.
+    static var versionText: String {
+        """
+        fleettrust \(String(cString: fleettrust_build_version()))
+        libssh \(LinkedLibraries.libssh)
+        \(LinkedLibraries.openSSL)
+        """
+    }
 }
 
 /// `fleettrust [dashboard] --inventory FILE`: the dashboard.
@@ -74,6 +86,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     private func openDashboard() async throws {
         let environment = ProcessInfo.processInfo.environment
+        do { try CursesTerminal.check(environment: environment) } catch { throw CommandFailure.unreadableInput("\(error)") }
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let pinFiles = fleet.pinFiles.map(expandTilde)

@@ -40,7 +40,8 @@ struct FleetOptions: ParsableArguments {
 extension TestFleetCommand {
     struct Demo: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start a fleet, open the fleettrust dashboard on it, and stop the fleet when it exits.")
+            abstract: "Start a fleet, open the fleettrust dashboard on it, and stop the fleet when it exits.",
+            discussion: "SIGHUP and SIGTERM are passed on to the dashboard; the fleet is stopped once it has exited.")
 
         @OptionGroup var fleet: FleetOptions
         @Argument(help: "The fleettrust binary, then extra arguments for it.")
@@ -48,12 +49,14 @@ extension TestFleetCommand {
 
         func run() throws {
             guard let binary = command.first else { throw ValidationError("name the fleettrust binary") }
+            ForegroundChild.forwardToChild([SIGHUP, SIGTERM])
+            signal(SIGPIPE, SIG_IGN)
             print("starting \(fleet.hosts) sshd hosts on 127.0.0.1 …")
             let running = try TestFleet(fleet.makeOptions())
-            defer { running.stop() }
             let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath]
                 + Array(command.dropFirst())
             let outcome = ForegroundChild.run([binary] + arguments)
+            running.stop()
             print("fleet stopped; its files were in \(running.directory)")
             switch outcome {
             case .exited(0): break

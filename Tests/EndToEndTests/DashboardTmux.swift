@@ -12,23 +12,37 @@ final class DashboardTmux {
     static let exitMarker = "FLEETTRUST-EXIT="
 
     /// The built `fleettrust`, next to the test bundle in the build directory.
-    static var executable: String {
+    static var executable: String { built("fleettrust") }
+
+    /// A program of this package (`fleettrust`, `testfleet`), next to the test bundle in the build directory.
+    static func built(_ name: String) -> String {
         let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for directory in [bundleDirectory, bundleDirectory.deletingLastPathComponent()] {
-            let candidate = directory.appendingPathComponent("fleettrust").path
+            let candidate = directory.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("fleettrust").path
+        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
-    init(arguments: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
-        let env = (["LANG": "C.UTF-8", "TERM": "screen-256color"].merging(environment) { $1 })
-            .map { "\($0.key)=\(DashboardTmux.quote($0.value))" }.sorted().joined(separator: " ")
-        let command = ([DashboardTmux.executable] + arguments).map(DashboardTmux.quote).joined(separator: " ")
-        let script = "trap : INT; env -u NO_COLOR \(env) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
+    /// The dashboard with `arguments`; afterwards the shell prints its exit status and terminal modes.
+    convenience init(arguments: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:],
+                     executable: String = DashboardTmux.executable) throws {
+        let command = ([executable] + arguments).map(DashboardTmux.quote).joined(separator: " ")
+        let script = "trap : INT; env -u NO_COLOR \(DashboardTmux.environment(environment)) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
+        try self.init(script: script, width: width, height: height)
+    }
+
+    /// A session running `script` under `sh`, as it is (it may end the session itself).
+    init(script: String, width: Int = 160, height: Int = 45) throws {
         try tmux(["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height), "sh", "-c", script],
                  readingOutput: false)
         shellPID = pid_t(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// `NAME=value` words for `env`: the tests' UTF-8 locale and terminal type, then `overrides`.
+    static func environment(_ overrides: [String: String] = [:]) -> String {
+        (["LANG": "C.UTF-8", "TERM": "screen-256color"].merging(overrides) { $1 })
+            .map { "\($0.key)=\(quote($0.value))" }.sorted().joined(separator: " ")
     }
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -82,6 +96,34 @@ final class DashboardTmux {
     /// The screen with its colours and attributes as escape sequences.
     func captureWithAttributes() -> String { (try? tmux(["capture-pane", "-p", "-e", "-t", session])) ?? "" }
 
+    /// The SGR attributes (1 bold, 2 dim, 7 reverse, …) and foreground colour number (nil: the
+    /// terminal's own) in effect where `needle` starts in a `captureWithAttributes()` line.
+    static func graphicRendition(before needle: String, in line: Substring) -> (attributes: Set<Int>, foreground: Int?) {
+        var attributes = Set<Int>()
+        var foreground: Int?
+        guard let end = line.range(of: needle)?.lowerBound else { return (attributes, foreground) }
+        let prefix = String(line[..<end])
+        let pattern = try! NSRegularExpression(pattern: "\u{1b}\\[([0-9;]*)m")
+        for match in pattern.matches(in: prefix, range: NSRange(prefix.startIndex..., in: prefix)) {
+            var codes = prefix[Range(match.range(at: 1), in: prefix)!].split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+            while !codes.isEmpty {
+                let code = codes.removeFirst()
+                switch code {
+                case 0: attributes = []; foreground = nil
+                case 22: attributes.subtract([1, 2])
+                case 23...29: attributes.remove(code - 20)
+                case 30...37: foreground = code - 30
+                case 90...97: foreground = code - 90 + 8
+                case 38 where codes.count >= 2 && codes[0] == 5: foreground = codes[1]; codes.removeFirst(2)
+                case 39: foreground = nil
+                case 1...9: attributes.insert(code)
+                default: break
+                }
+            }
+        }
+        return (attributes, foreground)
+    }
+
     func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", session] + keys) }
 
     /// Sends text literally (no key-name lookup).
@@ -130,15 +172,49 @@ final class DashboardTmux {
     }
 
     /// PIDs of the dashboard (the shell's children).
-    var childPIDs: [pid_t] {
-        guard shellPID > 0, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+    var childPIDs: [pid_t] { shellPID > 0 ? DashboardTmux.children(of: shellPID) : [] }
+
+    static func children(of parent: pid_t) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == shellPID ? pid : nil
+            guard let pid = pid_t(entry), let fields = statFields(of: pid) else { return nil }
+            return fields.count > 1 && pid_t(fields[1]) == parent ? pid : nil
         }
     }
+
+    /// The fields of `/proc/PID/stat` after the command name: state, parent, …
+    static func statFields(of pid: pid_t) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// The program a process runs (the name in `/proc/PID/comm`), nil once it has exited.
+    static func command(of pid: pid_t) -> String? {
+        guard let fields = statFields(of: pid), fields.first != "Z", fields.first != "X" else { return nil }
+        return (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// CPU time (user + system) a process has used, in seconds.
+    static func cpuSeconds(of pid: pid_t) -> Double? {
+        guard let fields = statFields(of: pid), fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Waits until none of `processes` (PID and the program it ran) is running; returns those still
+    /// running at `timeout`. A PID now running another program was reused, so its process is gone.
+    static func waitUntilGone(_ processes: [(pid: pid_t, command: String)], timeout: TimeInterval) -> [(pid: pid_t, command: String)] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let running = processes.filter { command(of: $0.pid) == $0.command }
+            if running.isEmpty || Date() > deadline { return running }
+            usleep(20_000)
+        }
+    }
+
+    /// Kills the tmux session, as closing the window or losing the SSH connection to it would:
+    /// the pane's terminal hangs up.
+    func killSession() { _ = try? tmux(["kill-session", "-t", session]) }
 
     /// Resident memory of the dashboard process, in kilobytes.
     func residentKilobytes(of pid: pid_t) -> Int? {

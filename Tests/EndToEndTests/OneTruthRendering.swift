@@ -15,6 +15,8 @@ enum OneTruthRendering {
         case .revoked: return "R"
         case .pinMismatch: return "P"
         case .invalidCertificate: return "I"
+        case .unpinned: return "p"
+        case .unchecked: return "!"
         case .unreachable: return "U"
         case .error: return "E"
         }
@@ -31,7 +33,8 @@ enum OneTruthRendering {
         let codes: [KeyVerdict: String] = [.trusted: "ok", .trustedByCA: "ok-CA", .new: "new", .notRecorded: "unrec",
                                            .changed: "CHANGED", .revoked: "REVOKED", .ipMismatch: "IP-DIFF",
                                            .invalidCertificate: "INVALID"]
-        for alarm in [KeyVerdict.revoked, .changed, .ipMismatch, .invalidCertificate] where host.keys.contains(where: { $0.verdict == alarm }) {
+        for alarm in [KeyVerdict.revoked, .changed, .ipMismatch, .invalidCertificate]
+            where host.keys.contains(where: { $0.verdict == alarm || $0.plainKeyVerdict == alarm }) {
             return codes[alarm]!
         }
         return host.keys.first(where: \.negotiated).map { codes[$0.verdict]! } ?? "-"
@@ -51,7 +54,7 @@ enum OneTruthRendering {
 
     /// METHOD: the JSON's `method` (`known-hosts+pin`) in the list's short codes (`kh+pin`).
     static func methodCode(_ method: String?) -> String {
-        let codes = ["known-hosts": "kh", "cert-authority": "ca", "bare-name": "bare", "additional-name": "alias", "pin": "pin"]
+        let codes = ["known-hosts": "kh", "cert-authority": "ca", "bare-name": "bare", "additional-name": "alias", "pin": "pin", "ca-pin": "ca-pin"]
         guard let method else { return "" }
         return method.split(separator: "+").map { codes[String($0)] ?? "?\($0)" }.joined(separator: "+")
     }

@@ -63,12 +63,30 @@ final class ThemeTests: XCTestCase {
     }
 
     func testEightColourTerminalsGetTheBasicColourAndBoldForBrightOnes() {
-        XCTAssertTrue(CursesPalette.map(.indexed(9), colors: 8) == (1, true))
-        XCTAssertTrue(CursesPalette.map(.indexed(2), colors: 8) == (2, false))
-        XCTAssertTrue(CursesPalette.map(.indexed(196), colors: 8) == (1, true))
-        XCTAssertTrue(CursesPalette.map(.indexed(196), colors: 16) == (9, false))
-        XCTAssertTrue(CursesPalette.map(.indexed(196), colors: 256) == (196, false))
-        XCTAssertTrue(CursesPalette.map(.terminalDefault, colors: 8) == (-1, false))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(9), colors: 8) == (1, .bold))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(2), colors: 8) == (2, nil))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(196), colors: 8) == (1, .bold))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(196), colors: 16) == (9, nil))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(196), colors: 256) == (196, nil))
+        XCTAssertTrue(CursesPalette.foreground(.terminalDefault, colors: 8) == (-1, nil))
+        XCTAssertEqual(CursesPalette.background(.indexed(12), colors: 8), 4)
+        XCTAssertEqual(CursesPalette.background(.terminalDefault, colors: 8), -1)
+    }
+
+    func testEightColourTerminalsDrawGreyTextDimInTheTerminalsOwnColourNotAsBoldBlack() {
+        for grey in [8, 59, 102, 145, 235, 240, 244, 249] {
+            XCTAssertTrue(CursesPalette.foreground(.indexed(grey), colors: 8) == (-1, .dim), "\(grey)")
+        }
+        XCTAssertTrue(CursesPalette.foreground(.indexed(240), colors: 16) == (8, nil), "dark grey is bright black on 16 colours")
+        XCTAssertTrue(CursesPalette.foreground(.indexed(252), colors: 8) == (7, .bold))
+        XCTAssertTrue(CursesPalette.foreground(.indexed(0), colors: 8) == (0, nil), "black stays black")
+    }
+
+    func testDarkColoursKeepTheirHueOnEightColourTerminals() {
+        XCTAssertTrue(TerminalColor.indexed(28).basic! == (2, false), "dark green")
+        XCTAssertTrue(TerminalColor.indexed(130).basic! == (1, false), "dark orange")
+        XCTAssertTrue(TerminalColor.indexed(24).basic! == (4, false), "dark blue")
+        XCTAssertTrue(TerminalColor.indexed(214).basic! == (3, true), "orange")
     }
 
     func testWithoutColourKeepsAttributesAndGivesColourOnlyRolesOne() throws {
@@ -78,10 +96,27 @@ final class ThemeTests: XCTestCase {
         XCTAssertTrue(theme.style(.statusChanged).attributes.contains(.bold))
     }
 
+    func testWithoutColourChangedAndRevokedHostsStandOutInReverseVideoAsInTheMonochromeTheme() throws {
+        let monochrome = try Theme.load("monochrome", searching: [ThemeTests.themesDirectory])
+        for name in ["default", "light", "high-contrast", "monochrome"] {
+            let theme = try Theme.load(name, searching: [ThemeTests.themesDirectory]).withoutColor
+            for role in [StyleRole.statusChanged, .statusRevoked] {
+                XCTAssertTrue(theme.style(role).attributes.isSuperset(of: monochrome.style(role).attributes), "\(name) \(role)")
+                XCTAssertNotEqual(theme.style(role), theme.style(.statusNew), "\(name) \(role)")
+                XCTAssertNotEqual(theme.style(role), theme.style(.statusPinMismatch), "\(name) \(role)")
+            }
+        }
+    }
+
     func testThemesAreFoundNextToTheExecutableAndThroughTheEnvironment() {
         let directories = Theme.searchDirectories(executable: "/opt/x/.build/debug/fleettrust", environment: ["FLEETTRUST_THEMES": "/custom"])
         XCTAssertEqual(directories.first, "/custom")
         XCTAssertTrue(directories.contains("/opt/x/themes"))
+    }
+
+    func testAnInstalledBinaryLooksInItsPrefixsShareDirectoryFirst() {
+        let directories = Theme.searchDirectories(executable: "/tmp/stage/usr/local/bin/fleettrust", environment: [:])
+        XCTAssertEqual(directories.first, "/tmp/stage/usr/local/share/fleettrust/themes")
     }
 
     func testWindowsLineEndingsAreReadLineByLine() throws {

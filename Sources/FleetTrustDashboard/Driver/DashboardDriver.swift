@@ -22,7 +22,8 @@ public final class DashboardDriver {
         self.terminal = terminal
     }
 
-    /// Probes every host, then runs until `q` or a terminating signal. Leaves the terminal restored.
+    /// Probes every host, then runs until `q`, a terminating signal, or the terminal hanging up
+    /// (ended as by SIGHUP, which a hung-up terminal does not always send). Leaves the terminal restored.
     public func run() -> Ending {
         defer {
             probes.forEach { $0.cancel() }
@@ -35,7 +36,11 @@ public final class DashboardDriver {
         while true {
             if let signal = TerminalSignals.interrupted { return .interrupted(signal: signal) }
             var messages: [DashboardMessage] = []
-            if let input = terminal.read(timeout: 50) { messages.append(message(for: input)) }
+            do {
+                if let input = try terminal.read(timeout: 50) { messages.append(message(for: input)) }
+            } catch {
+                return .interrupted(signal: SIGHUP)
+            }
             let updates = inbox.drain()
             if !updates.isEmpty { messages.append(.hostsUpdated(updates)) }
             messages += inbox.drainMessages()

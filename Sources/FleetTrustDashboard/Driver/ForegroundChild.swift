@@ -1,4 +1,8 @@
 import Glibc
+import Synchronization
+
+/// The child `ForegroundChild.run` is waiting for (0: none), for the signal forwarder.
+private let runningChild = Atomic<pid_t>(0)
 
 /// Runs a command in the terminal's foreground, as `system(3)` does: `posix_spawn` keeps the child
 /// in our process group (so an interactive `ssh` can read the keyboard), the dashboard ignores
@@ -38,6 +42,8 @@ public enum ForegroundChild {
         var pid: pid_t = 0
         let spawned = posix_spawnp(&pid, program, nil, &attributes, argv, environ)
         guard spawned == 0 else { return .couldNotStart("cannot run \(program): \(String(cString: strerror(spawned)))") }
+        runningChild.store(pid, ordering: .sequentiallyConsistent)
+        defer { runningChild.store(0, ordering: .sequentiallyConsistent) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let termination = status & 0x7f
@@ -57,6 +63,18 @@ public enum ForegroundChild {
             let got = read(fd, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             if got <= 0 || byte == 0x0a || byte == 0x0d { return }
+        }
+    }
+
+    /// From now on, `signals` no longer end this process: they are passed on to the child `run` is
+    /// waiting for, if any. For a parent that must outlive its child to clean up after it (the demo
+    /// stops its sshd fleet when the dashboard ends, also when the terminal hangs up or on SIGTERM).
+    public static func forwardToChild(_ signals: [Int32]) {
+        for number in signals {
+            signal(number) { received in
+                let child = runningChild.load(ordering: .sequentiallyConsistent)
+                if child > 0 { kill(child, received) }
+            }
         }
     }
 }

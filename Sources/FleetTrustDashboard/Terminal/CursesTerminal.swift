@@ -2,6 +2,9 @@ import CNcurses
 import Foundation
 import Synchronization
 
+/// The terminal is gone: reading it can never give a key again.
+public struct TerminalHungUp: Error, Equatable, Sendable {}
+
 /// Input the curses layer hands to the driver.
 public enum TerminalInput: Equatable, Sendable {
     case key(Key)
@@ -12,25 +15,53 @@ public enum TerminalInput: Equatable, Sendable {
 /// The only code that talks to curses: it sets the terminal up, copies a `Screen` to it, reads
 /// keys, and gives the terminal back. It must be used from one thread (curses is not thread-safe).
 public final class CursesTerminal {
+    private let device: TerminalDevice
     private let window: UnsafeMutablePointer<WINDOW>
     private let palette: CursesPalette
+    /// Whether the locale can encode what the views draw; if not, text is drawn in ASCII.
+    private let unicode: Bool
     private var ended = false
 
-    /// Takes over the terminal. Call `end()` (also on errors) to give it back.
+    /// Whether the dashboard can run on this process's terminal: call it before taking any other
+    /// step, and report the error (one sentence) instead of opening the dashboard.
+    public static func check(environment: [String: String]) throws(TerminalUnavailable) {
+        try TerminalDevice.open(environment: environment).close()
+    }
+
+    /// Takes over the terminal (see `check`). Call `end()` (also on errors) to give it back.
     public init(theme: Theme, noColor: Bool) {
         setlocale(LC_ALL, "")
+        unicode = String(cString: ft_locale_codeset()) == "UTF-8"
         TerminalSignals.install()
-        guard let window = initscr() else { fatalError("initscr failed") }
+        let device: TerminalDevice
+        do { device = try TerminalDevice.open(environment: ProcessInfo.processInfo.environment) } catch {
+            fatalError("\(error)")
+        }
+        guard newterm(device.type, fdopen(device.output, "w"), fdopen(device.input, "r")) != nil,
+              let window = ft_stdscr() else { fatalError("newterm failed for TERM=\(device.type)") }
+        self.device = device
         self.window = window
         cbreak()
         noecho()
         nonl()
         keypad(window, true)
+        CursesTerminal.defineEditingKeys()
         set_escdelay(25)
         curs_set(0)
         mousemask(mmask_t(CursesTerminal.buttonOneEvents), nil)
         mouseinterval(0)
         palette = CursesPalette(theme: theme, noColor: noColor)
+    }
+
+    /// Home and End as tmux, screen, PuTTY and rxvt send them, whatever terminfo says for TERM
+    /// (xterm's entry knows only `ESC O H` and `ESC O F`).
+    static let editingKeys: [(sequence: String, key: Int32)] = [
+        ("\u{1b}[1~", KEY_HOME), ("\u{1b}[7~", KEY_HOME), ("\u{1b}[H", KEY_HOME), ("\u{1b}OH", KEY_HOME),
+        ("\u{1b}[4~", KEY_END), ("\u{1b}[8~", KEY_END), ("\u{1b}[F", KEY_END), ("\u{1b}OF", KEY_END),
+    ]
+
+    private static func defineEditingKeys() {
+        for (sequence, key) in editingKeys { define_key(sequence, key) }
     }
 
     /// BUTTON1_PRESSED | BUTTON1_CLICKED in the ncurses 6 mouse protocol.
@@ -66,17 +97,22 @@ public final class CursesTerminal {
     }
 
     private func put(_ text: String) {
+        let text = unicode ? text : ASCIIGlyphs.ascii(text)
         var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
         wide.append(0)
         waddnwstr(window, wide, Int32(wide.count - 1))
     }
 
-    /// Waits up to `milliseconds` for one input.
-    public func read(timeout milliseconds: Int) -> TerminalInput? {
+    /// Waits up to `milliseconds` for one input; throws once the terminal has hung up (the SSH
+    /// session dropped, the tmux pane was killed), where curses would return at once, forever.
+    public func read(timeout milliseconds: Int) throws(TerminalHungUp) -> TerminalInput? {
         wtimeout(window, Int32(milliseconds))
         var character: wint_t = 0
         let kind = wget_wch(window, &character)
-        if kind == ERR { return nil }
+        if kind == ERR {
+            if device.hasHungUp { throw TerminalHungUp() }
+            return nil
+        }
         if kind == KEY_CODE_YES { return functionKey(Int32(character)) }
         switch character {
         case 10, 13: return .key(.enter)
@@ -119,7 +155,7 @@ public final class CursesTerminal {
             clearok(window, true)
             wrefresh(window)
         }
-        return try body()
+        return try device.lendingStandardStreams(body)
     }
 
     /// Restores the terminal. Safe to call more than once.

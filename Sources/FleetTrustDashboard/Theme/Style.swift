@@ -54,15 +54,32 @@ public enum TerminalColor: Hashable, Sendable {
     static let names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
 
     /// The nearest of the 8 basic colours, and whether it was a bright one (drawn bold instead).
+    /// Dark colours keep their hue (the darkest green is still green), greys their lightness.
     public var basic: (index: Int, bright: Bool)? {
         switch self {
         case .terminalDefault: return nil
         case .indexed(let n) where n < 16: return (n % 8, n >= 8)
-        case .indexed(let n) where n >= 232: return (n >= 244 ? 7 : 0, n >= 250)
+        case .indexed(let n) where n >= 232: return n >= 244 ? (7, n >= 250) : (0, true)
         case .indexed(let n):
             let c = n - 16, r = c / 36, g = (c / 6) % 6, b = c % 6
-            let index = (r >= 3 ? 1 : 0) | (g >= 3 ? 2 : 0) | (b >= 3 ? 4 : 0)
-            return (index, max(r, g, b) >= 5)
+            let top = max(r, g, b)
+            if r == g && g == b { return top >= 3 ? (7, top == 5) : (0, top == 2) }
+            let on = min(top, 3)
+            let index = (r >= on ? 1 : 0) | (g >= on ? 2 : 0) | (b >= on ? 4 : 0)
+            return (index, top >= 5)
+        }
+    }
+
+    /// Greys, which 8-colour terminals can only show as black or white: foregrounds in them are
+    /// drawn dim in the terminal's own colour instead, readable on dark and light backgrounds alike.
+    public var isGrey: Bool {
+        switch self {
+        case .terminalDefault: return false
+        case .indexed(let n) where n < 16: return n == 8
+        case .indexed(let n) where n >= 232: return n < 250
+        case .indexed(let n):
+            let c = n - 16, r = c / 36, g = (c / 6) % 6, b = c % 6
+            return r == g && g == b && (1...3).contains(r)
         }
     }
 }

@@ -21,12 +21,12 @@ public struct Theme: Sendable, Equatable {
     }
 
     /// The same theme with colours removed, for `NO_COLOR` and terminals without colour:
-    /// attributes stay, and roles that relied on colour alone are told apart by `bold`/`reverse`.
+    /// attributes stay, and roles that relied on colour get at least the monochrome theme's
+    /// attributes (changed and revoked hosts in reverse video, not just bold like new ones).
     public var withoutColor: Theme {
         var result = Theme(name: name, styles: [:])
         for role in StyleRole.allCases {
-            var attributes = style(role).attributes
-            if attributes.isEmpty, let fallback = Theme.monochromeAttributes[role] { attributes = fallback }
+            let attributes = style(role).attributes.union(Theme.monochromeAttributes[role] ?? [])
             result.styles[role] = Style(attributes: attributes)
         }
         return result
@@ -34,8 +34,9 @@ public struct Theme: Sendable, Equatable {
 
     static let monochromeAttributes: [StyleRole: Set<TextAttribute>] = [
         .header: [.reverse], .columnHeader: [.underline], .selected: [.reverse], .marked: [.bold],
-        .statusChanged: [.bold], .statusRevoked: [.bold], .statusPinMismatch: [.bold], .danger: [.bold],
-        .dialogTitle: [.reverse], .statusLine: [.reverse], .statusKey: [.bold], .progressDone: [.reverse],
+        .statusChanged: [.bold, .reverse], .statusRevoked: [.bold, .reverse], .statusPinMismatch: [.bold],
+        .danger: [.bold], .dialogTitle: [.reverse], .statusLine: [.reverse], .statusKey: [.bold],
+        .progressDone: [.reverse],
     ]
 }
 
@@ -105,12 +106,14 @@ extension Theme {
         return try parse(String(decoding: data, as: UTF8.self), name: name, file: path)
     }
 
-    /// Where themes live: `$FLEETTRUST_THEMES`, a `themes/` folder next to or above the executable
-    /// (a source checkout), and the installed location.
+    /// Where themes live: `$FLEETTRUST_THEMES`, where `make install` put them beside the executable
+    /// (`PREFIX/bin`, `PREFIX/share/fleettrust/themes`), a `themes/` folder next to or above the
+    /// executable (a source checkout), and the usual installed locations.
     public static func searchDirectories(executable: String, environment: [String: String]) -> [String] {
         var result: [String] = []
         if let custom = environment["FLEETTRUST_THEMES"] { result.append(custom) }
         var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        result.append(directory.deletingLastPathComponent().appendingPathComponent("share/fleettrust/themes").path)
         for _ in 0..<6 {
             result.append(directory.appendingPathComponent("themes").path)
             directory.deleteLastPathComponent()
