@@ -163,7 +163,7 @@ final class OneTruthConsistencyTests: XCTestCase {
 
     private func checkTable(_ text: String, against json: ScanReport) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let titles = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "REASON"]
+        let titles = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "REASON"]
         guard let header = lines.first, let columns = ColumnReader(header: header, titles: titles) else {
             return XCTFail("no table header:\n\(text)")
         }
@@ -178,6 +178,7 @@ final class OneTruthConsistencyTests: XCTestCase {
             let keysWidth = columns.width(of: "KEYS", separator: 2) ?? 40
             XCTAssertEqual(cells["KEYS"], OneTruthRendering.fitted(OneTruthRendering.tableKeys(host), width: keysWidth), what)
             XCTAssertEqual(cells["PIN"], host.pin?.verdict == .unpinned ? "-" : host.pin?.verdict.rawValue, what)
+            XCTAssertEqual(cells["POLICY"], host.policy, what)
             let shared = host.sharesKeysWith.isEmpty ? "" : "; same key as \(host.sharesKeysWith.prefix(3).joined(separator: ", "))"
             XCTAssertEqual(cells["REASON"], host.reason + shared, what)
         }

@@ -197,4 +197,21 @@ final class HostListTests: XCTestCase {
         for index in 1...3 { state = Fixtures.probed(state, index, .new) }
         XCTAssertFalse(DashboardView.view(state).text.contains("discovery"))
     }
+
+    func testAtOneHundredTwentyColumnsStatusVerdictPinAndMethodAreReadableInFull() {
+        var hosts = Fixtures.hosts(2)
+        hosts[1].name = "web-frontend-01.prod.example.com"
+        var state = DashboardState(settings: Fixtures.settings, hosts: hosts, size: TerminalSize(width: 120, height: 20))
+        state = Fixtures.probed(state, 1, .trusted)
+        let screen = DashboardView.view(state)
+        let header = screen.lines[DashboardView.listStartRow - 1].text
+        for title in ["STATUS", "NAME", "KNOWN_H", "PIN", "METHOD"] { XCTAssertTrue(header.contains(title), header) }
+        let row = screen.lines[DashboardView.listStartRow + 1].text
+        XCTAssertTrue(row.contains("T trusted"), row)
+        XCTAssertTrue(row.contains(" ok "), row)
+        XCTAssertTrue(row.contains(" kh"), row)
+        XCTAssertTrue(row.contains("web-frontend-01.prod.example.com "), "the name gets the room it needs first: \(row)")
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains("? "), "the footer keeps ? and q")
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains("q "), "the footer keeps ? and q")
+    }
 }

@@ -19,6 +19,19 @@ enum DetailView {
         lines.append(status)
         guard let judged = row.judged else { return lines }
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
+        // One line per key first, so every fingerprint is in sight before the details scroll away.
+        for key in judged.keys {
+            var line = ScreenLine()
+            line.append(key.isNegotiated ? "  * " : "    ")
+            line.append(DisplayWidth.fit(key.key.map { "\($0.kind.label) \($0.bits)" } ?? key.typeName, to: 17))
+            line.append(" " + (key.key?.sha256Fingerprint ?? "undecodable certificate") + " ", .fingerprint)
+            let alarm = key.verdict.isAlarm || (key.judgement?.plainKeyVerdict?.isAlarm ?? false)
+            line.append(" \(key.verdict.rawValue)", alarm ? .danger : .normal)
+            if key.pin != .unpinned { line.append("  pin \(key.pin.rawValue)", key.pin == .mismatch ? .danger : .dim) }
+            lines.append(line)
+        }
+        let plain = judged.keys.compactMap(\.key)
+        if !plain.isEmpty { lines += randomart(plain, width: width) }
         var policy = " policy: \(judged.policy)"
         switch judged.policySource {
         case .defaultPolicy: policy += " (default)"
@@ -54,8 +67,6 @@ enum DetailView {
         for (n, key) in judged.keys.enumerated() {
             lines += keyLines(key, number: n + 1, lookup: judged.lookup, showMD5: state.showMD5, width: width)
         }
-        let plain = judged.keys.compactMap(\.key)
-        if !plain.isEmpty { lines += randomart(plain, width: width) }
         return lines
     }
 

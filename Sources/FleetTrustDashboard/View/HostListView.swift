@@ -23,6 +23,11 @@ struct Columns: Equatable {
         var kinds = Kind.allCases.filter { $0 != .groups }
         func needed() -> Int { kinds.reduce(0) { $0 + minimum[$1]! } + kinds.count - 1 }
         for kind in dropOrder where needed() > width { kinds.removeAll { $0 == kind } }
+        // Names are what people look for: round-trip time and key types give way before a name is cut.
+        let wantedName = max(minimum[.name]!, min(40, nameWidth))
+        for kind in [Kind.rtt, .types] where kinds.contains(kind) && needed() - minimum[.name]! + wantedName > width {
+            kinds.removeAll { $0 == kind }
+        }
         var widths = Dictionary(uniqueKeysWithValues: kinds.map { ($0, minimum[$0]!) })
         var spare = max(0, width - needed())
         for (kind, cap) in [(Kind.name, min(40, nameWidth)), (.endpoint, min(41, endpointWidth)), (.fingerprint, 50), (.types, 22)]

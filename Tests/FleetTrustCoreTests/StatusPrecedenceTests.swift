@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+@testable import FleetTrustCore
+
+/// The documented order of precedence (`JudgedHost.status`), pair by pair: for every two
+/// conditions a host can meet at once, the louder one is the host's status, whichever way round.
+/// Real keys and a real forged certificate (ssh-keygen), judged by the one judge.
+final class StatusPrecedenceTests: XCTestCase {
+    /// The conditions, loudest first, as the README lists them.
+    enum Condition: String, CaseIterable {
+        case revoked, changed, pinMismatch, invalidCertificate, noUsableKey, new, trusted
+    }
+
+    private var directory = ""
+    private var keys: [String: HostKey] = [:]
+    private var forged: HostKey!
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "ft-precedence-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for (name, args) in [("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa", "-b", "256"]), ("otherEC", ["-t", "ecdsa", "-b", "256"]),
+                             ("rsa", ["-t", "rsa", "-b", "2048"]), ("ca", ["-t", "ed25519"]), ("certified", ["-t", "ed25519"]),
+                             ("unrelated", ["-t", "ed25519"])] {
+            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-f", "\(directory)/\(name)"] + args)
+            keys[name] = try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/\(name).pub", encoding: .utf8))
+        }
+        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-s", "\(directory)/ca", "-I", "id", "-h", "-n", "web", "\(directory)/certified.pub"])
+        var blob = try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/certified-cert.pub", encoding: .utf8)).blob
+        blob[blob.count - 3] ^= 1
+        forged = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: blob)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// What each condition adds to the host: keys it presents, known_hosts lines, pins, and a
+    /// restriction of the server's host-key algorithms.
+    private struct Setup {
+        var keys: [HostKey] = []
+        var knownHosts: [String] = []
+        var pins: [String] = []
+        var serverAlgorithms: [String]?
+    }
+
+    private func setup(_ condition: Condition) -> Setup {
+        switch condition {
+        case .revoked: return Setup(keys: [keys["rsa"]!], knownHosts: ["@revoked * \(keys["rsa"]!.openSSHLine)"])
+        case .changed: return Setup(keys: [keys["ec"]!], knownHosts: ["web \(keys["otherEC"]!.openSSHLine)"])
+        case .pinMismatch: return Setup(pins: ["web \(keys["unrelated"]!.sha256Fingerprint)"])
+        case .invalidCertificate: return Setup(keys: [forged])
+        case .noUsableKey: return Setup(serverAlgorithms: ["ssh-dss"])
+        case .new: return Setup(keys: [keys["ed"]!])
+        case .trusted: return Setup(keys: [keys["ed"]!], knownHosts: ["web \(keys["ed"]!.openSSHLine)"])
+        }
+    }
+
+    private func status(_ conditions: [Condition]) throws -> HostStatus {
+        var all = Setup()
+        for condition in conditions {
+            let part = setup(condition)
+            for key in part.keys where !all.keys.contains(key) { all.keys.append(key) }
+            all.knownHosts += part.knownHosts
+            all.pins += part.pins
+            if let restricted = part.serverAlgorithms { all.serverAlgorithms = restricted }
+        }
+        if all.keys.isEmpty { all.keys = [keys["ed"]!] }
+        let pins = all.pins.isEmpty ? nil : try PinSet.parse(path: "pins", bytes: Array((all.pins.joined(separator: "\n") + "\n").utf8))
+        let knownHosts = KnownHosts(files: [TestKeys.file(all.knownHosts.joined(separator: "\n") + "\n")])
+        let probe = ProbeResult(host: "web", port: 22, keys: all.keys.map { DiscoveredKey(key: $0) },
+                                serverHostKeyAlgorithms: all.serverAlgorithms)
+        return FleetJudge(knownHosts: knownHosts, pins: pins).judge(InventoryHost(name: "web"), probe).status
+    }
+
+    private func expected(_ condition: Condition) -> HostStatus {
+        switch condition {
+        case .revoked: return .revoked
+        case .changed: return .changed
+        case .pinMismatch: return .pinMismatch
+        case .invalidCertificate: return .invalidCertificate
+        case .noUsableKey: return .error
+        case .new: return .new
+        case .trusted: return .trusted
+        }
+    }
+
+    func testEachConditionAloneGivesItsStatus() throws {
+        for condition in Condition.allCases {
+            XCTAssertEqual(try status([condition]), expected(condition), condition.rawValue)
+        }
+    }
+
+    func testForEveryPairTheLouderConditionWinsInEitherOrder() throws {
+        let all = Condition.allCases
+        var pairs = 0
+        for (i, louder) in all.enumerated() {
+            for quieter in all[(i + 1)...] where !(louder == .new && quieter == .trusted) {
+                XCTAssertEqual(try status([louder, quieter]), expected(louder), "\(louder.rawValue) + \(quieter.rawValue)")
+                XCTAssertEqual(try status([quieter, louder]), expected(louder), "\(quieter.rawValue) + \(louder.rawValue)")
+                pairs += 1
+            }
+        }
+        XCTAssertEqual(pairs, 20, "every pair but new+trusted, which cannot hold at once for the key ssh meets")
+    }
+}
