@@ -101,7 +101,8 @@ struct DiscoverCommand: AsyncParsableCommand {
                 results[index] = event.result
                 for discovered in event.result.keys where selection.includes(discovered.key) {
                     do {
-                        for line in try lines(for: discovered, of: host, names: list[index].names, format: output, hashed: hashed) {
+                        let names = list[index].lookupNames(answeredBy: list[index].addresses[attempt[index]])
+                        for line in try lines(for: discovered, of: host, names: names, format: output, hashed: hashed) {
                             print(line)
                         }
                     } catch {

@@ -6,12 +6,17 @@ import FleetTrustSSH
 /// `ADDRLIST [NAMELIST]`. The addresses (comma-separated) are tried in order until one can be
 /// connected to; the keys are printed under the names (comma-separated), or under the
 /// addresses when no names are given. Each element may carry its port (`host:port`,
-/// `[host]:port`); names without one take the port of the first address.
-struct KeyscanTarget: Hashable {
+/// `[host]:port`); names without one take the port of the address that answered.
+struct KeyscanTarget {
     /// Tried in order: the next one only when the one before could not be resolved or connected to.
     var addresses: [ProbeTarget]
-    /// The known_hosts lookup strings the keys are printed under (`host`, or `[host]:port`).
-    var names: [String]
+    /// The names the keys are printed under; a nil port is the port of the address that answered.
+    var names: [(host: String, port: Int?)]
+
+    /// The known_hosts lookup strings (`host`, or `[host]:port`) for keys fetched from `address`.
+    func lookupNames(answeredBy address: ProbeTarget) -> [String] {
+        names.map { LookupName(host: $0.host, port: $0.port ?? address.port).hostString }
+    }
 
     struct SyntaxError: Error, CustomStringConvertible {
         /// `file:line: ` for a line of a file; empty for a command-line target.
@@ -40,8 +45,10 @@ struct KeyscanTarget: Hashable {
             return parsed
         }
         let addresses = try targets(first, port: defaultPort)
-        let named = words.count > 1 ? try targets(words[1], port: addresses[0].port) : addresses
-        return KeyscanTarget(addresses: addresses, names: named.map { LookupName(host: $0.host, port: $0.port).hostString })
+        // Port 0 stands for "none given": such a name takes the port of the address that answers.
+        let names = words.count > 1 ? try targets(words[1], port: 0).map { ($0.host, $0.port == 0 ? nil : Optional($0.port)) }
+            : addresses.map { ($0.host, Optional($0.port)) }
+        return KeyscanTarget(addresses: addresses, names: names)
     }
 
     /// Every target in a file's text; a bad line is reported (`file:line: reason`) and left out.
