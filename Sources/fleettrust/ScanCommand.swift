@@ -34,7 +34,7 @@ struct ScanCommand: AsyncParsableCommand {
                                valueName: "file"))
     var replay: String?
 
-    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed, and probe nothing.")
+    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed (table or json), and probe nothing.")
     var dryRun = false
 
     func validate() throws {
@@ -43,6 +43,7 @@ struct ScanCommand: AsyncParsableCommand {
             throw ValidationError("--replay judges a recorded scan; it takes no --inventory")
         }
         if replay == nil && fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        if dryRun && format != .table && format != .json { throw ValidationError("--dry-run prints a table or a json plan") }
     }
 
     func run() async throws {

@@ -189,6 +189,7 @@ final class ScanFormatsTests: XCTestCase {
 
         let table = try scan(["--inventory", directory + "/config", "--known-hosts", directory + "/kh", "--dry-run"])
         XCTAssertEqual(table.stdoutText, "would probe 2 hosts; 1 known_hosts lines read from 1 file\n")
+        XCTAssertEqual(try scan(["--inventory", directory + "/config", "--dry-run", "--format", "prometheus"]).status, 64)
     }
 
     func testSkippedInventoryEntriesAreListedAndMakeTheExitStatusOne() throws {
