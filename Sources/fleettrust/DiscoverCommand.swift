@@ -10,8 +10,10 @@ struct DiscoverCommand: AsyncParsableCommand {
         abstract: "Fetch and verify the SSH host keys of the given hosts.",
         discussion: """
             Completes one key exchange per host-key type (the server proves it holds each key). \
-            Failures go to standard error, one line per host. Exit status: 0 every host answered, \
-            1 some host failed, 64 bad usage.
+            Targets and -f files are read as ssh-keyscan reads them: ADDRLIST [NAMELIST], the \
+            addresses tried in order, the keys printed under the names. Failures go to standard \
+            error, one line per host. Exit status: 0 every host answered, 1 some host failed or a \
+            line of a -f file was left out, 64 bad usage.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -19,68 +21,145 @@ struct DiscoverCommand: AsyncParsableCommand {
         case knownHosts = "known-hosts"
     }
 
-    @Argument(help: "Targets: HOST, HOST:PORT, [HOST]:PORT or [IPv6]:PORT.")
-    var targets: [String]
+    @Argument(help: "Targets: HOST, HOST:PORT, [HOST]:PORT or [IPv6]:PORT; several comma-separated addresses are tried in order.")
+    var targets: [String] = []
 
-    @Option(help: "Output: text (type, fingerprint, key line) or known-hosts (lines like ssh-keyscan).")
-    var format: Format = .text
+    @Option(name: [.customShort("f"), .customLong("file")],
+            help: ArgumentHelp("Read targets from this file, one per line as ssh-keyscan reads them ('ADDRLIST [NAMELIST]', # comments); '-' reads standard input. Repeatable.",
+                               valueName: "file"))
+    var files: [String] = []
 
-    @Option(help: "Seconds allowed for each connection attempt.")
+    @Option(name: [.customShort("t"), .customLong("type")],
+            help: ArgumentHelp("Print only these key types, comma-separated, as ssh-keyscan names them: ed25519, ecdsa, rsa.", valueName: "types"))
+    var types: String?
+
+    @Flag(name: .customShort("H"), help: "Hash the host names, as ssh-keyscan -H does (implies --format known-hosts).")
+    var hashNames = false
+
+    @Option(name: .customLong("hash-known-hosts"),
+            help: ArgumentHelp("Hash the names of the known-hosts output: yes, no (the default, as ssh-keyscan), or auto (what HashKnownHosts says in your ssh configuration).",
+                               valueName: "yes|no|auto"))
+    var hashKnownHosts: String = "no"
+
+    @Option(name: [.customShort("p"), .customLong("port")], help: "Port for targets that name none.")
+    var port: Int = 22
+
+    @Option(help: "Output: text (type, fingerprint, key line) or known-hosts (lines like ssh-keyscan). Default: text, or known-hosts with -H.")
+    var format: Format?
+
+    @Option(name: [.customShort("T"), .customLong("timeout")], help: "Seconds allowed for each connection attempt.")
     var timeout: Double = 5
 
     @Option(help: "How many handshakes to run at once.")
     var concurrency: Int = 64
 
     func validate() throws {
-        guard !targets.isEmpty else { throw ValidationError("give at least one target") }
+        guard !targets.isEmpty || !files.isEmpty else { throw ValidationError("give at least one target, or a file of them with -f") }
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
+        if hashNames && format == .text { throw ValidationError("-H hashes known_hosts names; it does not go with --format text") }
+        if let types {
+            do { _ = try KeyTypeSelection(parsing: types) } catch { throw ValidationError("-t: \(error)") }
+        }
         for target in targets {
-            do { _ = try ProbeTarget(parsing: target) } catch { throw ValidationError(error.description) }
+            do { _ = try KeyscanTarget.parse(Substring(target), defaultPort: port) } catch { throw ValidationError(error.description) }
         }
     }
 
     func run() async throws {
-        let hosts = try targets.map { try ProbeTarget(parsing: $0).inventoryHost }
+        let (list, unreadable) = try readTargets()
+        let selection = try types.map { try KeyTypeSelection(parsing: $0) } ?? .all
+        for kind in selection.unverifiable {
+            printError("warning: -t \(kind): fleettrust cannot verify \(kind) host keys here, so it prints none")
+        }
+        let output = format ?? (hashNames ? .knownHosts : .text)
+        let hashed = hashNames || hashKnownHosts == "yes" || (hashKnownHosts == "auto" && SSHClientConfiguration.hashKnownHosts())
         let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
-        var results = [ProbeResult?](repeating: nil, count: hosts.count)
+        var attempt = [Int](repeating: 0, count: list.count)
+        var results = [ProbeResult?](repeating: nil, count: list.count)
         var failed = false
-        for await event in pool.probe(hosts) {
-            results[event.index] = event.result
-            let host = hosts[event.index]
-            if let failure = event.result.failure {
-                failed = true
-                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
-                continue
-            }
-            for discovered in event.result.keys {
-                if let line = line(for: discovered, of: host) { print(line) }
-                for weakness in WeakKeys.weaknesses(of: discovered) {
-                    printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
+        var pending = Array(list.indices)
+        // As ssh-keyscan does, a target's next address is tried only when the one before could not be reached at all.
+        while !pending.isEmpty {
+            var retry: [Int] = []
+            for await event in pool.probe(pending.map { list[$0].addresses[attempt[$0]].inventoryHost }) {
+                let index = pending[event.index]
+                let host = list[index].addresses[attempt[index]].inventoryHost
+                if let failure = event.result.failure {
+                    if event.result.keys.isEmpty, failure.stage == .resolve || failure.stage == .connect,
+                       attempt[index] + 1 < list[index].addresses.count {
+                        attempt[index] += 1
+                        retry.append(index)
+                        continue
+                    }
+                    failed = true
+                    printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
+                    continue
+                }
+                results[index] = event.result
+                for discovered in event.result.keys where selection.includes(discovered.key) {
+                    do {
+                        let names = list[index].lookupNames(answeredBy: list[index].addresses[attempt[index]])
+                        for line in try lines(for: discovered, of: host, names: names, format: output, hashed: hashed) {
+                            print(line)
+                        }
+                    } catch {
+                        failed = true
+                        printError("\(host.endpointLabel): \(error)")
+                    }
+                    for weakness in WeakKeys.weaknesses(of: discovered) {
+                        printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
+                    }
                 }
             }
+            pending = retry
         }
         let groups = SharedKeys.groups(in: results)
         var reported: Set<[Int]> = []
         for group in groups where reported.insert(group.hosts).inserted {
-            let names = group.hosts.map { hosts[$0].endpointLabel }.joined(separator: ", ")
+            let names = group.hosts.map { list[$0].addresses[attempt[$0]].inventoryHost.endpointLabel }.joined(separator: ", ")
             let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
             printError("warning: \(names) present the same host keys (\(keys))")
         }
-        if failed { throw ExitCode(1) }
+        if failed || unreadable { throw ExitCode(1) }
     }
 
-    /// One output line; certificates have no place in known_hosts (they are trusted through
-    /// `@cert-authority` lines naming their CA), so that format leaves them out.
-    private func line(for discovered: DiscoveredKey, of host: InventoryHost) -> String? {
+    /// The command-line targets, then each file's; a bad line of a file is reported and left out.
+    private func readTargets() throws -> (targets: [KeyscanTarget], leftOut: Bool) {
+        var list = try targets.compactMap { try KeyscanTarget.parse(Substring($0), defaultPort: port) }
+        var leftOut = false
+        for file in files {
+            let data: Data
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else if let contents = FileManager.default.contents(atPath: expandTilde(file)) {
+                data = contents
+            } else {
+                printError("\(file): cannot read the targets (\(String(cString: strerror(errno))))")
+                throw ExitCode(64)
+            }
+            let read = KeyscanTarget.read(String(decoding: data, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: port)
+            for error in read.errors { printError(error.description) }
+            leftOut = leftOut || !read.errors.isEmpty
+            list += read.targets
+        }
+        return (list, leftOut)
+    }
+
+    /// The output lines for one key; certificates have no place in known_hosts (they are trusted
+    /// through `@cert-authority` lines naming their CA), and `ssh` refuses RSA keys under 1024 bits
+    /// (a warning says so), so that format leaves both out.
+    private func lines(for discovered: DiscoveredKey, of host: InventoryHost, names: [String], format: Format,
+                       hashed: Bool) throws -> [String] {
         let key = discovered.key
         switch format {
         case .text:
-            return "\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"
+            return ["\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"]
         case .knownHosts:
-            guard !key.isCertificate else { return nil }
-            let name = LookupName(host: host.address, port: host.port).hostString
-            return "\(CleanText(name, limit: 1024)) \(discovered.key.openSSHLine)"
+            guard !key.isCertificate, !(key.kind == .rsa && key.bits < 1024) else { return [] }
+            return try KnownHostsLines.render(key, names: names, hashed: hashed)
         }
     }
 }

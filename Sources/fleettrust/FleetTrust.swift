@@ -25,6 +25,7 @@ struct FleetTrust: AsyncParsableCommand {
             DashboardCommand.self,
             ScanCommand.self,
             DiscoverCommand.self,
+            SyncCommand.self,
             VerifyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)

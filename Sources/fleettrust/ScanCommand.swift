@@ -9,27 +9,32 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Discover every inventory host's keys and judge them as ssh would, against known_hosts and pins.",
         discussion: """
-            Exit status: 0 all hosts trusted; 1 some host new, unreachable or failed; \
-            2 any host changed, revoked, pin-mismatch or presenting an invalid certificate; \
-            64 bad usage or unreadable input. With --replay, the keys recorded in an earlier \
+            Exit status: 0 all hosts trusted; 1 some host new, unreachable or failed, or an \
+            inventory entry skipped for an error; 2 any host changed, revoked, pin-mismatch or \
+            presenting an invalid certificate; 64 bad usage or unreadable input. With --replay, the keys recorded in an earlier \
             `scan --format json` are judged again against today's files, without touching the network.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json
         case knownHosts = "known-hosts"
+        case prometheus
     }
 
     @OptionGroup var fleet: FleetOptions
 
-    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts, ready to append.")
+    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts, ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics.")
     var format: Format = .table
+
+    @Option(help: ArgumentHelp("Write the output to this file instead of standard output, atomically (a temporary file renamed over it).",
+                               valueName: "file"))
+    var output: String?
 
     @Option(help: ArgumentHelp("Judge the keys recorded in this earlier `scan --format json` output instead of probing.",
                                valueName: "file"))
     var replay: String?
 
-    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed, and probe nothing.")
+    @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed (table or json), and probe nothing.")
     var dryRun = false
 
     func validate() throws {
@@ -38,29 +43,22 @@ struct ScanCommand: AsyncParsableCommand {
             throw ValidationError("--replay judges a recorded scan; it takes no --inventory")
         }
         if replay == nil && fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        if dryRun && format != .table && format != .json { throw ValidationError("--dry-run prints a table or a json plan") }
     }
 
     func run() async throws {
         do {
             if dryRun {
-                let hosts = try fleet.loadInventory().hosts
-                let judge = try fleet.loadJudge(for: hosts)
-                let files = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path))
-                let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
-                    .values.reduce(0, +)
-                print("would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
-                      + "\(lines) known_hosts lines read from \(files.count) file\(files.count == 1 ? "" : "s")")
+                try planOnly()
                 return
             }
-            let (hosts, results) = try await gather()
-            let judge = try fleet.loadJudge(for: hosts).preparing(for: hosts)
-            for line in judge.pinLinesApplyingToNone(of: hosts) {
-                printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
-            }
-            let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
-            let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
-            let exitStatus = ScanReport.exitStatus(for: judged.map(\.status))
-            try emit(judged)
+            let started = ContinuousClock.now
+            let (hosts, results, skipped) = try await gather()
+            let judged = try fleet.judge(hosts, results)
+            let exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged.map(\.status)), skipped: skipped)
+            let duration = started.duration(to: .now)
+            try emit(judged, skipped: skipped, exitStatus: exitStatus,
+                     seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
             if exitStatus != 0 { throw ExitCode(exitStatus) }
         } catch let failure as CommandFailure {
             printError(failure.description)
@@ -68,48 +66,93 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
-    private func gather() async throws -> ([InventoryHost], [ProbeResult]) {
+    /// `--dry-run`: reads the inventory, known_hosts and pins, and says what would be probed.
+    private func planOnly() throws {
+        let inventory = try fleet.loadInventory()
+        let hosts = inventory.hosts
+        let skipped = SkippedInventoryEntry.entries(in: inventory)
+        let judge = try fleet.loadJudge(for: hosts)
+        let plan = ScanPlan(hosts: hosts, judge: judge, knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
+                            skipped: skipped)
+        switch format {
+        case .json:
+            try write(try plan.encoded() + Data("\n".utf8))
+        case .table, .knownHosts, .prometheus:
+            let files = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path))
+            var text = "would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
+                + "\(plan.summary.knownHostsLines) known_hosts lines read from \(files.count) file\(files.count == 1 ? "" : "s")\n"
+            text += Self.skippedLines(skipped)
+            try write(Data(text.utf8))
+        }
+        if plan.summary.exitStatus != 0 { throw ExitCode(plan.summary.exitStatus) }
+    }
+
+    private func gather() async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
             guard let data = FileManager.default.contents(atPath: replay) else {
                 throw CommandFailure.unreadableInput("\(replay): cannot read the recorded scan")
             }
             do {
                 let pairs = try ScanReplay.load(data, source: replay)
-                return (pairs.map(\.host), pairs.map(\.result))
+                return (pairs.map(\.host), pairs.map(\.result), [])
             } catch let problem as ScanReplay.Problem {
                 throw CommandFailure.unreadableInput(problem.description)
             }
         }
-        let hosts = try fleet.loadInventory().hosts
-        let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
-        var results = [ProbeResult?](repeating: nil, count: hosts.count)
-        let progress = standardErrorIsTerminal
-        var done = 0
-        for await event in pool.probe(hosts) {
-            results[event.index] = event.result
-            done += 1
-            if progress { FileHandle.standardError.write(Data("\rfleettrust: scanned \(done)/\(hosts.count)".utf8)) }
-        }
-        if progress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
-        return (hosts, hosts.indices.map { index in
-            results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
-                                          failures: [ProbeFailure(stage: .cancelled, code: .cancelled, message: "the scan was stopped")])
-        })
+        let inventory = try fleet.loadInventory()
+        return (inventory.hosts, await fleet.probe(inventory.hosts), SkippedInventoryEntry.entries(in: inventory))
     }
 
-    private func emit(_ judged: [JudgedHost]) throws {
+    private func emit(_ judged: [JudgedHost], skipped: [SkippedInventoryEntry], exitStatus: Int32, seconds: Double) throws {
         switch format {
         case .json:
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, judged: judged)
-            FileHandle.standardOutput.write(try report.encoded() + Data("\n".utf8))
+            try write(try ScanDocument(report: report, skipped: skipped).encoded() + Data("\n".utf8))
         case .knownHosts:
-            for host in judged {
-                guard case .save(let keys) = host.saving else { continue }
-                let names = host.saveNames.map { CleanText($0, limit: 1024).value }.joined(separator: ",")
-                for key in keys { print("\(names) \(key.openSSHLine)") }
+            let saving = judged.compactMap { host -> (JudgedHost, [HostKey])? in
+                if case .save(let keys) = host.saving { return (host, keys) }
+                return nil
             }
+            // `ssh -G` is asked only when some host's own configuration does not say.
+            let hashedByDefault = saving.contains { $0.0.host.sshOptions.hashKnownHosts == nil } && fleet.hashesKnownHosts
+            var lines: [String] = []
+            for (host, keys) in saving {
+                do {
+                    for key in keys {
+                        lines += try KnownHostsLines.render(key, names: host.saveNames,
+                                                            hashed: host.host.sshOptions.hashKnownHosts ?? hashedByDefault)
+                    }
+                } catch {
+                    printError("\(host.labels.name): \(error)")
+                }
+            }
+            try write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        case .prometheus:
+            let metrics = PrometheusTextfile(judged: judged, durationSeconds: seconds, finishedAt: Date(),
+                                             skippedEntries: skipped.count, exitStatus: exitStatus)
+            try write(Data(metrics.rendered().utf8))
         case .table:
-            print(ScanTable.render(judged))
+            try write(Data((ScanTable.render(judged) + "\n" + Self.skippedLines(skipped)).utf8))
+        }
+    }
+
+    /// The table's list of skipped inventory entries (nothing when none was skipped).
+    static func skippedLines(_ skipped: [SkippedInventoryEntry]) -> String {
+        guard !skipped.isEmpty else { return "" }
+        return "\nSkipped inventory entries (not checked; exit status at least 1):\n"
+            + skipped.map { "  \($0)\n" }.joined()
+    }
+
+    /// To `--output`, atomically, or to standard output.
+    private func write(_ data: Data) throws {
+        guard let output else {
+            FileHandle.standardOutput.write(data)
+            return
+        }
+        do {
+            try AtomicOutputFile(path: expandTilde(output)).write(data)
+        } catch {
+            throw CommandFailure.unreadableInput("\(error)")
         }
     }
 }

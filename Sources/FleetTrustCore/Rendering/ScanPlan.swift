@@ -1,0 +1,105 @@
+import Foundation
+
+/// What `scan --dry-run --format json` prints: every host a scan would probe, where, by which
+/// route, and under which name it would be looked up in which known_hosts files, without probing.
+///
+/// The names and files are the judge's own (`FleetJudge.target`, `KnownHostsSets.paths`), so the
+/// plan says what the scan would do, not a second guess at it.
+public struct ScanPlan: Encodable, Sendable {
+    public static let currentVersion = 1
+
+    /// How the host would be reached. Only `direct` exists today: a host `ssh` reaches through a
+    /// proxy is not probed (`none`) unless `--direct` says it is reachable from here.
+    public struct Route: Encodable, Sendable, Equatable {
+        /// `direct` (a probe from this machine) or `none` (not probed).
+        public var probe: String
+        /// The inventory's `ProxyJump` / `ProxyCommand`, when `ssh` goes through one.
+        public var proxy: String?
+
+        enum CodingKeys: String, CodingKey { case probe, proxy }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(probe, forKey: .probe)
+            try c.encode(proxy, forKey: .proxy)
+        }
+    }
+
+    public struct Host: Encodable, Sendable, Equatable {
+        public var name: String
+        public var host: String
+        public var port: Int
+        public var user: String?
+        public var groups: [String]
+        /// The name `ssh` looks the host up under in known_hosts.
+        public var knownHostsName: String
+        public var knownHostsFiles: [String]
+        public var route: Route
+
+        enum CodingKeys: String, CodingKey {
+            case name, host, port, user, groups, route
+            case knownHostsName = "known_hosts_name", knownHostsFiles = "known_hosts_files"
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name); try c.encode(host, forKey: .host); try c.encode(port, forKey: .port)
+            try c.encode(user, forKey: .user); try c.encode(groups, forKey: .groups)
+            try c.encode(knownHostsName, forKey: .knownHostsName); try c.encode(knownHostsFiles, forKey: .knownHostsFiles)
+            try c.encode(route, forKey: .route)
+        }
+    }
+
+    public struct Summary: Encodable, Sendable, Equatable {
+        public var total: Int
+        /// Hosts that would be probed (the others have route `none`).
+        public var probed: Int
+        public var knownHostsLines: Int
+        public var exitStatus: Int32
+
+        enum CodingKeys: String, CodingKey {
+            case total, probed, knownHostsLines = "known_hosts_lines", exitStatus = "exit_status"
+        }
+    }
+
+    public var version = ScanPlan.currentVersion
+    public var dryRun = true
+    public var knownHostsFiles: [String]
+    public var pinFiles: [String]
+    public var hosts: [Host]
+    public var skipped: [SkippedInventoryEntry]
+    public var summary: Summary
+
+    enum CodingKeys: String, CodingKey {
+        case version, hosts, skipped, summary
+        case dryRun = "dry_run", knownHostsFiles = "known_hosts_files", pinFiles = "pin_files"
+    }
+
+    /// The plan for `hosts` under `judge` (whose files are already read). Skipped entries make
+    /// the exit status 1, as they do for a scan.
+    public init(hosts: [InventoryHost], judge: FleetJudge, knownHostsFiles: [String], pinFiles: [String],
+                skipped: [SkippedInventoryEntry]) {
+        let clean = { (text: String) in CleanText(text, limit: 1024).value }
+        self.knownHostsFiles = knownHostsFiles.map(clean)
+        self.pinFiles = pinFiles.map(clean)
+        self.hosts = hosts.map { host in
+            let labels = HostLabels(host)
+            return Host(name: labels.name.value, host: labels.address.value, port: host.port, user: labels.user?.value,
+                        groups: labels.groups.map(\.value),
+                        knownHostsName: CleanText(judge.target(for: host, peer: nil).lookup.hostString, limit: 300).value,
+                        knownHostsFiles: judge.knownHosts.paths(for: host).map(clean),
+                        route: Route(probe: host.proxy == nil ? "direct" : "none", proxy: host.proxy.map { CleanText($0, limit: 300).value }))
+        }
+        self.skipped = skipped
+        let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
+            .values.reduce(0, +)
+        summary = Summary(total: hosts.count, probed: hosts.filter { $0.proxy == nil }.count, knownHostsLines: lines,
+                          exitStatus: ScanDocument.exitStatus(0, skipped: skipped))
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

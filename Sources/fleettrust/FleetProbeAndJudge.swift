@@ -1,0 +1,37 @@
+import Foundation
+import FleetTrustCore
+import FleetTrustSSH
+
+/// The probe-then-judge pass `scan` and `sync` share, so both see each host exactly as the
+/// dashboard does: one `ProbePool` run, then one `FleetJudge.judge` per host.
+extension FleetOptions {
+    /// Probes every host (a progress line on standard error when it is a terminal); a host the
+    /// pool never reported is `cancelled`.
+    func probe(_ hosts: [InventoryHost]) async -> [ProbeResult] {
+        let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
+        var results = [ProbeResult?](repeating: nil, count: hosts.count)
+        let progress = standardErrorIsTerminal
+        var done = 0
+        for await event in pool.probe(hosts) {
+            results[event.index] = event.result
+            done += 1
+            if progress { FileHandle.standardError.write(Data("\rfleettrust: scanned \(done)/\(hosts.count)".utf8)) }
+        }
+        if progress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
+        return hosts.indices.map { index in
+            results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
+                                          failures: [ProbeFailure(stage: .cancelled, code: .cancelled, message: "the scan was stopped")])
+        }
+    }
+
+    /// Judges every probe against the files and pins these options name; warns about pin lines
+    /// that apply to no host.
+    func judge(_ hosts: [InventoryHost], _ results: [ProbeResult]) throws -> [JudgedHost] {
+        let judge = try loadJudge(for: hosts).preparing(for: hosts)
+        for line in judge.pinLinesApplyingToNone(of: hosts) {
+            printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
+        }
+        let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
+        return hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+    }
+}

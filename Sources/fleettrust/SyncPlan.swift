@@ -1,0 +1,79 @@
+import FleetTrustCore
+
+/// What `sync` does with each judged host: its `JudgedHost.saving` answer, gated by what proves
+/// the keys. Nothing is judged here: only a host the judge offers for saving (`.save(keys)`: new,
+/// usable plain keys, no alarm) is ever added, and by default only when a pin or a pinned CA
+/// proves its keys; `--trust-on-first-use` lets an unpinned one in.
+struct SyncPlan {
+    enum Action: Equatable {
+        /// Append these keys (those the host's file does not already record) under the host's
+        /// save names; `recorded` is what that file recorded for the names when judged (the
+        /// compare-and-set expectation).
+        case add(keys: [HostKey], recorded: [String], proof: Proof)
+        case alreadyTrusted
+        /// Never touched: the judgement refuses saving (changed, revoked, pin mismatch, invalid
+        /// certificate).
+        case refused
+        /// Left alone for a reason that is no alarm (no pin, unreachable, nothing usable).
+        case notAdded(String)
+    }
+
+    enum Proof: String {
+        case pin
+        case caPin = "pinned CA"
+        case trustOnFirstUse = "trust on first use"
+    }
+
+    struct Entry {
+        var judged: JudgedHost
+        var action: Action
+    }
+
+    var entries: [Entry]
+
+    init(_ judged: [JudgedHost], trustOnFirstUse: Bool) {
+        entries = judged.map { Entry(judged: $0, action: Self.action(for: $0, trustOnFirstUse: trustOnFirstUse)) }
+    }
+
+    static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
+        switch judged.saving {
+        case .save(let keys):
+            let proof: Proof
+            if judged.pin.verdict == .matched {
+                proof = keys.contains { judged.pin.pinned.contains($0.sha256Fingerprint) } ? .pin : .caPin
+            } else if trustOnFirstUse {
+                proof = .trustOnFirstUse
+            } else {
+                return .notAdded("new, and no pin proves its keys (pin them, or pass --trust-on-first-use)")
+            }
+            let recorded = judged.recorded.filter { $0.location.file == judged.saveFile }.map(\.fingerprint)
+            let adding = keys.filter { !recorded.contains($0.sha256Fingerprint) }
+            guard !adding.isEmpty else { return .notAdded("new: \(JudgementWords.reason(judged))") }
+            return .add(keys: adding, recorded: recorded, proof: proof)
+        case .replace:
+            return .refused
+        case .refused(let refusal):
+            switch refusal {
+            case .alreadyTrusted: return .alreadyTrusted
+            case .revoked, .pinMismatch, .invalidCertificate: return .refused
+            case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave:
+                return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")
+            }
+        }
+    }
+
+    /// 2 when a host was refused for an alarm (changed, revoked, pin-mismatch, invalid
+    /// certificate), 1 when some host is left untrusted, else 0. `failedWrites` are hosts whose
+    /// write was refused or failed.
+    func exitStatus(failedWrites: Int) -> Int32 {
+        var status: Int32 = failedWrites > 0 ? 1 : 0
+        for entry in entries {
+            switch entry.action {
+            case .add, .alreadyTrusted: continue
+            case .refused: status = max(status, max(1, entry.judged.status.alarmLevel))
+            case .notAdded: status = max(status, 1)
+            }
+        }
+        return status
+    }
+}
