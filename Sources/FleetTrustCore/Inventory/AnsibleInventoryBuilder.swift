@@ -32,7 +32,7 @@ struct AnsibleInventoryBuilder {
         let script = InventoryScript(path: path, limits: loader.scriptLimits)
         let contents = String(decoding: try await script.run(["--list"]), as: UTF8.self)
         guard InventoryFormat.detect(contents) == .ansibleJSON else {
-            throw .scriptOutputNotJSON(path: path, arguments: ["--list"], start: String(contents.trimmingWhitespace().prefix(40)))
+            throw .scriptOutputNotJSON(path: path, arguments: ["--list"], start: Self.opening(contents))
         }
         var log = DiagnosticLog(file: "\(path) --list")
         let needingVars = AnsibleInventoryJSONReader.read(contents, into: &model, options: loader.options, log: &log, detected: false)
@@ -40,9 +40,9 @@ struct AnsibleInventoryBuilder {
         for host in needingVars {
             let arguments = ["--host", host]
             let text = String(decoding: try await script.run(arguments), as: UTF8.self)
-            guard !text.trimmingWhitespace().isEmpty else { continue }
+            guard !text.allSatisfy(\.isWhitespace) else { continue }
             guard InventoryFormat.detect(text) == .ansibleJSON else {
-                throw .scriptOutputNotJSON(path: path, arguments: arguments, start: String(text.trimmingWhitespace().prefix(40)))
+                throw .scriptOutputNotJSON(path: path, arguments: arguments, start: Self.opening(text))
             }
             var hostLog = DiagnosticLog(file: "\(path) --host \(Sanitizer.clean(host, limit: 80))")
             if let root = AnsibleYAMLReader.compose(text, log: &hostLog) {
@@ -66,8 +66,8 @@ struct AnsibleInventoryBuilder {
                 return
             }
             bytes = try InventoryFile.read(path, limit: loader.maxFileBytes)
-        } catch let error where error.isAboutReading {
-            diagnostics.append(InventoryDiagnostic(.error, SourceLocation(file: path, line: 1), "\(error); skipped"))
+        } catch let error where error.problem != nil {
+            diagnostics.append(InventoryDiagnostic(.error, SourceLocation(file: path, line: 1), "\(error.problem!); skipped"))
             return
         }
         let location = SourceLocation(file: path, line: 1)
@@ -95,19 +95,15 @@ struct AnsibleInventoryBuilder {
         return inventory
     }
 
+    /// The first words of a script's output, for a message.
+    private static func opening(_ text: String) -> String {
+        var start = text.drop(while: \.isWhitespace).prefix(40)
+        while start.last?.isWhitespace == true { start = start.dropLast() }
+        return String(start)
+    }
+
     private mutating func absorb(_ log: DiagnosticLog) {
         diagnostics += log.diagnostics
         skipped += log.skipped
-    }
-}
-
-extension InventoryLoadError {
-    /// Whether the error is about reading a path (it does not exist, is not readable, is too
-    /// large) rather than about running a script.
-    var isAboutReading: Bool {
-        switch self {
-        case .missing, .unreadable, .tooLarge, .binary: return true
-        default: return false
-        }
     }
 }

@@ -45,7 +45,7 @@ enum AnsibleInventoryDirectory {
             names = try entries(of: directory)
         } catch {
             if top { throw error }
-            problems.append(InventoryDiagnostic(.error, SourceLocation(file: directory, line: 1), "\(error); skipped"))
+            problems.append(InventoryDiagnostic(.error, SourceLocation(file: directory, line: 1), "\(error.problem ?? error.description); skipped"))
             return
         }
         for name in names where !isIgnored(name) {

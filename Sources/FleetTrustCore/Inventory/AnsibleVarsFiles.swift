@@ -83,7 +83,7 @@ struct AnsibleVarsFiles {
         do {
             bytes = try InventoryFile.read(path, limit: maxFileBytes)
         } catch {
-            log.error(1, "\(error); its variables are not used")
+            log.error(1, "\(error.problem ?? error.description); its variables are not used")
             return [:]
         }
         if InventoryFile.isBinary(bytes) {

@@ -22,6 +22,18 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
     case scriptOutputTooLarge(path: String, arguments: [String], limit: Int)
     case scriptOutputNotJSON(path: String, arguments: [String], start: String)
 
+    /// For the errors about reading a path: what is wrong with it, without the path (for
+    /// messages that already name it, such as a diagnostic about one file of a directory).
+    var problem: String? {
+        switch self {
+        case .missing: return "no such file or directory"
+        case .unreadable(_, let reason): return "cannot read it: \(reason)"
+        case .binary: return "binary data, not an inventory"
+        case .tooLarge(_, let limit): return "larger than \(Self.size(limit)), the most fleettrust reads as an inventory"
+        default: return nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .missing(let path):
@@ -45,7 +57,7 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
         case .scriptKilled(let path, let arguments, let signal, let errorOutput):
             return "inventory script \(Self.command(path, arguments)) was killed by signal \(signal)" + Self.said(errorOutput)
         case .scriptTimedOut(let path, let arguments, let seconds):
-            return "inventory script \(Self.command(path, arguments)) did not finish within \(Self.seconds(seconds)) seconds and was stopped"
+            return "inventory script \(Self.command(path, arguments)) did not finish within \(Self.seconds(seconds)) second\(seconds == 1 ? "" : "s") and was stopped"
         case .scriptOutputTooLarge(let path, let arguments, let limit):
             return "inventory script \(Self.command(path, arguments)) printed more than \(Self.size(limit)) and was stopped"
         case .scriptOutputNotJSON(let path, let arguments, let start):
