@@ -10,6 +10,7 @@ final class InventoryScriptTests: XCTestCase {
 
     override func tearDown() {
         for pid in pidFiles.flatMap(Self.pids) where Self.isRunning(pid) { kill(pid, SIGKILL) }
+        pidFiles.forEach { unlink($0) }
         trees.forEach { $0.remove() }
     }
 
@@ -70,7 +71,6 @@ final class InventoryScriptTests: XCTestCase {
     func testAScriptThatRunsTooLongIsStoppedWithItsChildren() throws {
         let pidFile = NSTemporaryDirectory() + "ft-pids-\(UInt32.random(in: 0...UInt32.max))"
         pidFiles.append(pidFile)
-        defer { unlink(pidFile) }
         let made = try tree(executables: ["slow": "#!/bin/sh\nsleep 300 &\necho $$ $! > \(pidFile)\nwait\n"])
         let started = Date()
         let error = made.loadError("slow", limits: InventoryScript.Limits(seconds: 1))
