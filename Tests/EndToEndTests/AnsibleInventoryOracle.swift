@@ -75,6 +75,13 @@ enum AnsibleInventoryOracle {
         return String(run.stdoutText.split(separator: "\n").first ?? "")
     }
 
+    /// Removes the scratch directories `list` and `version` made for this process.
+    static func removeScratch() {
+        for name in ["ft-ansible-home-\(getpid())", "ft-ansible-playbook-\(getpid())"] {
+            try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + name)
+        }
+    }
+
     /// A clean environment: no `ansible.cfg` from anywhere, state under a scratch directory.
     private static func environment() -> [String: String] {
         let scratch = NSTemporaryDirectory() + "ft-ansible-home-\(getpid())"

@@ -20,6 +20,7 @@ final class AnsibleInventoryParityTests: XCTestCase {
 
     override class func tearDown() {
         if let version = try? AnsibleInventoryOracle.version() { print("compared against \(version)") }
+        AnsibleInventoryOracle.removeScratch()
     }
 
     private func write(_ files: [String: String], executables: [String: String] = [:]) throws {
