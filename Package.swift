@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibSSH", path: "Sources/CLibSSH", pkgConfig: "libssh",
@@ -25,7 +26,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
 
         .target(name: "FleetTrustCore",
-                dependencies: ["COpenSSL", .product(name: "Yams", package: "Yams")]),
+                dependencies: ["COpenSSL", .product(name: "Yams", package: "Yams"),
+                               .product(name: "Subprocess", package: "swift-subprocess")]),
         .target(name: "FleetTrustSSH",
                 dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL"]),
         .target(name: "FleetTrustDashboard",

@@ -131,18 +131,13 @@ struct FleetOptions: ParsableArguments {
     /// and returns the hosts that could be read (filtered by `--group`).
     func loadInventory() throws -> Inventory {
         guard !inventories.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
-        var sources: [InventorySource] = []
-        for path in inventories {
-            if path == "-" {
-                sources.append(InventorySource(name: "<stdin>", bytes: [UInt8](FileHandle.standardInput.readDataToEndOfFile())))
-                continue
-            }
-            guard let data = FileManager.default.contents(atPath: expandTilde(path)) else {
-                throw CommandFailure.unreadableInput("\(path): cannot read the inventory (\(String(cString: strerror(errno))))")
-            }
-            sources.append(InventorySource(name: path, bytes: [UInt8](data)))
+        let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
+        var inventory: Inventory
+        do {
+            inventory = try loader.loadWaiting(inventories.map { $0 == "-" ? $0 : expandTilde($0) })
+        } catch {
+            throw CommandFailure.unreadableInput(error.description)
         }
-        var inventory = Inventory.read(sources, format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
         for diagnostic in inventory.diagnostics { printError(diagnostic.description) }
         if inventory.skipped > 0 {
             printError("fleettrust: skipped \(inventory.skipped) inventory entr\(inventory.skipped == 1 ? "y" : "ies") with errors; going on with \(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s")")

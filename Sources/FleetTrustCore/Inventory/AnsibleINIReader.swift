@@ -36,6 +36,14 @@ enum AnsibleINIReader {
 
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var model = AnsibleInventoryModel()
+        read(contents, into: &model, options: options, log: &log)
+        return model.hosts(log: &log)
+    }
+
+    /// Adds one file's groups, hosts and variables to `model`, which may hold other files already
+    /// (the files of an inventory directory share one model, as they share one inventory in Ansible).
+    static func read(_ contents: String, into model: inout AnsibleInventoryModel, options: InventoryReadOptions,
+                     log: inout DiagnosticLog) {
         var section = Section(group: "ungrouped", kind: .hosts)
         for line in InventoryLines.split(contents, maxLength: options.maxLineLength, log: &log) {
             let text = line.text.trimmingWhitespace()
@@ -63,14 +71,14 @@ enum AnsibleINIReader {
                 }
                 let key = text[..<equals].trimmingWhitespace()
                 let value = text[text.index(after: equals)...].trimmingWhitespace()
-                model.setGroupVar(section.group, key: String(key), value: unquoted(value))
+                model.setGroupVar(section.group, key: String(key), value: unquoted(value),
+                                  location: log.location(line.number), log: &log)
             }
             if model.hostCount > options.maxHosts {
                 log.error(line.number, "more than \(options.maxHosts) hosts; the rest of the file is skipped")
                 break
             }
         }
-        return model.hosts(format: .ansibleINI, log: &log)
     }
 
     private static func readChildLine(_ text: Substring, line: Int, parent: String,
@@ -122,7 +130,7 @@ enum AnsibleINIReader {
             log.error(line, "\(error.text); skipped", skipping: 1)
         case .success(let names):
             for name in names {
-                model.addHost(name, group: group, vars: vars, location: log.location(line))
+                model.addHost(name, group: group, vars: vars, location: log.location(line), format: .ansibleINI)
             }
         }
     }

@@ -1,20 +1,39 @@
-/// The group tree both Ansible readers fill in, and Ansible's rules for turning it into hosts.
+/// One inventory variable as written: its text and the line that set it, so that a bad value is
+/// reported where it was written (an inventory line, or a line of a `group_vars/` file).
+struct InventoryVariable: Equatable {
+    var value: String
+    var location: SourceLocation?
+}
+
+/// The group tree every Ansible reader fills in (INI, YAML, `ansible-inventory --list` JSON, the
+/// files of an inventory directory together), and Ansible's rules for turning it into hosts.
 ///
-/// Variables resolve as Ansible does: `all` vars, then group vars from the shallowest group to the
-/// deepest (a child group beats its parent; at equal depth the later name in sort order wins),
-/// then host vars. Connection variables are read as Ansible's ssh connection plugin reads them: of
-/// `ansible_host`/`ansible_ssh_host` (likewise `_port`, `_user`) the later-listed `ansible_ssh_*`
-/// name wins whenever both are set, whatever level each was set at.
+/// Variables resolve in the order of Ansible's `VariableManager` (lowest first): `all` vars from
+/// inventory files; group vars from inventory files, from the shallowest group to the deepest (a
+/// child group beats its parent; at equal depth the lower `ansible_group_priority`, then the
+/// earlier name, is applied first); `group_vars/all`; `group_vars/` of the host's groups in the
+/// same order; host vars from inventory files; `host_vars/`. Connection variables are read as
+/// Ansible's ssh connection plugin reads them: of `ansible_host`/`ansible_ssh_host` (likewise
+/// `_port`, `_user`) the later-listed `ansible_ssh_*` name wins whenever both are set, whatever
+/// level each was set at.
 struct AnsibleInventoryModel {
     private struct Group {
-        var vars: [String: String] = [:]
+        /// Variables the inventory sources set on the group.
+        var vars: [String: InventoryVariable] = [:]
+        /// Variables from `group_vars/` beside the inventory: a higher layer than `vars`.
+        var fileVars: [String: InventoryVariable] = [:]
         var parents: [String] = []
+        /// `ansible_group_priority` (default 1).
+        var priority = 1
     }
 
     private struct Host {
-        var vars: [String: String] = [:]
+        var vars: [String: InventoryVariable] = [:]
+        /// Variables from `host_vars/`: the highest layer.
+        var fileVars: [String: InventoryVariable] = [:]
         var groups: [String] = []
         var location: SourceLocation
+        var format: InventoryFormat
     }
 
     private var groups: [String: Group] = ["all": Group(), "ungrouped": Group()]
@@ -24,26 +43,63 @@ struct AnsibleInventoryModel {
 
     var hostCount: Int { hostOrder.count }
 
+    /// Every host name, in first-seen order: what `host_vars/` is searched for.
+    var hostNames: [String] { hostOrder }
+
+    /// Every group name, `all` and `ungrouped` included: what `group_vars/` is searched for.
+    var groupNames: [String] { groups.keys.sorted(by: Self.precedes) }
+
     mutating func declareGroup(_ name: String) {
         if groups[name] == nil { groups[name] = Group() }
     }
 
     /// Adds a host (or another appearance of it) to `group`, with the variables given there.
-    mutating func addHost(_ name: String, group: String, vars: [String: String], location: SourceLocation) {
+    mutating func addHost(_ name: String, group: String, vars: [String: String], location: SourceLocation,
+                          format: InventoryFormat) {
         declareGroup(group)
         if hostTable[name] == nil {
             hostOrder.append(name)
-            hostTable[name] = Host(location: location)
+            hostTable[name] = Host(location: location, format: format)
         }
         if group != "all" && group != "ungrouped" && !hostTable[name]!.groups.contains(group) {
             hostTable[name]!.groups.append(group)
         }
-        hostTable[name]!.vars.merge(vars) { _, new in new }
+        for (key, value) in vars {
+            hostTable[name]!.vars[key] = InventoryVariable(value: value, location: location)
+        }
     }
 
-    mutating func setGroupVar(_ group: String, key: String, value: String) {
+    /// Sets a host variable from an inventory source that names hosts apart from their variables
+    /// (`_meta.hostvars` of `ansible-inventory --list`); unknown hosts are ignored, as Ansible does.
+    mutating func setHostVar(_ host: String, key: String, value: String, location: SourceLocation?) {
+        hostTable[host]?.vars[key] = InventoryVariable(value: value, location: location)
+    }
+
+    /// Sets a group variable from an inventory source. `ansible_group_priority` is not a variable
+    /// but the group's priority, as in Ansible's `Group.set_variable`.
+    mutating func setGroupVar(_ group: String, key: String, value: String, location: SourceLocation?,
+                              log: inout DiagnosticLog) {
         declareGroup(group)
-        groups[group]!.vars[key] = value
+        guard key == "ansible_group_priority" else {
+            groups[group]!.vars[key] = InventoryVariable(value: value, location: location)
+            return
+        }
+        guard let priority = Int(value.trimmingWhitespace()) else {
+            log.error(at: location ?? log.location(1), "ansible_group_priority \(InventoryDiagnostic.quote(value)) of group \(InventoryDiagnostic.quote(group)) is not a whole number; ignored")
+            return
+        }
+        groups[group]!.priority = priority
+    }
+
+    /// Adds the variables of one `group_vars/` file (files read later win).
+    mutating func addGroupVarsFile(_ group: String, _ vars: [String: InventoryVariable]) {
+        guard groups[group] != nil else { return }
+        groups[group]!.fileVars.merge(vars) { _, new in new }
+    }
+
+    /// Adds the variables of one `host_vars/` file (files read later win).
+    mutating func addHostVarsFile(_ host: String, _ vars: [String: InventoryVariable]) {
+        hostTable[host]?.fileVars.merge(vars) { _, new in new }
     }
 
     enum ChildLink {
@@ -67,124 +123,75 @@ struct AnsibleInventoryModel {
     }
 
     /// Resolves every host into an `InventoryHost`.
-    mutating func hosts(format: InventoryFormat, log: inout DiagnosticLog) -> [InventoryHost] {
-        var resolvedGroups: [[String]: (inherited: [String], vars: [String: String])] = [:]
+    mutating func hosts(log: inout DiagnosticLog) -> [InventoryHost] {
+        var resolvedGroups: [[String]: (inherited: [String], vars: [String: InventoryVariable])] = [:]
         var result: [InventoryHost] = []
         result.reserveCapacity(hostOrder.count)
         for name in hostOrder {
             let host = hostTable[name]!
             let direct = host.groups.isEmpty ? ["ungrouped"] : host.groups
-            let resolved: (inherited: [String], vars: [String: String])
+            let resolved: (inherited: [String], vars: [String: InventoryVariable])
             if let known = resolvedGroups[direct] {
                 resolved = known
             } else {
                 resolved = resolve(direct)
                 resolvedGroups[direct] = resolved
             }
-            let vars = resolved.vars.merging(host.vars) { _, hostValue in hostValue }
-            var port = 22
-            if let text = vars["ansible_ssh_port"] ?? vars["ansible_port"] {
-                switch HostPattern.port(text) {
-                case .success(let value): port = value
-                case .failure(let error):
-                    log.error(host.location.line, "host \(InventoryDiagnostic.quote(name)): \(error.text); skipped", skipping: 1)
-                    continue
-                }
+            let vars = resolved.vars.merging(host.vars) { _, new in new }.merging(host.fileVars) { _, new in new }
+            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, log: &log) {
+                result.append(item)
             }
-            let address = vars["ansible_ssh_host"] ?? vars["ansible_host"] ?? name
-            let options = Self.sshOptions(in: vars)
-            var item = InventoryHost(name: name, address: address, port: port,
-                                     user: vars["ansible_ssh_user"] ?? vars["ansible_user"],
-                                     groups: direct, hostKeyAlias: options["hostkeyalias"],
-                                     userKnownHostsFiles: options["userknownhostsfile"].map(Self.files) ?? [],
-                                     source: host.location,
-                                     inheritedGroups: resolved.inherited, format: format,
-                                     proxy: Self.proxy(in: vars),
-                                     sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
-                                                                globalKnownHostsFiles: options["globalknownhostsfile"].map(Self.files),
-                                                                checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
-                                                                hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
-            if let policy = vars["fleettrust_policy"] {
-                if PolicyName(rawValue: policy) != nil {
-                    item.policy = policy
-                } else {
-                    log.error(host.location.line, "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",
-                              skipping: 1)
-                    continue
-                }
-            }
-            if item.hasUnsafeText {
-                log.warning(host.location.line, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
-            }
-            result.append(item)
         }
         return result
     }
 
-    /// The `-o Keyword=value` options (and `-oKeyword=value`, `-o Keyword value`) in Ansible's ssh
-    /// arguments, first value winning as in `ssh`, keywords lowercased. Common args come first,
-    /// then extra args, the order in which Ansible puts them on ssh's command line.
-    static func sshOptions(in vars: [String: String]) -> [String: String] {
-        var options: [String: String] = [:]
-        for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
-            guard let value = vars[key] else { continue }
-            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { token -> String in
-                let quote: (Character) -> Bool = { $0 == "'" || $0 == "\"" }
-                return String(token.drop(while: quote).reversed().drop(while: quote).reversed())
-            }
-            var index = 0
-            while index < tokens.count {
-                var option: String?
-                if tokens[index] == "-o", index + 1 < tokens.count {
-                    option = tokens[index + 1]
-                    index += 1
-                } else if tokens[index].hasPrefix("-o") {
-                    option = String(tokens[index].dropFirst(2))
-                }
-                index += 1
-                guard let option else { continue }
-                let parts = option.split(maxSplits: 1, whereSeparator: { $0 == "=" || $0 == " " })
-                var keyword = parts.first.map { String($0).lowercased() } ?? ""
-                var argument = parts.count > 1 ? String(parts[1]) : nil
-                if argument == nil, index < tokens.count, !tokens[index].hasPrefix("-") {
-                    argument = tokens[index]
-                    index += 1
-                }
-                keyword = keyword.trimmingCharacters(in: .whitespaces)
-                if let argument, !keyword.isEmpty, options[keyword] == nil { options[keyword] = argument }
+    private static func host(_ name: String, _ host: Host, direct: [String], inherited: [String],
+                             vars: [String: InventoryVariable], log: inout DiagnosticLog) -> InventoryHost? {
+        func place(_ key: String) -> SourceLocation { vars[key]?.location ?? host.location }
+        let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
+        var port = 22
+        if let text = vars[portKey]?.value {
+            switch HostPattern.port(text) {
+            case .success(let value): port = value
+            case .failure(let error):
+                log.error(at: place(portKey), "host \(InventoryDiagnostic.quote(name)): \(error.text); skipped", skipping: 1)
+                return nil
             }
         }
-        return options
-    }
-
-    private static func files(_ value: String) -> [String] {
-        value.split(separator: " ").map(String.init)
-    }
-
-    /// The proxy Ansible's ssh would go through: a `ProxyJump`/`ProxyCommand` option or `-J`
-    /// in `ansible_ssh_common_args` or `ansible_ssh_extra_args`, described as written.
-    static func proxy(in vars: [String: String]) -> String? {
-        for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
-            guard let value = vars[key] else { continue }
-            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { token -> String in
-                let quote: (Character) -> Bool = { $0 == "'" || $0 == "\"" }
-                return String(token.drop(while: quote).reversed().drop(while: quote).reversed())
+        let addressKey = vars["ansible_ssh_host"] != nil ? "ansible_ssh_host" : "ansible_host"
+        let userKey = vars["ansible_ssh_user"] != nil ? "ansible_ssh_user" : "ansible_user"
+        let address = vars[addressKey]?.value ?? name
+        let user = vars[userKey]?.value
+        let plain = vars.mapValues(\.value)
+        let options = AnsibleSSHArguments.sshOptions(in: plain)
+        var item = InventoryHost(name: name, address: address, port: port, user: user,
+                                 groups: direct, hostKeyAlias: options["hostkeyalias"],
+                                 userKnownHostsFiles: options["userknownhostsfile"].map(AnsibleSSHArguments.files) ?? [],
+                                 source: host.location,
+                                 inheritedGroups: inherited, format: host.format,
+                                 proxy: AnsibleSSHArguments.proxy(in: plain),
+                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
+                                                            globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
+                                                            checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
+                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
+        if let policy = vars["fleettrust_policy"]?.value {
+            guard PolicyName(rawValue: policy) != nil else {
+                log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",
+                          skipping: 1)
+                return nil
             }
-            for (index, token) in tokens.enumerated() {
-                let lower = token.lowercased()
-                let option = lower.hasPrefix("-o") ? String(lower.dropFirst(2)) : lower
-                for name in ["proxyjump", "proxycommand"] where option.hasPrefix(name) {
-                    var argument = option.dropFirst(name.count).drop { $0 == "=" || $0 == " " }
-                    if argument.isEmpty, index + 1 < tokens.count { argument = Substring(tokens[index + 1].lowercased()) }
-                    if argument != "none" { return "\(key)=\(value)" }
-                }
-                if token.hasPrefix("-J") { return "\(key)=\(value)" }
-            }
+            item.policy = policy
         }
-        return nil
+        for (key, value) in [(addressKey, address), (userKey, user ?? "")] where value.contains("{{") {
+            log.warning(at: place(key), "host \(InventoryDiagnostic.quote(name)): \(key) \(InventoryDiagnostic.quote(value)) is a Jinja2 template, which fleettrust does not evaluate; it is used as written")
+        }
+        if item.hasUnsafeText {
+            log.warning(at: host.location, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
+        }
+        return item
     }
 
-    private mutating func resolve(_ direct: [String]) -> (inherited: [String], vars: [String: String]) {
+    private mutating func resolve(_ direct: [String]) -> (inherited: [String], vars: [String: InventoryVariable]) {
         var inherited: [String] = []
         var seen = Set(direct + ["all"])
         for group in direct {
@@ -192,12 +199,26 @@ struct AnsibleInventoryModel {
                 inherited.append(ancestor)
             }
         }
-        let ordered = (direct + inherited).sorted { (depth($0), $0) < (depth($1), $1) }
+        let keyed = (direct + inherited).map { (depth: depth($0), priority: groups[$0]?.priority ?? 1, name: $0) }
+        let ordered = keyed.sorted { left, right in
+            if left.depth != right.depth { return left.depth < right.depth }
+            if left.priority != right.priority { return left.priority < right.priority }
+            return Self.precedes(left.name, right.name)
+        }.map(\.name).filter { $0 != "all" }
         var vars = groups["all"]?.vars ?? [:]
-        for group in ordered where group != "all" {
+        for group in ordered {
             vars.merge(groups[group]?.vars ?? [:]) { _, new in new }
         }
+        vars.merge(groups["all"]?.fileVars ?? [:]) { _, new in new }
+        for group in ordered {
+            vars.merge(groups[group]?.fileVars ?? [:]) { _, new in new }
+        }
         return (inherited, vars)
+    }
+
+    /// Python's order for `str`: by code point, which is the order of the UTF-8 bytes.
+    static func precedes(_ left: String, _ right: String) -> Bool {
+        left.utf8.lexicographicallyPrecedes(right.utf8)
     }
 
     private func ancestors(of group: String) -> [String] {

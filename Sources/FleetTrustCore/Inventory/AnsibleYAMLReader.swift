@@ -14,7 +14,7 @@ enum AnsibleYAMLReader {
     static let maxNesting = 500
 
     private struct Walk {
-        var model = AnsibleInventoryModel()
+        var model: AnsibleInventoryModel
         var budget = AnsibleYAMLReader.maxNodes
         var groupVisits = AnsibleYAMLReader.maxGroupVisits
         var exhausted = false
@@ -23,26 +23,48 @@ enum AnsibleYAMLReader {
     }
 
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
+        var model = AnsibleInventoryModel()
+        read(contents, into: &model, options: options, log: &log)
+        return model.hosts(log: &log)
+    }
+
+    /// Adds one file's groups, hosts and variables to `model`, which may hold other files already.
+    static func read(_ contents: String, into model: inout AnsibleInventoryModel, options: InventoryReadOptions,
+                     log: inout DiagnosticLog) {
+        guard let root = compose(contents, log: &log) else { return }
+        read(root, into: &model, options: options, log: &log)
+    }
+
+    /// Parses YAML (or JSON) with the nesting guard; `nil` after logging why when it cannot be read.
+    static func compose(_ contents: String, log: inout DiagnosticLog) -> Node? {
         if let line = tooDeep(contents) {
             log.error(line, "YAML nested more than \(maxNesting) levels deep; file skipped")
-            return []
+            return nil
         }
-        let root: Node?
         do {
-            root = try Yams.compose(yaml: contents)
+            return try Yams.compose(yaml: contents)
         } catch let error as YamlError {
             log.error(line(of: error), "YAML syntax error: \(problem(of: error)); file skipped")
-            return []
         } catch {
             log.error(1, "YAML could not be read; file skipped")
-            return []
         }
-        guard let root else { return [] }
+        return nil
+    }
+
+    /// Walks an already parsed document in the shape of Ansible's YAML inventory.
+    static func read(_ root: Node, into model: inout AnsibleInventoryModel, options: InventoryReadOptions,
+                     log: inout DiagnosticLog) {
+        if root.null != nil { return }
         guard case .mapping(let top) = root else {
             log.error(root.mark?.line ?? 1, "an Ansible YAML inventory must be a mapping of groups (such as all:); file skipped")
-            return []
+            return
         }
-        var walk = Walk(options: options, log: log)
+        if let plugin = root["plugin"].flatMap(scalar) {
+            log.error(root["plugin"]?.mark?.line ?? 1, "this is the configuration of the inventory plugin \(InventoryDiagnostic.quote(plugin)), which fleettrust cannot run; give fleettrust the output of `ansible-inventory -i FILE --list` instead; file skipped")
+            return
+        }
+        var walk = Walk(model: AnsibleInventoryModel(), options: options, log: log)
+        swap(&walk.model, &model)
         for (key, value) in top {
             guard let group = scalar(key) else {
                 walk.log.error(key.mark?.line ?? 1, "group names must be plain text")
@@ -52,7 +74,7 @@ enum AnsibleYAMLReader {
             readGroup(group, value, walk: &walk)
         }
         log = walk.log
-        return walk.model.hosts(format: .ansibleYAML, log: &log)
+        swap(&walk.model, &model)
     }
 
     private static func readGroup(_ group: String, _ node: Node, walk: inout Walk) {
@@ -73,8 +95,8 @@ enum AnsibleYAMLReader {
             switch scalar(key) {
             case "hosts": readHosts(group, value, walk: &walk)
             case "vars":
-                for (name, text) in variables(value, what: "vars of group \(InventoryDiagnostic.quote(group))", walk: &walk) {
-                    walk.model.setGroupVar(group, key: name, value: text)
+                for (name, text, line) in variables(value, what: "vars of group \(InventoryDiagnostic.quote(group))", walk: &walk) {
+                    walk.model.setGroupVar(group, key: name, value: text, location: walk.log.location(line), log: &walk.log)
                 }
             case "children":
                 guard let children = mappingOrNull(value, what: "children of group \(InventoryDiagnostic.quote(group))", walk: &walk) else { continue }
@@ -108,7 +130,7 @@ enum AnsibleYAMLReader {
                 continue
             }
             var vars: [String: String] = [:]
-            for (name, text) in variables(value, what: "host \(InventoryDiagnostic.quote(pattern))", walk: &walk) {
+            for (name, text, _) in variables(value, what: "host \(InventoryDiagnostic.quote(pattern))", walk: &walk) {
                 vars[name] = text
             }
             let endpoint: HostPattern.Endpoint
@@ -125,7 +147,7 @@ enum AnsibleYAMLReader {
                 walk.log.error(line, "\(error.text); skipped", skipping: 1)
             case .success(let names):
                 for name in names {
-                    walk.model.addHost(name, group: group, vars: vars, location: walk.log.location(line))
+                    walk.model.addHost(name, group: group, vars: vars, location: walk.log.location(line), format: .ansibleYAML)
                 }
             }
             if walk.model.hostCount > walk.options.maxHosts {
@@ -137,16 +159,23 @@ enum AnsibleYAMLReader {
         }
     }
 
-    /// Scalar variables of a `vars` mapping or a host entry; lists and mappings are not connection
-    /// settings and are left out.
-    private static func variables(_ node: Node, what: String, walk: inout Walk) -> [(String, String)] {
+    /// Scalar variables of a `vars` mapping or a host entry, with the line of each; lists and
+    /// mappings are not connection settings and are left out.
+    private static func variables(_ node: Node, what: String, walk: inout Walk) -> [(String, String, Int)] {
         guard let mapping = mappingOrNull(node, what: what, walk: &walk) else { return [] }
-        var result: [(String, String)] = []
+        var result: [(String, String, Int)] = []
         for (key, value) in mapping {
             guard spend(key, walk: &walk), spend(value, walk: &walk) else { break }
-            if let name = scalar(key), let text = scalar(value) { result.append((name, text)) }
+            if let name = scalar(key), let text = variableText(value) { result.append((name, text, key.mark?.line ?? 1)) }
         }
         return result
+    }
+
+    /// The text of a scalar variable as Ansible would use it; `nil` for null, lists, mappings and
+    /// `!vault` values, which fleettrust cannot decrypt.
+    static func variableText(_ node: Node) -> String? {
+        guard case .scalar(let value) = node, node.null == nil, value.tag.description != "!vault" else { return nil }
+        return value.string
     }
 
     private static func mappingOrNull(_ node: Node, what: String, walk: inout Walk) -> Node.Mapping? {
@@ -160,7 +189,7 @@ enum AnsibleYAMLReader {
         }
     }
 
-    private static func scalar(_ node: Node) -> String? {
+    static func scalar(_ node: Node) -> String? {
         guard case .scalar(let value) = node else { return nil }
         return value.string
     }
@@ -180,7 +209,7 @@ enum AnsibleYAMLReader {
     /// A conservative bound on how deep the YAML composer will recurse: flow brackets plus
     /// indentation plus block indicators on a line. Yams composes recursively, so this prevents a
     /// stack overflow on hostile input.
-    private static func tooDeep(_ contents: String) -> Int? {
+    static func tooDeep(_ contents: String) -> Int? {
         var flow = 0
         for line in InventoryLines.split(contents) {
             var indent = 0

@@ -84,6 +84,7 @@ public struct Inventory: Sendable {
         case .ansibleINI: hosts = AnsibleINIReader.read(contents, options: options, log: &log)
         case .ansibleYAML: hosts = AnsibleYAMLReader.read(contents, options: options, log: &log)
         case .sshConfig: hosts = SSHConfigReader.read(contents, options: options, log: &log)
+        case .ansibleJSON: hosts = AnsibleInventoryJSONReader.read(contents, options: options, log: &log, detected: format == nil)
         }
         var inventory = Inventory(diagnostics: log.diagnostics, skipped: log.skipped)
         inventory.merge(hosts, options: options)
@@ -95,12 +96,16 @@ public struct Inventory: Sendable {
                             options: InventoryReadOptions = InventoryReadOptions()) -> Inventory {
         var result = Inventory()
         for source in sources {
-            let one = read(source, format: format, options: options)
-            result.diagnostics += one.diagnostics
-            result.skipped += one.skipped
-            result.merge(one.hosts, options: options)
+            result.append(read(source, format: format, options: options), options: options)
         }
         return result
+    }
+
+    /// Adds another inventory's hosts and diagnostics, as `read` does for each of several sources.
+    public mutating func append(_ other: Inventory, options: InventoryReadOptions = InventoryReadOptions()) {
+        diagnostics += other.diagnostics
+        skipped += other.skipped
+        merge(other.hosts, options: options)
     }
 
     /// Adds hosts, folding a repeated name into its first definition (groups are united; a

@@ -10,6 +10,9 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
     case ansibleYAML = "yaml"
     /// OpenSSH client configuration (`~/.ssh/config` style).
     case sshConfig = "ssh-config"
+    /// What `ansible-inventory --list` and dynamic inventory scripts print: a JSON object of groups
+    /// (`hosts` and `children` as lists of names, `vars`) with host variables under `_meta.hostvars`.
+    case ansibleJSON = "json"
 
     /// Accepts the names a user may type after `--inventory-format`.
     public init?(argument: String) {
@@ -18,16 +21,20 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
         case "ini", "ansible-ini", "ansible": self = .ansibleINI
         case "yaml", "yml", "ansible-yaml": self = .ansibleYAML
         case "ssh-config", "ssh_config", "sshconfig", "ssh": self = .sshConfig
+        case "json", "ansible-json", "ansible-inventory": self = .ansibleJSON
         default: return nil
         }
     }
 
     /// Guesses the format from the first meaningful lines of a file.
     ///
-    /// ssh_config is recognised by its keywords (`Host`, `Match`, `Include`, `HostName`…), YAML by a
-    /// `---` marker or a top-level `key:` with nothing after it, INI by a `[section]` header or a
-    /// `key=value` host variable; everything else is a plain list.
+    /// JSON is recognised by a `{` first; ssh_config by its keywords (`Host`, `Match`, `Include`,
+    /// `HostName`…), YAML by a `---` marker or a top-level `key:` with nothing after it, INI by a
+    /// `[section]` header or a `key=value` host variable; everything else is a plain list.
     public static func detect(_ contents: String) -> InventoryFormat {
+        if contents.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") {
+            return .ansibleJSON
+        }
         var examined = 0
         for rawLine in InventoryLines.split(contents, limit: 200_000) {
             let line = rawLine.text.trimmingWhitespace()
