@@ -91,7 +91,7 @@ final class LookupNameSavingTests: XCTestCase {
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "known-hosts", "--inventory", config,
                                                                 "--inventory-format", "ssh-config", "--known-hosts", knownHosts,
-                                                                "--timeout", "10"], limit: 60)
+                                                                "--hash-known-hosts", "no", "--timeout", "10"], limit: 60)
         XCTAssertEqual(run.status, 1, "two new hosts: exit 1\n\(run.stderrText)")
         let lines = knownHostsLines(run.stdoutText, "scan --format known-hosts")
         XCTAssertEqual(lines.count, 2 * sshd.publicKeys.count, "one line per key per host:\n\(run.stdoutText)")
