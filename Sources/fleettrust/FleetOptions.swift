@@ -6,11 +6,11 @@ import FleetTrustCore
 /// the dashboard shows and what `scan` prints always agree.
 struct FleetOptions: ParsableArguments {
     @Option(name: .customLong("inventory"), help: ArgumentHelp(
-        "Inventory file: a plain host list, Ansible INI or YAML, or an ssh_config; '-' reads standard input. Repeatable.",
+        "Inventory: a plain host list, Ansible INI or YAML, ansible-inventory --list JSON, an ssh_config, an Ansible inventory directory, or an executable inventory script (run with --list); '-' reads standard input. Repeatable.",
         valueName: "file"))
     var inventories: [String] = []
 
-    @Option(help: ArgumentHelp("Inventory format instead of detecting it: plain, ini, yaml, ssh-config.", valueName: "format"))
+    @Option(help: ArgumentHelp("Inventory format instead of detecting it: plain, ini, yaml, json, ssh-config.", valueName: "format"))
     var inventoryFormat: String?
 
     @Option(help: ArgumentHelp("Only hosts in this inventory group (children included). Repeatable.", valueName: "name"))
@@ -67,7 +67,7 @@ struct FleetOptions: ParsableArguments {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         if let inventoryFormat, InventoryFormat(argument: inventoryFormat) == nil {
-            throw ValidationError("--inventory-format must be plain, ini, yaml or ssh-config")
+            throw ValidationError("--inventory-format must be plain, ini, yaml, json or ssh-config")
         }
         guard ["enforce", "report"].contains(pinsMode) else { throw ValidationError("--pins-mode must be enforce or report") }
         guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
