@@ -8,6 +8,11 @@ import Glibc
 /// Foundation's `Process` reaps children from one monitoring thread that blocks in
 /// `wait4` on a long-lived child, which stalls every other `Process` in the same program;
 /// daemons like sshd are therefore spawned and reaped here directly.
+///
+/// swift-subprocess (used for inventory scripts and `ssh -G`) is not used here either: its `run`
+/// ties the child's life to one `async` call (the child is awaited, and torn down, before `run`
+/// returns), while a test fleet's `sshd` must outlive the test method that started it and be
+/// stopped later, by its PID, from synchronous `tearDown` code.
 public final class SpawnedProcess: @unchecked Sendable {
     public let pid: pid_t
     private let lock = NSLock()

@@ -47,7 +47,8 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(help: "Output: text (type, fingerprint, key line) or known-hosts (lines like ssh-keyscan). Default: text, or known-hosts with -H.")
     var format: Format?
 
-    @Option(name: [.customShort("T"), .customLong("timeout")], help: "Seconds allowed for each connection attempt.")
+    @Option(name: [.customShort("T"), .customLong("timeout")], help: "Seconds allowed for each connection attempt (more than 0, at most 3600).",
+            transform: parseTimeout)
     var timeout: Double = 5
 
     @Option(help: "How many handshakes to run at once.")
@@ -55,7 +56,6 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !targets.isEmpty || !files.isEmpty else { throw ValidationError("give at least one target, or a file of them with -f") }
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
@@ -75,7 +75,8 @@ struct DiscoverCommand: AsyncParsableCommand {
             printError("warning: -t \(kind): fleettrust cannot verify \(kind) host keys here, so it prints none")
         }
         let output = format ?? (hashNames ? .knownHosts : .text)
-        let hashed = hashNames || hashKnownHosts == "yes" || (hashKnownHosts == "auto" && SSHClientConfiguration.hashKnownHosts())
+        let hashed = hashNames || hashKnownHosts == "yes" ? true
+            : hashKnownHosts == "auto" ? await SSHClientConfiguration.hashKnownHosts() : false
         let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
         var attempt = [Int](repeating: 0, count: list.count)
         var results = [ProbeResult?](repeating: nil, count: list.count)
@@ -134,11 +135,13 @@ struct DiscoverCommand: AsyncParsableCommand {
             let data: Data
             if file == "-" {
                 data = FileHandle.standardInput.readDataToEndOfFile()
-            } else if let contents = FileManager.default.contents(atPath: expandTilde(file)) {
-                data = contents
             } else {
-                printError("\(file): cannot read the targets (\(String(cString: strerror(errno))))")
-                throw ExitCode(64)
+                do {
+                    data = Data(try InputFile.read(expandTilde(file), role: "targets file"))
+                } catch {
+                    printError(error.description)
+                    throw ExitCode(64)
+                }
             }
             let read = KeyscanTarget.read(String(decoding: data, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: port)
             for error in read.errors { printError(error.description) }

@@ -38,7 +38,7 @@ struct FleetOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A host certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
-    @Option(help: "Seconds allowed for each connection attempt.")
+    @Option(help: "Seconds allowed for each connection attempt (more than 0, at most 3600).", transform: parseTimeout)
     var timeout: Double = 5
 
     @Option(help: "How many handshakes run at once.")
@@ -55,16 +55,15 @@ struct FleetOptions: ParsableArguments {
     var hashKnownHosts: String = "auto"
 
     /// Whether new known_hosts entries are written hashed.
-    var hashesKnownHosts: Bool {
+    func hashesKnownHosts() async -> Bool {
         switch hashKnownHosts {
         case "yes": return true
         case "no": return false
-        default: return SSHClientConfiguration.hashKnownHosts()
+        default: return await SSHClientConfiguration.hashKnownHosts()
         }
     }
 
     func validateShared() throws {
-        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         if let inventoryFormat, InventoryFormat(argument: inventoryFormat) == nil {
             throw ValidationError("--inventory-format must be plain, ini, yaml, json or ssh-config")
@@ -88,6 +87,11 @@ struct FleetOptions: ParsableArguments {
     var defaultGlobalKnownHostsFiles: [String] {
         knownHostsFiles.isEmpty ? ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"] : []
     }
+
+    /// The `--known-hosts` files that do not exist, each once: they are judged as empty, as `ssh`
+    /// judges a missing file, but a mistyped path would make every host look new, so the
+    /// commands warn about them.
+    var missingKnownHostsWarnings: [String] { missingKnownHostsFileWarnings(knownHostsFiles) }
 
     /// Every known_hosts file these hosts are judged against.
     func knownHostsPaths(for hosts: [InventoryHost]) -> [String] {
@@ -131,6 +135,7 @@ struct FleetOptions: ParsableArguments {
     /// and returns the hosts that could be read (filtered by `--group`).
     func loadInventory() throws -> Inventory {
         guard !inventories.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
+        missingKnownHostsWarnings.forEach(printError)
         let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
         var inventory: Inventory
         do {
@@ -140,7 +145,7 @@ struct FleetOptions: ParsableArguments {
         }
         for diagnostic in inventory.diagnostics { printError(diagnostic.description) }
         if inventory.skipped > 0 {
-            printError("fleettrust: skipped \(inventory.skipped) inventory entr\(inventory.skipped == 1 ? "y" : "ies") with errors; going on with \(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s")")
+            printError("skipped \(inventory.skipped) inventory entr\(inventory.skipped == 1 ? "y" : "ies") with errors; going on with \(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s")")
         }
         if !group.isEmpty {
             var seen = Set<Int>()
@@ -171,6 +176,23 @@ enum CommandFailure: Error, CustomStringConvertible {
         case .unreadableInput(let message): return message
         }
     }
+}
+
+/// One warning for each `--known-hosts` file that does not exist (each named once): it is judged
+/// as empty, as `ssh` judges a missing file, but a mistyped path would make every host look new.
+func missingKnownHostsFileWarnings(_ files: [String]) -> [String] {
+    var seen = Set<String>()
+    return files.map(expandTilde).filter { seen.insert($0).inserted && InputFile.isMissing($0) }
+        .map { "warning: \($0): no such known_hosts file; judging as if it were empty, as ssh does" }
+}
+
+/// `--timeout SECONDS` (and discover's `-T`): a number of seconds, more than 0 and at most an hour;
+/// a bad value is refused with the accepted range.
+func parseTimeout(_ text: String) throws -> Double {
+    guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+        throw ValidationError("the timeout must be a number of seconds, more than 0 and at most 3600")
+    }
+    return seconds
 }
 
 func expandTilde(_ path: String) -> String {

@@ -30,6 +30,27 @@ struct FleetTrust: AsyncParsableCommand {
         ],
         defaultSubcommand: DashboardCommand.self)
 
+    /// Runs the command; a usage error (an unknown option, a bad value, a missing inventory) is
+    /// one line on standard error, `fleettrust: MESSAGE (see 'fleettrust COMMAND --help')`, and
+    /// exit status 64, like every unreadable input, rather than argument-parser's usage block.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
+            let message = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespaceOnBothSides() }
+                .joined(separator: " ")
+            printError(message + UsageHint.from(fullMessage(for: error)))
+            exit(withError: ExitCode(code.rawValue))
+        }
+    }
+
     /// `fleettrust --version`: the version this binary was built as, and the libssh and OpenSSL it
     /// runs on now, as a bug report needs them.
     static var versionText: String {
@@ -73,10 +94,10 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func validate() throws {
         try fleet.validateShared()
+        if fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
     }
 
     mutating func run() async throws {
-        guard !fleet.inventories.isEmpty else { throw CleanExit.helpRequest(self) }
         do {
             try await openDashboard()
         } catch let failure as CommandFailure {
@@ -87,6 +108,13 @@ struct DashboardCommand: AsyncParsableCommand {
 
     private func openDashboard() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+        let chosenTheme: Theme
+        do {
+            chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
+        } catch {
+            throw CommandFailure.unreadableInput("\(error)")
+        }
         do { try CursesTerminal.check(environment: environment) } catch { throw CommandFailure.unreadableInput("\(error)") }
         let hosts = try fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
@@ -95,8 +123,6 @@ struct DashboardCommand: AsyncParsableCommand {
         let loadJudge: LiveFleetJudge.Loader = { try fleet.loadJudge(for: hosts) }
         let firstJudge = try loadJudge()
         let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
-        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
-        let chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
         let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
@@ -104,7 +130,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
         let services = DashboardServices(
             prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
-            write: DashboardWrites(hashNames: fleet.hashesKnownHosts).perform,
+            write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
             connect: ConnectCommand(template: connectCommand, user: user),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment))

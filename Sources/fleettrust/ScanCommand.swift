@@ -57,7 +57,7 @@ struct ScanCommand: AsyncParsableCommand {
             let judged = try fleet.judge(hosts, results)
             let exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged.map(\.status)), skipped: skipped)
             let duration = started.duration(to: .now)
-            try emit(judged, skipped: skipped, exitStatus: exitStatus,
+            try await emit(judged, skipped: skipped, exitStatus: exitStatus,
                      seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
             if exitStatus != 0 { throw ExitCode(exitStatus) }
         } catch let failure as CommandFailure {
@@ -89,8 +89,12 @@ struct ScanCommand: AsyncParsableCommand {
 
     private func gather() async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
-            guard let data = FileManager.default.contents(atPath: replay) else {
-                throw CommandFailure.unreadableInput("\(replay): cannot read the recorded scan")
+            fleet.missingKnownHostsWarnings.forEach(printError)
+            let data: Data
+            do {
+                data = Data(try InputFile.read(expandTilde(replay), role: "recorded scan"))
+            } catch {
+                throw CommandFailure.unreadableInput(error.description)
             }
             do {
                 let pairs = try ScanReplay.load(data, source: replay)
@@ -103,7 +107,7 @@ struct ScanCommand: AsyncParsableCommand {
         return (inventory.hosts, await fleet.probe(inventory.hosts), SkippedInventoryEntry.entries(in: inventory))
     }
 
-    private func emit(_ judged: [JudgedHost], skipped: [SkippedInventoryEntry], exitStatus: Int32, seconds: Double) throws {
+    private func emit(_ judged: [JudgedHost], skipped: [SkippedInventoryEntry], exitStatus: Int32, seconds: Double) async throws {
         switch format {
         case .json:
             let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, judged: judged)
@@ -114,7 +118,8 @@ struct ScanCommand: AsyncParsableCommand {
                 return nil
             }
             // `ssh -G` is asked only when some host's own configuration does not say.
-            let hashedByDefault = saving.contains { $0.0.host.sshOptions.hashKnownHosts == nil } && fleet.hashesKnownHosts
+            let asksSSH = saving.contains { $0.0.host.sshOptions.hashKnownHosts == nil }
+            let hashedByDefault = asksSSH ? await fleet.hashesKnownHosts() : false
             var lines: [String] = []
             for (host, keys) in saving {
                 do {
@@ -165,7 +170,7 @@ extension FleetOptions {
         do {
             return try PinSet.read(path: expandTilde(pinFile))
         } catch {
-            throw CommandFailure.unreadableInput("\(error)")
+            throw CommandFailure.unreadableInput(String(describing: error))
         }
     }
 }

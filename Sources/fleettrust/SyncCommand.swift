@@ -47,7 +47,8 @@ struct SyncCommand: AsyncParsableCommand {
             let judged = try fleet.judge(inventory.hosts, results)
             let plan = SyncPlan(judged, trustOnFirstUse: trustOnFirstUse)
             for entry in plan.entries { report(entry) }
-            let written = check ? printDiff(plan) : write(plan)
+            let hashed = await hashesByDefault(plan)
+            let written = check ? printDiff(plan, hashed: hashed) : write(plan, hashed: hashed)
             let status = ScanDocument.exitStatus(plan.exitStatus(failedWrites: written.failed), skipped: skipped)
             summarize(plan, added: written.added, keys: written.keys, failed: written.failed, skipped: skipped.count)
             if status != 0 { throw ExitCode(status) }
@@ -76,18 +77,18 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     /// The hashing default, asked of `ssh -G` only when some host to add does not set it itself.
-    private func hashesByDefault(_ plan: SyncPlan) -> Bool {
-        plan.entries.contains { entry in
+    private func hashesByDefault(_ plan: SyncPlan) async -> Bool {
+        let asksSSH = plan.entries.contains { entry in
             if case .add = entry.action { return entry.judged.host.sshOptions.hashKnownHosts == nil }
             return false
-        } && fleet.hashesKnownHosts
+        }
+        return asksSSH ? await fleet.hashesKnownHosts() : false
     }
 
     private typealias Outcome = (added: Int, keys: Int, failed: Int)
 
     /// `--check`: the lines each file would gain, as a diff on standard output.
-    private func printDiff(_ plan: SyncPlan) -> Outcome {
-        let hashed = hashesByDefault(plan)
+    private func printDiff(_ plan: SyncPlan, hashed: Bool) -> Outcome {
         var byFile: [(file: String, lines: [String])] = []
         var outcome: Outcome = (0, 0, 0)
         for entry in plan.entries {
@@ -119,8 +120,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     /// Writes each host's keys through the guarded compare-and-set writer, one host at a time,
     /// and appends each outcome to the audit log.
-    private func write(_ plan: SyncPlan) -> Outcome {
-        let hashed = hashesByDefault(plan)
+    private func write(_ plan: SyncPlan, hashed: Bool) -> Outcome {
         let environment = ProcessInfo.processInfo.environment
         let log = AuditLog(path: auditLog.map { URL(fileURLWithPath: expandTilde($0)).path } ?? AuditLog.defaultPath(environment: environment))
         let user = AuditLog.currentUser(environment: environment)

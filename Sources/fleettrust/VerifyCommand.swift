@@ -10,7 +10,7 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Prints OpenSSH's answer (trusted, trusted-by-ca, new, changed, revoked, ip-mismatch) \
             or pin-mismatch, and the file lines behind it. Exit status: 0 trusted, 1 not trusted, \
-            2 an input could not be read, 64 bad usage.
+            64 bad usage or an input that cannot be read.
             """)
 
     @Argument(help: "The host name as given to ssh (after any HostName substitution).")
@@ -58,6 +58,7 @@ struct VerifyCommand: ParsableCommand {
         let presented: HostKey
         let knownHosts: KnownHosts
         var pinSet: PinSet?
+        missingKnownHostsFileWarnings(knownHostsFiles).forEach(printError)
         do {
             presented = try Self.readKey(key)
             let paths = knownHostsFiles.isEmpty
@@ -67,7 +68,7 @@ struct VerifyCommand: ParsableCommand {
             if let pins { pinSet = try PinSet.read(path: NSString(string: pins).expandingTildeInPath) }
         } catch {
             printError("\(error)")
-            throw ExitCode(2)
+            throw ExitCode(64)
         }
         var inventoryHost = InventoryHost(name: host, port: port, hostKeyAlias: hostKeyAlias)
         inventoryHost.sshOptions.checkHostIP = checkHostIP != nil
@@ -81,24 +82,26 @@ struct VerifyCommand: ParsableCommand {
 
     /// A key file's first key line, or the argument itself as a key line.
     static func readKey(_ argument: String) throws -> HostKey {
-        let path = NSString(string: argument).expandingTildeInPath
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else {
-                throw CommandFailure.unreadableInput("\(argument): cannot read the key file")
-            }
-            let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .first { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let path = expandTilde(argument)
+        guard FileManager.default.fileExists(atPath: path) else {
             do {
-                return try HostKey(openSSHLine: line ?? "")
+                return try HostKey(openSSHLine: argument)
             } catch {
-                throw CommandFailure.unreadableInput("\(argument): \(error)")
+                throw CommandFailure.unreadableInput("\(Sanitizer.clean(argument, limit: 200)): neither a key file nor a key line (\(error))")
             }
         }
+        let bytes: [UInt8]
         do {
-            return try HostKey(openSSHLine: argument)
+            bytes = try InputFile.read(path, role: "key file", limit: 1 << 20)
         } catch {
-            throw CommandFailure.unreadableInput("the key is neither a readable file nor a key line: \(error)")
+            throw CommandFailure.unreadableInput(error.description)
+        }
+        let line = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .first { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        do {
+            return try HostKey(openSSHLine: line ?? "")
+        } catch {
+            throw CommandFailure.unreadableInput("\(Sanitizer.clean(argument, limit: 200)): \(error)")
         }
     }
 }

@@ -16,6 +16,8 @@ final class InventoryInputCommandTests: XCTestCase {
         try "[web]\nw1\nw2\n".write(toFile: root + "/inv/hosts", atomically: true, encoding: .utf8)
         try "ansible_host: 127.0.0.1\n".write(toFile: root + "/inv/group_vars/web.yml", atomically: true, encoding: .utf8)
         try Data([0x7B, 0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: root + "/blob"))
+        // An existing (empty) known_hosts: a missing one is warned about, which is not what these tests look at.
+        FileManager.default.createFile(atPath: root + "/known_hosts", contents: Data())
         try "#!/bin/sh\necho 'cmdb: connection refused' >&2\nexit 2\n".write(toFile: root + "/broken.sh", atomically: true, encoding: .utf8)
         chmod(root + "/broken.sh", 0o755)
     }

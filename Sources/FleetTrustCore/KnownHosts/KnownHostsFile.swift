@@ -19,17 +19,6 @@ public struct KnownHostsFile: Sendable {
     /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
     private(set) var hashedMatchCache: [[UInt8]: [Int]]?
 
-    public enum ReadError: Error, Sendable, CustomStringConvertible {
-        case unreadable(path: String, reason: String)
-        case tooLarge(path: String, bytes: Int)
-        public var description: String {
-            switch self {
-            case .unreadable(let path, let reason): return "cannot read \(Sanitizer.clean(path)): \(reason)"
-            case .tooLarge(let path, let bytes): return "\(Sanitizer.clean(path)) is too large (\(bytes) bytes)"
-            }
-        }
-    }
-
     /// Files larger than this are refused rather than read into memory.
     public static let maximumSize = 256 << 20
 
@@ -57,21 +46,14 @@ public struct KnownHostsFile: Sendable {
         self.patternLines = patterns
     }
 
-    /// Reads a file; a missing file reads as empty, as it does for `ssh`.
-    public static func read(path: String) throws -> KnownHostsFile {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            if !FileManager.default.fileExists(atPath: path) { return KnownHostsFile(path: path, bytes: []) }
-            throw ReadError.unreadable(path: path, reason: "permission denied or not a file")
-        }
-        defer { try? handle.close() }
-        let data: Data
+    /// Reads a file; a missing file reads as empty, as it does for `ssh`. Any other failure (a
+    /// directory, no permission, too large) is an `InputFile.Failure` naming the file.
+    public static func read(path: String) throws(InputFile.Failure) -> KnownHostsFile {
         do {
-            data = try handle.read(upToCount: maximumSize + 1) ?? Data()
-        } catch {
-            throw ReadError.unreadable(path: path, reason: error.localizedDescription)
+            return KnownHostsFile(path: path, bytes: try InputFile.read(path, role: "known_hosts file", limit: maximumSize, text: false))
+        } catch .missing {
+            return KnownHostsFile(path: path, bytes: [])
         }
-        guard data.count <= maximumSize else { throw ReadError.tooLarge(path: path, bytes: data.count) }
-        return KnownHostsFile(path: path, bytes: [UInt8](data))
     }
 
     /// Indices of lines whose host field matches `lookup` (the exact lookup string), in file order.

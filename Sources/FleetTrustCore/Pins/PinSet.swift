@@ -52,9 +52,7 @@ public struct PinSet: Sendable {
     /// Reads the file through `GuardedFile` (symlinks followed, typed errors); throws
     /// `PinFileErrors` listing every bad line.
     public static func read(path: String) throws -> PinSet {
-        let snapshot = try GuardedFile(path: path).read()
-        guard snapshot.exists else { throw StoreError.missingFile(path: path) }
-        return try parse(path: path, bytes: snapshot.bytes)
+        return try parse(path: path, bytes: InputFile.read(path, role: "pin file"))
     }
 
     /// Throws `PinFileErrors` listing every bad line.

@@ -56,9 +56,7 @@ public struct PolicyFile: Sendable {
     }
 
     public static func read(path: String, known: Set<String> = Set(PolicyName.allCases.map(\.rawValue))) throws -> PolicyFile {
-        let snapshot = try GuardedFile(path: path).read()
-        guard snapshot.exists else { throw StoreError.missingFile(path: path) }
-        return try parse(path: path, bytes: snapshot.bytes, known: known)
+        return try parse(path: path, bytes: InputFile.read(path, role: "policy file"), known: known)
     }
 
     /// The first rule matching any of `names`.

@@ -7,6 +7,11 @@ private let runningChild = Atomic<pid_t>(0)
 /// Runs a command in the terminal's foreground, as `system(3)` does: `posix_spawn` keeps the child
 /// in our process group (so an interactive `ssh` can read the keyboard), the dashboard ignores
 /// SIGINT/SIGQUIT while the child runs, and the child gets the default handlers back.
+///
+/// Not swift-subprocess, which the rest of fleettrust uses for children: connect is a synchronous
+/// hand-over of the terminal from the curses thread (not an `async` call), and the child must stay
+/// in the terminal's foreground process group with default SIGINT/SIGQUIT while this process
+/// ignores them, which this small runner states exactly.
 public enum ForegroundChild {
     public enum Outcome: Equatable, Sendable {
         case exited(Int32)

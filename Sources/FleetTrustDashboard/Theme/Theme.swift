@@ -95,12 +95,15 @@ extension Theme {
     public static func load(_ nameOrPath: String, searching directories: [String]) throws -> Theme {
         let isPath = nameOrPath.contains("/") || nameOrPath.hasSuffix(".theme")
         let candidates = isPath ? [nameOrPath] : directories.map { "\($0)/\(nameOrPath).theme" }
-        guard let path = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else {
+        guard let path = candidates.first(where: { !InputFile.isMissing($0) }) else {
             let looked = candidates.joined(separator: ", ")
-            throw ThemeError(file: nameOrPath, line: 0, message: "theme not found (looked for \(looked))")
+            throw ThemeError(file: nameOrPath, line: 0, message: isPath ? "no such theme file" : "theme not found (looked for \(looked))")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ThemeError(file: path, line: 0, message: "cannot read the theme file")
+        let data: [UInt8]
+        do {
+            data = try InputFile.read(path, role: "theme file", limit: 1 << 20)
+        } catch {
+            throw ThemeError(file: path, line: 0, message: error.problem)
         }
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         return try parse(String(decoding: data, as: UTF8.self), name: name, file: path)
