@@ -98,13 +98,13 @@ enum AnsibleInventoryOracle {
 
     /// `ansible-inventory -i SOURCE --list`, with an empty playbook directory so that only the
     /// inventory's own `group_vars/` and `host_vars/` count.
-    static func list(_ source: String) throws -> AnsibleListing {
+    static func list(_ source: String, _ more: String...) throws -> AnsibleListing {
         let playbookDirectory = NSTemporaryDirectory() + "ft-ansible-playbook-\(getpid())"
         try FileManager.default.createDirectory(atPath: playbookDirectory, withIntermediateDirectories: true)
-        let run = try ProgramRun.run(try executable(), ["-i", source, "--list", "--playbook-dir", playbookDirectory],
+        let run = try ProgramRun.run(try executable(), ([source] + more).flatMap { ["-i", $0] } + ["--list", "--playbook-dir", playbookDirectory],
                                      limit: 180, environment: environment())
         guard run.status == 0 else {
-            throw SetupFailure(description: "ansible-inventory -i \(source) --list exited with \(run.status): \(run.stderrText)")
+            throw SetupFailure(description: "ansible-inventory -i \(([source] + more).joined(separator: " -i ")) --list exited with \(run.status): \(run.stderrText)")
         }
         return try AnsibleListing(json: Data(run.stdout), warnings: run.stderrText)
     }

@@ -63,6 +63,28 @@ final class AnsibleInventoryParityTests: XCTestCase {
         XCTAssertEqual(inventory.hosts.count, 8, "the ignored files add no host")
     }
 
+    /// `--inventory A --inventory B` is one inventory, as `ansible-inventory -i A -i B` builds it:
+    /// groups merge, and B's inventory variables and `group_vars/`/`host_vars/` beat A's.
+    func testSeveralInventoriesMergeAsAnsibleMergesItsSources() throws {
+        try write([
+            "a/hosts": "[web]\nweb1 ansible_host=127.0.0.11\nweb2\n[db]\ndb1 ansible_port=2001\n",
+            "a/group_vars/web.yml": "ansible_user: from-a\nansible_port: 2100\n",
+            "a/host_vars/web2.yml": "ansible_host: 127.0.0.12\n",
+            "b/hosts.yml": "all:\n  children:\n    web:\n      hosts:\n        web1:\n          ansible_host: 127.0.0.21\n        web3:\n    prod:\n      children:\n        web:\n        db:\n",
+            "b/group_vars/web.yml": "ansible_user: from-b\n",
+            "b/host_vars/web2.yml": "ansible_host: 127.0.0.22\n",
+            "c.ini": "[db]\ndb1 ansible_port=2002\n",
+        ])
+        let sources = [root + "/a", root + "/b/hosts.yml", root + "/c.ini"]
+        let listing = try AnsibleInventoryOracle.list(sources[0], sources[1], sources[2])
+        let inventory = try InventoryLoader().loadWaiting(sources)
+        XCTAssertEqual(inventory.ansibleEndpoints, listing.endpoints, "hosts, addresses, ports and users")
+        XCTAssertEqual(inventory.ansibleGroups, listing.groups, "groups")
+        XCTAssertEqual(inventory.errors, [])
+        XCTAssertEqual(listing.endpoints["web1"], "from-b@127.0.0.21:2100", "the later source wins, variable by variable")
+        XCTAssertEqual(listing.endpoints["db1"], "db1:2002")
+    }
+
     func testVarsFilesAsDirectoriesAgree() throws {
         try write([
             "inventory.ini": "[web]\nw1\nw2\n[app]\na1\n",

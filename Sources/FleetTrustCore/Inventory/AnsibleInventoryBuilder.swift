@@ -1,6 +1,6 @@
 /// One Ansible inventory assembled from files and scripts into one group tree, then given the
 /// variables of `group_vars/` and `host_vars/` and resolved: what Ansible's `InventoryManager`
-/// builds from one `-i` source.
+/// builds from its `-i` sources (several sources make one inventory, as `ansible-inventory -i A -i B`).
 struct AnsibleInventoryBuilder {
     let loader: InventoryLoader
     private var model = AnsibleInventoryModel()
@@ -83,11 +83,15 @@ struct AnsibleInventoryBuilder {
         }
     }
 
-    /// Reads `group_vars/` and `host_vars/` in `varsDirectory` and resolves every host.
-    mutating func finish(varsDirectory: String) -> Inventory {
-        AnsibleVarsFiles(baseDirectory: varsDirectory, options: loader.options, maxFileBytes: loader.maxFileBytes)
-            .apply(to: &model, diagnostics: &diagnostics)
-        var log = DiagnosticLog(file: varsDirectory)
+    /// Reads `group_vars/` and `host_vars/` in each of `varsDirectories` (one per source, in the
+    /// order of the sources: a later source's files win, as Ansible's `host_group_vars` combines
+    /// them) and resolves every host.
+    mutating func finish(varsDirectories: [String]) -> Inventory {
+        for directory in varsDirectories {
+            AnsibleVarsFiles(baseDirectory: directory, options: loader.options, maxFileBytes: loader.maxFileBytes)
+                .apply(to: &model, diagnostics: &diagnostics)
+        }
+        var log = DiagnosticLog(file: varsDirectories.last ?? ".")
         let hosts = model.hosts(log: &log)
         absorb(log)
         var inventory = Inventory(diagnostics: diagnostics, skipped: skipped)

@@ -4,9 +4,12 @@ import Dispatch
 /// inventories with `group_vars/` and `host_vars/`, a dynamic inventory script, or standard input.
 ///
 /// Each path given is one source; the files and scripts of one directory make one Ansible
-/// inventory together (one group tree, variables merged by Ansible's precedence). Several paths
-/// are merged as `Inventory.read` merges several files: a host named twice keeps its first
-/// definition. Problems inside files are diagnostics; a path that cannot be read at all throws.
+/// inventory together (one group tree, variables merged by Ansible's precedence). Several Ansible
+/// paths (INI, YAML, JSON, directories, scripts) make one inventory too, as `ansible-inventory -i A
+/// -i B` builds it: groups merge, and a later source's variables (and `group_vars/`) win. Plain
+/// lists, ssh_configs and standard input are added after it as `Inventory.read` merges files: a
+/// host named twice keeps its first definition. Problems inside files are diagnostics; a path
+/// that cannot be read at all throws.
 public struct InventoryLoader: Sendable {
     /// `--inventory-format`, or `nil` to detect each file's format.
     public var format: InventoryFormat?
@@ -25,11 +28,54 @@ public struct InventoryLoader: Sendable {
 
     /// Reads every path in order (`-` is standard input) into one inventory.
     public func load(_ paths: [String]) async throws(InventoryLoadError) -> Inventory {
-        var result = Inventory()
+        var ansible = AnsibleInventoryBuilder(loader: self)
+        var varsDirectories: [String] = []
+        var others = Inventory()
         for path in paths {
-            result.append(try await load(path), options: options)
+            switch try await add(path, to: &ansible) {
+            case .ansible(let varsDirectory): varsDirectories.append(varsDirectory)
+            case .other(let inventory): others.append(inventory, options: options)
+            }
         }
+        var result = varsDirectories.isEmpty ? Inventory() : ansible.finish(varsDirectories: varsDirectories)
+        result.append(others, options: options)
         return result
+    }
+
+    private enum Source {
+        /// Added to the shared Ansible inventory; its `group_vars/` and `host_vars/` are read here.
+        case ansible(varsDirectory: String)
+        /// Standard input, a plain list or an ssh_config, read on its own.
+        case other(Inventory)
+    }
+
+    /// Adds `path` to the shared Ansible inventory when it is an Ansible source; reads any other
+    /// source on its own (each path is read once: it may be a pipe).
+    private func add(_ path: String, to inventory: inout AnsibleInventoryBuilder) async throws(InventoryLoadError) -> Source {
+        if path == "-" {
+            let bytes = try InventoryFile.readStandardInput(limit: maxFileBytes)
+            guard !InventoryFile.isBinary(bytes) else { throw .binary(path: "<stdin>") }
+            return .other(Inventory.read(InventorySource(name: "<stdin>", bytes: bytes), format: format, options: options))
+        }
+        let kind = try InventoryFile.kind(path)
+        if kind == .directory {
+            try await addDirectory(path, to: &inventory)
+            return .ansible(varsDirectory: path)
+        }
+        if kind == .executable && InventoryFile.isProgram(path) {
+            try await inventory.addScript(path)
+            return .ansible(varsDirectory: InventoryFile.directory(of: path))
+        }
+        let bytes = try InventoryFile.read(path, limit: maxFileBytes)
+        guard !InventoryFile.isBinary(bytes) else { throw .binary(path: path) }
+        guard kind == .executable || !InventoryFile.hasShebang(bytes) else { throw .scriptNotExecutable(path: path) }
+        let contents = String(decoding: bytes, as: UTF8.self)
+        let detected = format ?? InventoryFormat.detect(contents)
+        guard [.ansibleINI, .ansibleYAML, .ansibleJSON].contains(detected) else {
+            return .other(Inventory.read(InventorySource(name: path, bytes: bytes), format: detected, options: options))
+        }
+        inventory.addFile(path, contents: contents, format: detected)
+        return .ansible(varsDirectory: InventoryFile.directory(of: path))
     }
 
     /// `load`, for synchronous callers: waits for it on a thread of its own, so it neither needs
@@ -49,44 +95,16 @@ public struct InventoryLoader: Sendable {
         return try box.result!.get()
     }
 
-    private func load(_ path: String) async throws(InventoryLoadError) -> Inventory {
-        if path == "-" {
-            let bytes = try InventoryFile.readStandardInput(limit: maxFileBytes)
-            guard !InventoryFile.isBinary(bytes) else { throw .binary(path: "<stdin>") }
-            return Inventory.read(InventorySource(name: "<stdin>", bytes: bytes), format: format, options: options)
-        }
-        let kind = try InventoryFile.kind(path)
-        if kind == .directory { return try await loadDirectory(path) }
-        if kind == .executable && InventoryFile.isProgram(path) {
-            var inventory = AnsibleInventoryBuilder(loader: self)
-            try await inventory.addScript(path)
-            return inventory.finish(varsDirectory: InventoryFile.directory(of: path))
-        }
-        let bytes = try InventoryFile.read(path, limit: maxFileBytes)
-        guard !InventoryFile.isBinary(bytes) else { throw .binary(path: path) }
-        guard kind == .executable || !InventoryFile.hasShebang(bytes) else { throw .scriptNotExecutable(path: path) }
-        let contents = String(decoding: bytes, as: UTF8.self)
-        let detected = format ?? InventoryFormat.detect(contents)
-        guard [.ansibleINI, .ansibleYAML, .ansibleJSON].contains(detected) else {
-            return Inventory.read(InventorySource(name: path, bytes: bytes), format: detected, options: options)
-        }
-        var inventory = AnsibleInventoryBuilder(loader: self)
-        inventory.addFile(path, contents: contents, format: detected)
-        return inventory.finish(varsDirectory: InventoryFile.directory(of: path))
-    }
-
-    private func loadDirectory(_ path: String) async throws(InventoryLoadError) -> Inventory {
+    private func addDirectory(_ path: String, to inventory: inout AnsibleInventoryBuilder) async throws(InventoryLoadError) {
         if let format, ![.ansibleINI, .ansibleYAML, .ansibleJSON].contains(format) {
             throw .formatNotForDirectory(path: path, format: format)
         }
         let (files, problems) = try AnsibleInventoryDirectory.inventoryFiles(in: path)
         guard !files.isEmpty else { throw .noInventoryFiles(path: path) }
-        var inventory = AnsibleInventoryBuilder(loader: self)
-        inventory.diagnostics = problems
+        inventory.diagnostics += problems
         for file in files {
             try await inventory.addDirectoryEntry(file)
         }
-        return inventory.finish(varsDirectory: path)
     }
 }
 
