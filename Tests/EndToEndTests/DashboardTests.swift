@@ -46,6 +46,38 @@ final class DashboardTests: XCTestCase {
         XCTAssertEqual(terminal.childPIDs.count, 0, "the dashboard process is still running", file: file, line: line)
     }
 
+    /// `--inventory DIR` of an Ansible inventory directory: hosts named only by alias in its
+    /// inventory file get their addresses and ports from `group_vars/` and `host_vars/`, and the
+    /// dashboard probes them there: every row fills in with the key `ssh-keygen` reports.
+    func testAnAnsibleInventoryDirectoryIsResolvedThroughItsVarsDirectories() throws {
+        let fleet = try TestFleet.start(hosts: 2)
+        self.fleet = fleet
+        let inventory = scratch + "/inventory"
+        for directory in ["group_vars", "host_vars"] {
+            try FileManager.default.createDirectory(atPath: inventory + "/" + directory, withIntermediateDirectories: true)
+        }
+        try "[fleet]\napp1\napp2\n".write(toFile: inventory + "/hosts", atomically: true, encoding: .utf8)
+        try "ansible_host: \(fleet.hosts[0].address)\nansible_user: deploy\n"
+            .write(toFile: inventory + "/group_vars/fleet.yml", atomically: true, encoding: .utf8)
+        try "ansible_port: \(fleet.hosts[0].port)\n".write(toFile: inventory + "/host_vars/app1.yml", atomically: true, encoding: .utf8)
+        try "ansible_host: \(fleet.hosts[1].address)\nansible_port: \(fleet.hosts[1].port)\n"
+            .write(toFile: inventory + "/host_vars/app2.yml", atomically: true, encoding: .utf8)
+        let terminal = try DashboardTmux(arguments: ["--inventory", inventory, "--known-hosts", scratch + "/known_hosts",
+                                                     "--audit-log", scratch + "/audit.jsonl"])
+        self.terminal = terminal
+        let fingerprints = try fleet.hosts.map { host in try keygenFingerprint(host.publicKeyFiles.first { $0.contains("ed25519") }!) }
+        let (filled, screen) = terminal.waitFor(timeout: 30) { screen in fingerprints.allSatisfy { screen.contains($0) } }
+        XCTAssertTrue(filled, screen)
+        for (name, (host, fingerprint)) in zip(["app1", "app2"], zip(fleet.hosts, fingerprints)) {
+            let row = screen.split(separator: "\n").first { $0.contains(name + " ") }
+            XCTAssertTrue(row?.contains(host.endpoints[0].label) ?? false, "\(name) not resolved to \(host.endpoints[0].label): \(screen)")
+            XCTAssertTrue(row?.contains(fingerprint) ?? false, row.map(String.init) ?? screen)
+        }
+        XCTAssertTrue(screen.contains("inventory \(inventory) (2 hosts)"), screen)
+        terminal.send("q")
+        assertRestored(terminal, status: 0)
+    }
+
     /// A real mouse report, as the terminal sends it, moves the selection to the row under it:
     /// Enter then opens that host, not the first one.
     func testAMouseClickSelectsTheRowUnderIt() throws {
