@@ -51,7 +51,8 @@ let package = Package(
         .executableTarget(name: "dashboard-bench", dependencies: ["FleetTrustDashboard", "FleetTrustCore"]),
         .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FuzzDriver"]),
 
-        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
+        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet",
+                                                                .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
