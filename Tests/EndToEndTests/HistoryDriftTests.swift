@@ -51,7 +51,7 @@ final class HistoryDriftTests: XCTestCase {
         }
     }
 
-    private var history: String { directory + "/state/history.sqlite" }
+    private var history: String { directory + "/state/fleettrust/history.sqlite" }
 
     private func fleettrust(_ arguments: [String]) throws -> ProgramRun {
         var environment = ProcessInfo.processInfo.environment
@@ -134,12 +134,13 @@ final class HistoryDriftTests: XCTestCase {
         self.terminal = nil
         XCTAssertEqual(try recordedProbes(), 4, "the read-only dashboard recorded nothing")
 
+        let table = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", directory + "/known_hosts",
+                                    "--read-only"])
+        XCTAssertTrue(table.stdoutText.contains("ssh-ed25519 REVERTED to a key seen before: \(edB) -> \(edA)"), table.stdoutText)
+        XCTAssertEqual(table.status, 2)
         (host, status) = try scan()
         XCTAssertEqual(host.drift, .reverted)
         XCTAssertEqual(status, 2, "a reverted key raises the exit status to 2")
-        let table = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", directory + "/known_hosts",
-                                    "--read-only"])
-        XCTAssertTrue(table.stdoutText.contains("REVERTED"), table.stdoutText)
 
         // A third type appears, seen by a recording dashboard: the next scan finds nothing new.
         try serve(["edA", "ec", "rsa"])
