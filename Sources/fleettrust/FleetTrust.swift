@@ -97,7 +97,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let pinFiles = fleet.pinFiles.map(expandTilde)
         let fleet = fleet
         let store = try await history.open(readOnly: readOnly)
-        let remembered = try await ScanCommand.remembered(store, hosts: hosts)
+        let remembered = try await history.remembered(store, hosts: hosts)
         let loadJudge: LiveFleetJudge.Loader = {
             var judge = try fleet.loadJudge(for: hosts)
             judge.history = remembered

@@ -18,6 +18,19 @@ struct HistoryOptions: ParsableArguments {
         expandTilde(historyPath ?? HistoryStore.defaultPath(environment: ProcessInfo.processInfo.environment))
     }
 
+    /// What the history remembers of these hosts: nil with `--no-history` (no drift); empty
+    /// when no file exists yet (every host's first scan).
+    func remembered(_ store: HistoryStore?, hosts: [InventoryHost]) async throws -> FleetHistory? {
+        guard !noHistory else { return nil }
+        guard let store else { return FleetHistory() }
+        let names = hosts.map(\.name)
+        do {
+            return try await OffPool.run { try store.history(for: names) }
+        } catch {
+            throw CommandFailure.unreadableInput("\(error)")
+        }
+    }
+
     func validateHistory() throws {
         if noHistory && historyPath != nil { throw ValidationError("--no-history and --history contradict each other") }
     }

@@ -64,7 +64,7 @@ struct ScanCommand: AsyncParsableCommand {
             // A replay judges an old probe: no drift against today's history, and nothing recorded.
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
             let (hosts, results, skipped) = try await gather()
-            let remembered = try await Self.remembered(store, hosts: hosts)
+            let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
             let judged = try fleet.judge(hosts, results, history: remembered)
             var exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
             if let store, !readOnly, let problem = await Self.record(judged, in: store) {
@@ -78,17 +78,6 @@ struct ScanCommand: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             printError(failure.description)
             throw ExitCode(64)
-        }
-    }
-
-    /// What the history remembers of these hosts (without a store: no history, no drift).
-    static func remembered(_ store: HistoryStore?, hosts: [InventoryHost]) async throws -> FleetHistory? {
-        guard let store else { return nil }
-        let names = hosts.map(\.name)
-        do {
-            return try await OffPool.run { try store.history(for: names) }
-        } catch {
-            throw CommandFailure.unreadableInput("\(error)")
         }
     }
 

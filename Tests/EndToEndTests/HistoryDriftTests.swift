@@ -79,7 +79,10 @@ final class HistoryDriftTests: XCTestCase {
     func testRotatedRevertedAddedAndRemovedKeysOfARealSSHDAreJudgedAsDrift() throws {
         let (edA, edB, ec) = (try fingerprint("edA"), try fingerprint("edB"), try fingerprint("ec"))
         try serve(["edA", "ec"])
-        var (host, status) = try scan()
+        var (host, status) = try scan(["--read-only"])
+        XCTAssertEqual(host.drift, .firstScan, "read-only without a history file: every host's first scan")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: history), "--read-only created no history file")
+        (host, status) = try scan()
         XCTAssertEqual(host.drift, .firstScan)
         XCTAssertEqual(status, 1, "new host, nothing else")
         let first = try XCTUnwrap(host.keys.first { $0.fingerprint == edA }?.firstSeen)
