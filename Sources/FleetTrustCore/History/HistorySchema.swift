@@ -11,7 +11,9 @@ enum HistorySchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-sightings") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            // One row per probe that proved keys: the log of what was presented and when.
+            // One row per probe that proved keys: the log of what was presented and when. `host_key`
+            // and `host_latest` summarise it per host, kept in the same transaction, so judging drift
+            // reads a few rows per host however long the log grows.
             try db.execute(sql: """
                 CREATE TABLE sighting (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -37,6 +39,11 @@ enum HistorySchema {
                     last_sighting INTEGER NOT NULL,
                     sightings INTEGER NOT NULL,
                     PRIMARY KEY (host, key_type, fingerprint)
+                ) WITHOUT ROWID;
+                CREATE TABLE host_latest (
+                    host TEXT NOT NULL PRIMARY KEY,
+                    sighting_id INTEGER NOT NULL,
+                    complete INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """)
         }

@@ -65,41 +65,63 @@ public final class HistoryStore: Sendable {
     }
 
     private static func insert(_ sighting: HistorySighting, _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO sighting (host, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [sighting.host, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
+        try db.cachedStatement(sql: "INSERT INTO sighting (host, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [sighting.host, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
         let id = db.lastInsertedRowID
+        try db.cachedStatement(sql: """
+            INSERT INTO host_latest (host, sighting_id, complete) VALUES (?, ?, ?)
+            ON CONFLICT (host) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
+            """).execute(arguments: [sighting.host, id, sighting.complete])
         for key in sighting.keys {
-            try db.execute(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)",
-                           arguments: [id, key.type, key.fingerprint])
-            try db.execute(sql: """
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)")
+                .execute(arguments: [id, key.type, key.fingerprint])
+            try db.cachedStatement(sql: """
                 INSERT INTO host_key (host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
                 VALUES (?, ?, ?, ?, ?, ?, 1)
                 ON CONFLICT (host, key_type, fingerprint) DO UPDATE SET
                     first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
                     last_sighting = excluded.last_sighting, sightings = sightings + 1
-                """, arguments: [sighting.host, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
+                """).execute(arguments: [sighting.host, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
         }
     }
 
-    /// What the store remembers about these hosts (by inventory name).
+    /// What the store remembers about these hosts (by inventory name): a few indexed rows per
+    /// host, in one read transaction, so every host is judged against the same moment.
     public func history(for hosts: [String]) throws -> FleetHistory {
-        try guarded {
+        let wanted = Set(hosts)
+        return try guarded {
             try database.read { db in
+                var keys: [String: [KeyHistory]] = [:]
+                var latest: [String: (keys: Set<KeyIdentity>, complete: Bool)] = [:]
+                let byHost = "SELECT host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
+                let latestKeys = """
+                    SELECT l.host, l.complete, k.key_type, k.fingerprint FROM host_latest l
+                    JOIN sighting_key k ON k.sighting_id = l.sighting_id
+                    """
+                // Few hosts: indexed lookups; many: one pass over the summaries.
+                let few = wanted.count <= 256
+                let keyRows = few
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: byHost + " WHERE host = ?"), arguments: [$0]) }
+                    : try Row.fetchAll(db, sql: byHost)
+                for row in keyRows {
+                    let host: String = row[0]
+                    guard wanted.contains(host) else { continue }
+                    keys[host, default: []].append(KeyHistory(key: KeyIdentity(type: row[1], fingerprint: row[2]),
+                                                              firstSeen: UInt64(max(0, row[3] as Int64)), lastSeen: UInt64(max(0, row[4] as Int64)),
+                                                              lastSighting: row[5], sightings: row[6]))
+                }
+                let latestRows = few
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.host = ?"), arguments: [$0]) }
+                    : try Row.fetchAll(db, sql: latestKeys)
+                for row in latestRows {
+                    let host: String = row[0]
+                    guard wanted.contains(host) else { continue }
+                    latest[host, default: ([], row[1])].keys.insert(KeyIdentity(type: row[2], fingerprint: row[3]))
+                }
                 var fleet = FleetHistory()
-                for host in Set(hosts) {
-                    let keys = try Row.fetchAll(db, sql: """
-                        SELECT key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key WHERE host = ?
-                        """, arguments: [host]).map { row in
-                        KeyHistory(key: KeyIdentity(type: row[0], fingerprint: row[1]), firstSeen: UInt64(max(0, row[2] as Int64)),
-                                   lastSeen: UInt64(max(0, row[3] as Int64)), lastSighting: row[4], sightings: row[5])
-                    }
-                    guard !keys.isEmpty,
-                          let latest = try Row.fetchOne(db, sql: "SELECT id, complete FROM sighting WHERE host = ? ORDER BY id DESC LIMIT 1",
-                                                        arguments: [host]) else { continue }
-                    let latestKeys = try Row.fetchAll(db, sql: "SELECT key_type, fingerprint FROM sighting_key WHERE sighting_id = ?",
-                                                      arguments: [latest[0] as Int64])
-                        .map { KeyIdentity(type: $0[0], fingerprint: $0[1]) }
-                    fleet.hosts[host] = HostHistory(keys: keys, latest: Set(latestKeys), latestComplete: latest[1])
+                for (host, remembered) in keys {
+                    let last = latest[host]
+                    fleet.hosts[host] = HostHistory(keys: remembered, latest: last?.keys ?? [], latestComplete: last?.complete ?? false)
                 }
                 return fleet
             }
