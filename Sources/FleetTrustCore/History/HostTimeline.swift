@@ -1,3 +1,5 @@
+import Foundation
+
 /// A host's key timeline as `fleettrust history` prints it: for each key type, the periods during
 /// which it presented one key, in the order they began. A key that comes back after another
 /// starts a new period, so a reverted key is visible as two periods with another between them.
@@ -77,7 +79,8 @@ public struct HostTimeline: Hashable, Sendable, Encodable {
             lines.append(CleanText(period.type).value.padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  "
                          + CleanText(period.fingerprint).value.padding(toLength: 51, withPad: " ", startingAt: 0) + "  "
                          + period.firstSeen + "  " + period.lastSeen + "  "
-                         + String(period.sightings).padding(toLength: 5, withPad: " ", startingAt: 0) + "  " + note)
+                         + (String(period.sightings).padding(toLength: 5, withPad: " ", startingAt: 0) + "  " + note)
+                            .trimmingCharacters(in: .whitespaces))
         }
         return lines.joined(separator: "\n") + "\n"
     }
