@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibSSH", path: "Sources/CLibSSH", pkgConfig: "libssh",
@@ -27,7 +28,8 @@ let package = Package(
 
         .target(name: "FleetTrustCore",
                 dependencies: ["COpenSSL", .product(name: "Yams", package: "Yams"),
-                               .product(name: "Subprocess", package: "swift-subprocess")]),
+                               .product(name: "Subprocess", package: "swift-subprocess"),
+                               .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "FleetTrustSSH",
                 dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL"]),
         .target(name: "FleetTrustDashboard",
@@ -50,7 +52,8 @@ let package = Package(
         .executableTarget(name: "dashboard-bench", dependencies: ["FleetTrustDashboard", "FleetTrustCore"]),
         .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FuzzDriver"]),
 
-        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
+        .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet",
+                                                                .product(name: "GRDB", package: "GRDB.swift")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),

@@ -20,16 +20,22 @@ public struct ProgramRun: Sendable {
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 
-    /// Runs `path` with `arguments`; kills it (by PID) if it outlives `limit` seconds.
+    /// Runs `path` with `arguments`; kills it (by PID) if it outlives `limit` seconds. Unless
+    /// `environment` names one, the program gets a scratch `XDG_STATE_HOME` (its history and
+    /// audit log), removed afterwards, so runs never share a history by accident.
     public static func run(_ path: String, _ arguments: [String], limit: Double = 120,
                            environment: [String: String]? = nil) throws -> ProgramRun {
         let dir = FileManager.default.temporaryDirectory.path
         let tag = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let outPath = "\(dir)/ft-run-\(tag).out", errPath = "\(dir)/ft-run-\(tag).err"
+        let statePath = "\(dir)/ft-run-\(tag).state"
         defer {
             unlink(outPath)
             unlink(errPath)
+            try? FileManager.default.removeItem(atPath: statePath)
         }
+        var environment = environment ?? ProcessInfo.processInfo.environment
+        if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = statePath }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,7 +44,7 @@ public struct ProgramRun: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let env = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
         let start = Date()

@@ -24,10 +24,12 @@ extension FleetOptions {
         }
     }
 
-    /// Judges every probe against the files and pins these options name; warns about pin lines
+    /// Judges every probe against the files and pins these options name (and the history, for
+    /// drift); warns about pin lines
     /// that apply to no host.
-    func judge(_ hosts: [InventoryHost], _ results: [ProbeResult]) throws -> [JudgedHost] {
-        let judge = try loadJudge(for: hosts).preparing(for: hosts)
+    func judge(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> [JudgedHost] {
+        var judge = try loadJudge(for: hosts).preparing(for: hosts)
+        judge.history = history
         for line in judge.pinLinesApplyingToNone(of: hosts) {
             printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }

@@ -27,6 +27,7 @@ struct FleetTrust: AsyncParsableCommand {
             DiscoverCommand.self,
             SyncCommand.self,
             VerifyCommand.self,
+            HistoryCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)
 
@@ -76,10 +77,12 @@ struct DashboardCommand: AsyncParsableCommand {
 
     @OptionGroup var fleet: FleetOptions
 
+    @OptionGroup var history: HistoryOptions
+
     @Option(help: "Theme name (default, light, high-contrast, monochrome) or path to a .theme file.")
     var theme: String = "default"
 
-    @Flag(name: .customLong("read-only"), help: "Never write anything: no trust, pin, forget, no audit log.")
+    @Flag(name: .customLong("read-only"), help: "Never write anything: no trust, pin, forget, no audit log, no history.")
     var readOnly = false
 
     @Option(name: .customLong("audit-log"), help: "Where decisions are appended as JSON lines.")
@@ -95,6 +98,7 @@ struct DashboardCommand: AsyncParsableCommand {
     func validate() throws {
         try fleet.validateShared()
         if fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        try history.validateHistory()
     }
 
     mutating func run() async throws {
@@ -120,7 +124,13 @@ struct DashboardCommand: AsyncParsableCommand {
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let pinFiles = fleet.pinFiles.map(expandTilde)
         let fleet = fleet
-        let loadJudge: LiveFleetJudge.Loader = { try fleet.loadJudge(for: hosts) }
+        let store = try await history.open(readOnly: readOnly)
+        let remembered = try await history.remembered(store, hosts: hosts)
+        let loadJudge: LiveFleetJudge.Loader = {
+            var judge = try fleet.loadJudge(for: hosts)
+            judge.history = remembered
+            return judge
+        }
         let firstJudge = try loadJudge()
         let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
         let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
@@ -133,7 +143,8 @@ struct DashboardCommand: AsyncParsableCommand {
             write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
             connect: ConnectCommand(template: connectCommand, user: user),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
-            user: AuditLog.currentUser(environment: environment))
+            user: AuditLog.currentUser(environment: environment),
+            history: readOnly ? nil : store.map { HistoryRecorder(store: $0) })
         var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
         if !unusedPins.isEmpty {
             state.notice = Notice("Warning: pin lines that apply to no inventory host: "

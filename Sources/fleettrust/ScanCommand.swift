@@ -11,7 +11,9 @@ struct ScanCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 all hosts trusted; 1 some host new, unreachable or failed, or an \
             inventory entry skipped for an error; 2 any host changed, revoked, pin-mismatch or \
-            presenting an invalid certificate; 64 bad usage or unreadable input. With --replay, the keys recorded in an earlier \
+            presenting an invalid certificate, or a host presenting again a key it had replaced \
+            (reverted drift); 64 bad usage or unreadable input. Every probe is recorded in the \
+            history (see --history); drift is judged against it. With --replay, the keys recorded in an earlier \
             `scan --format json` are judged again against today's files, without touching the network.
             """)
 
@@ -22,6 +24,11 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var fleet: FleetOptions
+
+    @OptionGroup var history: HistoryOptions
+
+    @Flag(name: .customLong("read-only"), help: "Record nothing in the history (drift is still judged against it).")
+    var readOnly = false
 
     @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts, ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics.")
     var format: Format = .table
@@ -39,6 +46,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     func validate() throws {
         try fleet.validateShared()
+        try history.validateHistory()
         if replay != nil && !fleet.inventories.isEmpty {
             throw ValidationError("--replay judges a recorded scan; it takes no --inventory")
         }
@@ -53,9 +61,16 @@ struct ScanCommand: AsyncParsableCommand {
                 return
             }
             let started = ContinuousClock.now
+            // A replay judges an old probe: no drift against today's history, and nothing recorded.
+            let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
             let (hosts, results, skipped) = try await gather()
-            let judged = try fleet.judge(hosts, results)
-            let exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged.map(\.status)), skipped: skipped)
+            let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
+            let judged = try fleet.judge(hosts, results, history: remembered)
+            var exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
+            if let store, !readOnly, let problem = await Self.record(judged, in: store) {
+                printError(problem)
+                exitStatus = max(exitStatus, 1)
+            }
             let duration = started.duration(to: .now)
             try await emit(judged, skipped: skipped, exitStatus: exitStatus,
                      seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
@@ -63,6 +78,18 @@ struct ScanCommand: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             printError(failure.description)
             throw ExitCode(64)
+        }
+    }
+
+    /// Records every host that proved keys; returns why it could not, if it could not.
+    static func record(_ judged: [JudgedHost], in store: HistoryStore) async -> String? {
+        let now = HistoryTime.nowMilliseconds()
+        let sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: now) }
+        do {
+            try await OffPool.run { try store.record(sightings) }
+            return nil
+        } catch {
+            return "\(error)"
         }
     }
 

@@ -4,14 +4,14 @@ import FleetTrustCore
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 enum ScanTable {
     static func render(_ judged: [JudgedHost]) -> String {
-        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "REASON"]
+        let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
         var rows = judged.map { host -> [String] in
             let keys = host.keys.map(keyLabel).joined(separator: ",")
             var reason = JudgementWords.reason(host)
             if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
             return [host.status.rawValue, host.labels.name.value, host.labels.endpoint.value, keys.isEmpty ? "-" : keys, pin,
-                    host.policy, reason]
+                    host.policy, host.drift?.kind.rawValue ?? "-", reason]
         }
         rows.insert(header, at: 0)
         let widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
@@ -29,8 +29,27 @@ enum ScanTable {
         if judged.contains(where: { $0.policy == PolicyName.off.rawValue }) {
             lines.append("WARNING: some hosts have the policy off: nothing is checked for them (unchecked).")
         }
+        lines += driftLines(judged)
         lines += expiringSoonest(judged)
         return lines.joined(separator: "\n")
+    }
+
+    /// Every host whose keys moved since the last recorded probe, each move on a line; reverted
+    /// keys first and loudest.
+    static func driftLines(_ judged: [JudgedHost]) -> [String] {
+        let drifted = judged.filter { $0.drift?.kind.isDrift == true }
+            .sorted { ($0.drift?.kind == .reverted ? 0 : 1) < ($1.drift?.kind == .reverted ? 0 : 1) }
+        guard !drifted.isEmpty else { return [] }
+        var lines = ["", "Drift since the last recorded scan:"]
+        for host in drifted {
+            for move in host.drift?.moves ?? [] {
+                lines.append("  \(host.labels.name)  " + JudgementWords.drift(move))
+            }
+        }
+        if drifted.contains(where: { $0.drift?.kind == .reverted }) {
+            lines.append("WARNING: a host presents again a key it had replaced (reverted): a half-done rotation or an intermittent man in the middle; exit status 2.")
+        }
+        return lines
     }
 
     /// The host certificates that expire first (at most ten), with days left and warnings.

@@ -28,6 +28,21 @@ final class ConcurrentWriterTests: XCTestCase {
         (0..<Self.writers).flatMap { w in (0..<Self.linesPerWriter).map { "w\(w)-\($0)" } }
     }
 
+    /// Four processes recording into one history database at once, one transaction per probe:
+    /// every row arrives, and the per-key counts agree with the rows.
+    func testFourProcessesRecordingHistoryAtOnceLoseNoRow() throws {
+        let path = scratch.file("history.sqlite")
+        let runs = runWriters("history", file: path)
+        for run in runs { XCTAssertEqual(run?.status, 0, run?.stderrText ?? "did not run") }
+        let store = try XCTUnwrap(try HistoryStore.open(path: path, readOnly: true))
+        XCTAssertEqual(try store.sightingCount(), Self.writers * Self.linesPerWriter)
+        let hosts = (0..<4).map { "shared-\($0)" }
+        let remembered = try store.history(for: hosts)
+        let counted = remembered.hosts.values.flatMap(\.keys).reduce(0) { $0 + $1.sightings }
+        XCTAssertEqual(counted, Self.writers * Self.linesPerWriter, "every probe counted once per key")
+        XCTAssertEqual(remembered.hosts[hosts[0]]?.keys.count, Self.writers * 3)
+    }
+
     /// Also watches the file while it is written: every read sees a whole file (ending in a
     /// newline) and never fewer lines than the read before.
     func testFourProcessesSavingHundredLinesEachLoseNone() throws {

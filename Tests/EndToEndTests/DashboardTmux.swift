@@ -8,6 +8,8 @@ final class DashboardTmux {
     let socket = "fleettrust-test-\(getpid())-\(UUID().uuidString.prefix(8))"
     let session = "dash"
     private(set) var shellPID: pid_t = 0
+    /// The scratch `XDG_STATE_HOME` made for the dashboard, removed in `stop()`.
+    private var stateDirectory: String?
 
     static let exitMarker = "FLEETTRUST-EXIT="
 
@@ -28,8 +30,13 @@ final class DashboardTmux {
     convenience init(arguments: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:],
                      executable: String = DashboardTmux.executable) throws {
         let command = ([executable] + arguments).map(DashboardTmux.quote).joined(separator: " ")
+        // The history (and default audit log) of a test's dashboard stay in a directory of its own.
+        let state = NSTemporaryDirectory() + "ft-tmux-state-\(getpid())-\(UUID().uuidString.prefix(8))"
+        var environment = environment
+        if environment["XDG_STATE_HOME"] == nil { environment["XDG_STATE_HOME"] = state }
         let script = "trap : INT; env -u NO_COLOR \(DashboardTmux.environment(environment)) \(command); echo \(DashboardTmux.exitMarker)$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo -e -icanon -e -echo | tr '\\n' ' '; echo; exec sleep 600"
         try self.init(script: script, width: width, height: height)
+        stateDirectory = state
     }
 
     /// A session running `script` under `sh`, as it is (it may end the session itself).
@@ -228,6 +235,7 @@ final class DashboardTmux {
         if shellPID > 0 { kill(shellPID, SIGKILL) }
         _ = try? tmux(["kill-server"])
         unlink("/tmp/tmux-\(getuid())/\(socket)")
+        if let stateDirectory { try? FileManager.default.removeItem(atPath: stateDirectory) }
     }
 
     deinit { stop() }

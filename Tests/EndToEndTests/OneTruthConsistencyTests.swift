@@ -148,7 +148,9 @@ final class OneTruthConsistencyTests: XCTestCase {
         let replayRun = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--replay", recorded, "--format", "json"] + common, limit: 60)
         XCTAssertEqual(replayRun.status, 2, "the replay's exit status is the scan's")
         let replay = try document(replayRun, "scan --replay")
-        XCTAssertEqual(replay.summary, json.summary)
+        var judgedAgain = json.summary
+        judgedAgain.byDrift = [:]
+        XCTAssertEqual(replay.summary, judgedAgain, "the same summary, without drift: a replay judges none")
         XCTAssertEqual(replay.hosts.map(\.name), json.hosts.map(\.name))
         for (original, again) in zip(json.hosts, replay.hosts) { checkSameJudgement(again, original, "replay") }
 
@@ -163,7 +165,7 @@ final class OneTruthConsistencyTests: XCTestCase {
 
     private func checkTable(_ text: String, against json: ScanReport) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let titles = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "REASON"]
+        let titles = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
         guard let header = lines.first, let columns = ColumnReader(header: header, titles: titles) else {
             return XCTFail("no table header:\n\(text)")
         }
@@ -179,6 +181,7 @@ final class OneTruthConsistencyTests: XCTestCase {
             XCTAssertEqual(cells["KEYS"], OneTruthRendering.fitted(OneTruthRendering.tableKeys(host), width: keysWidth), what)
             XCTAssertEqual(cells["PIN"], host.pin?.verdict == .unpinned ? "-" : host.pin?.verdict.rawValue, what)
             XCTAssertEqual(cells["POLICY"], host.policy, what)
+            XCTAssertEqual(cells["DRIFT"], host.drift?.rawValue ?? "-", what)
             let shared = host.sharesKeysWith.isEmpty ? "" : "; same key as \(host.sharesKeysWith.prefix(3).joined(separator: ", "))"
             XCTAssertEqual(cells["REASON"], host.reason + shared, what)
         }

@@ -15,6 +15,8 @@ public struct FleetJudge: Sendable {
     public let policies: PolicyResolver
     /// A certificate expiring within this many days is flagged `expires-soon`.
     public var certificateWarnDays = 30
+    /// What the history store remembered before this run; nil: no history, no drift.
+    public var history: FleetHistory?
 
     public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false,
                 policies: PolicyResolver = PolicyResolver()) {
@@ -64,6 +66,7 @@ public struct FleetJudge: Sendable {
         var prepared = FleetJudge(knownHosts: KnownHostsSets(userFiles: knownHosts.userFiles, globalFiles: knownHosts.globalFiles, sets: sets),
                                   pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames, policies: policies)
         prepared.certificateWarnDays = certificateWarnDays
+        prepared.history = history
         return prepared
     }
 
@@ -114,6 +117,7 @@ public struct FleetJudge: Sendable {
             judged.policy = policy.name
             judged.policySource = policySource
             if decision.status != status { judged.standardStatus = status }
+            judged.drift = drift(host, result, now: now)
             return judged
         }
         guard !result.keys.isEmpty || !result.malformedKeys.isEmpty else {
@@ -229,6 +233,14 @@ public struct FleetJudge: Sendable {
         if pin.verdict == .matched { basis.append(.pin) }
         return finish(.trusted, .trusted(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
                       trustedBy: basis, stricter: stricter)
+    }
+
+    /// How the probe's keys moved against the history; nil without one or without keys.
+    private func drift(_ host: InventoryHost, _ result: ProbeResult, now: UInt64) -> HostDrift? {
+        guard let history, !result.keys.isEmpty else { return nil }
+        let presented = result.keys.map { KeyIdentity(type: $0.key.type, fingerprint: $0.key.sha256Fingerprint) }
+        return HostDrift.judge(presented: presented, offered: result.serverHostKeyAlgorithms, complete: result.failures.isEmpty,
+                               history: history.hosts[host.name], now: now * 1000)
     }
 
     /// A host with no keys: unreachable when nothing answered, error when something did but

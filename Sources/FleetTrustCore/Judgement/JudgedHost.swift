@@ -55,6 +55,9 @@ public struct JudgedHost: Hashable, Sendable {
     public var policySource: PolicySource = .defaultPolicy
     /// What `ssh` would decide (the `standard` policy's answer), when another policy decided.
     public var standardStatus: HostStatus?
+    /// How the keys moved since the last recorded probe, and each key's first and last sighting;
+    /// nil without a history (`--no-history`, replay) or when the probe proved no key.
+    public var drift: HostDrift?
 
     public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
                 status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,

@@ -142,6 +142,18 @@ public enum JudgementWords {
         (key.judgement?.evidence ?? []).map(\.sentence)
     }
 
+    /// One key type's move since the last recorded probe, as a sentence.
+    public static func drift(_ move: KeyDrift) -> String {
+        let type = CleanText(move.type, limit: 64).value
+        switch move.kind {
+        case .added: return "\(type) added: \(move.now ?? "")"
+        case .removed: return "\(type) removed (was \(move.before ?? "?"))"
+        case .changed: return "\(type) changed: \(move.before ?? "?") -> \(move.now ?? "?")"
+        case .reverted: return "\(type) REVERTED to a key seen before: \(move.before ?? "?") -> \(move.now ?? "?")"
+        case .none, .firstScan: return "\(type) \(move.kind.rawValue)"
+        }
+    }
+
     /// Seconds since the epoch as an RFC 3339 UTC time; `always`/`forever` for OpenSSH's bounds.
     public static func date(_ seconds: UInt64) -> String {
         if seconds == 0 { return "always" }

@@ -108,10 +108,15 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var algorithms: NegotiatedAlgorithms?
         public var handshakeMilliseconds: Double?
         public var certificate: Certificate?
+        /// When the history first and last saw this key (RFC 3339, UTC; this probe included);
+        /// null without a history.
+        public var firstSeen: String?
+        public var lastSeen: String?
 
         enum CodingKeys: String, CodingKey {
             case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
             case handshakeMilliseconds = "handshake_ms", plainKeyVerdict = "plain_key_verdict"
+            case firstSeen = "first_seen", lastSeen = "last_seen"
         }
 
         public init(from decoder: Decoder) throws {
@@ -130,6 +135,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             algorithms = try c.decodeIfPresent(NegotiatedAlgorithms.self, forKey: .algorithms)
             handshakeMilliseconds = try c.decodeIfPresent(Double.self, forKey: .handshakeMilliseconds)
             certificate = try c.decodeIfPresent(Certificate.self, forKey: .certificate)
+            firstSeen = try c.decodeIfPresent(String.self, forKey: .firstSeen)
+            lastSeen = try c.decodeIfPresent(String.self, forKey: .lastSeen)
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -141,6 +148,29 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(evidence, forKey: .evidence); try c.encode(weaknesses, forKey: .weaknesses)
             try c.encode(algorithms, forKey: .algorithms); try c.encode(handshakeMilliseconds, forKey: .handshakeMilliseconds)
             try c.encode(certificate, forKey: .certificate)
+            try c.encode(firstSeen, forKey: .firstSeen); try c.encode(lastSeen, forKey: .lastSeen)
+        }
+    }
+
+    /// One key type's move since the last recorded probe.
+    public struct DriftMove: Codable, Sendable, Equatable {
+        public var kind: DriftKind
+        public var type: String
+        /// The fingerprint last seen for the type, and the one presented now (null: none).
+        public var before: String?
+        public var now: String?
+
+        public init(_ move: KeyDrift) {
+            kind = move.kind
+            type = CleanText(move.type, limit: 64).value
+            before = move.before
+            now = move.now
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(kind, forKey: .kind); try c.encode(type, forKey: .type)
+            try c.encode(before, forKey: .before); try c.encode(now, forKey: .now)
         }
     }
 
@@ -228,9 +258,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var policy: String
         public var policySource: String
         public var standardStatus: HostStatus?
+        /// How the keys moved since the last recorded probe (`none`, `first-scan`, `added`,
+        /// `removed`, `changed`, `reverted`); null without a history or without keys.
+        public var drift: DriftKind?
+        public var driftMoves: [DriftMove]
 
         enum CodingKeys: String, CodingKey {
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift
+            case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
@@ -261,6 +296,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
             policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
             standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
+            drift = (try c.decodeIfPresent(String.self, forKey: .drift)).flatMap(DriftKind.init(rawValue:))
+            driftMoves = (try? c.decodeIfPresent([DriftMove].self, forKey: .driftMoves)) ?? []
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -277,6 +314,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
             try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
             try c.encode(standardStatus, forKey: .standardStatus)
+            try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
         }
     }
 
@@ -284,9 +322,26 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var total: Int
         public var byStatus: [String: Int]
         public var exitStatus: Int32
+        /// Hosts per drift kind (hosts without drift are not counted).
+        public var byDrift: [String: Int]
 
         enum CodingKeys: String, CodingKey {
-            case total, byStatus = "by_status", exitStatus = "exit_status"
+            case total, byStatus = "by_status", exitStatus = "exit_status", byDrift = "by_drift"
+        }
+
+        public init(total: Int, byStatus: [String: Int], exitStatus: Int32, byDrift: [String: Int] = [:]) {
+            self.total = total
+            self.byStatus = byStatus
+            self.exitStatus = exitStatus
+            self.byDrift = byDrift
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            total = try c.decode(Int.self, forKey: .total)
+            byStatus = try c.decode([String: Int].self, forKey: .byStatus)
+            exitStatus = try c.decode(Int32.self, forKey: .exitStatus)
+            byDrift = try c.decodeIfPresent([String: Int].self, forKey: .byDrift) ?? [:]
         }
     }
 
@@ -310,7 +365,17 @@ public struct ScanReport: Codable, Sendable, Equatable {
         self.hosts = judged.map(Host.init)
         var counts: [String: Int] = [:]
         for host in judged { counts[host.status.rawValue, default: 0] += 1 }
-        self.summary = Summary(total: judged.count, byStatus: counts, exitStatus: ScanReport.exitStatus(for: judged.map(\.status)))
+        var drifts: [String: Int] = [:]
+        for host in judged { if let drift = host.drift { drifts[drift.kind.rawValue, default: 0] += 1 } }
+        self.summary = Summary(total: judged.count, byStatus: counts, exitStatus: ScanReport.exitStatus(for: judged), byDrift: drifts)
+    }
+
+    /// The statuses' exit status, raised to 2 when a host presents a key it had before another
+    /// (`reverted` drift): a classic sign of an intermittent man in the middle. Other drift
+    /// never changes the exit status (a new key `ssh` does not know is already `changed`).
+    public static func exitStatus(for judged: [JudgedHost]) -> Int32 {
+        let reverted = judged.contains { $0.drift?.kind == .reverted }
+        return max(exitStatus(for: judged.map(\.status)), reverted ? 2 : 0)
     }
 
     /// 0 all trusted; 1 some new, unreachable or failed; 2 any changed, revoked, pin-mismatch
@@ -346,7 +411,7 @@ extension ScanReport.Host {
         self.status = judged.status
         self.reason = JudgementWords.reason(judged)
         self.method = JudgementWords.methodCode(judged)
-        self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup) }
+        self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup, drift: judged.drift) }
         self.pin = ScanReport.Pin(verdict: judged.pin.verdict, evidence: judged.pin.evidence.map(\.sentence))
         self.error = judged.failure.map(ScanReport.Failure.init)
         self.serverVersion = judged.probe.serverVersion.map { CleanText($0).value }
@@ -361,11 +426,13 @@ extension ScanReport.Host {
         case .file(let location): self.policySource = CleanText(location.description, limit: 300).value
         }
         self.standardStatus = judged.standardStatus
+        self.drift = judged.drift?.kind
+        self.driftMoves = judged.drift?.moves.map(ScanReport.DriftMove.init) ?? []
     }
 }
 
 extension ScanReport.Key {
-    init(_ judged: JudgedKey, lookup: LookupName) {
+    init(_ judged: JudgedKey, lookup: LookupName, drift: HostDrift?) {
         let key = judged.key
         type = key?.type ?? judged.typeName
         bits = key?.bits ?? 0
@@ -381,6 +448,9 @@ extension ScanReport.Key {
         algorithms = judged.discovered?.algorithms
         handshakeMilliseconds = judged.discovered?.handshakeMilliseconds.map { ($0 * 10).rounded() / 10 }
         certificate = judged.certificate.map { ScanReport.Certificate($0, problem: judged.certificateProblem, audit: judged.audit) }
+        let seen = judged.key.flatMap { key in drift?.seen(KeyIdentity(type: key.type, fingerprint: key.sha256Fingerprint)) }
+        firstSeen = seen.map { HistoryTime.rfc3339($0.firstSeen) }
+        lastSeen = seen.map { HistoryTime.rfc3339($0.lastSeen) }
     }
 }
 

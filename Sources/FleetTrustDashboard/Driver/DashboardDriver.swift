@@ -28,6 +28,7 @@ public final class DashboardDriver {
         defer {
             probes.forEach { $0.cancel() }
             terminal.end()
+            services.history?.finish(waiting: 10)
         }
         state.size = terminal.size
         state.clampCursor()
@@ -44,6 +45,7 @@ public final class DashboardDriver {
             let updates = inbox.drain()
             if !updates.isEmpty { messages.append(.hostsUpdated(updates)) }
             messages += inbox.drainMessages()
+            if let problem = services.history?.takeError() { messages.append(.historyFailed(message: problem)) }
             guard !messages.isEmpty else { continue }
             for message in messages {
                 let effects = DashboardUpdate.apply(message, to: &state)
@@ -75,13 +77,16 @@ public final class DashboardDriver {
 
     private func startProbes(_ indices: [Int]) {
         let hosts = indices.map { state.rows[$0].host }
-        let prober = services.prober, judge = services.judge, inbox = inbox
+        let prober = services.prober, judge = services.judge, inbox = inbox, history = services.history
         probes.removeAll { $0.isCancelled }
         probes.append(Task.detached {
             for await event in prober.probe(hosts) where hosts.indices.contains(event.index) {
                 let index = indices[event.index]
                 for (other, judged) in judge.record(index, event.result) {
                     inbox.post(HostUpdate(index: other, judged: judged, probed: other == index))
+                    if other == index, let sighting = HistorySighting(judged, source: .dashboard, seenAt: HistoryTime.nowMilliseconds()) {
+                        history?.submit(sighting)
+                    }
                 }
             }
         })

@@ -14,15 +14,18 @@ public struct DashboardServices: Sendable {
     /// Nil in `--read-only` mode: nothing is written, not even the audit log.
     public var auditLog: AuditLog?
     public var user: String
+    /// Records every probe that proved keys; nil with `--no-history` or `--read-only`.
+    public var history: HistoryRecorder?
 
     public init(prober: any FleetProber, judge: any HostJudging, write: @escaping @Sendable (Decision) throws -> String,
-                connect: ConnectCommand, auditLog: AuditLog?, user: String) {
+                connect: ConnectCommand, auditLog: AuditLog?, user: String, history: HistoryRecorder? = nil) {
         self.prober = prober
         self.judge = judge
         self.write = write
         self.connect = connect
         self.auditLog = auditLog
         self.user = user
+        self.history = history
     }
 }
 

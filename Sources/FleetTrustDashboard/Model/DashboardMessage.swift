@@ -12,6 +12,8 @@ public enum DashboardMessage: Equatable, Sendable {
     case writeFinished(succeeded: Bool, message: String)
     /// The connect command has exited and the terminal is ours again.
     case connectFinished(message: String)
+    /// The history could not record a probe (one sentence naming the file).
+    case historyFailed(message: String)
 }
 
 public struct TerminalSize: Equatable, Sendable {

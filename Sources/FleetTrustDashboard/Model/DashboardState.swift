@@ -60,7 +60,7 @@ public struct DashboardState: Equatable, Sendable {
         var result = rows.indices.filter { index in
             let status = rows[index].status
             counts[status, default: 0] += 1
-            return statusFilter.admits(status) && rows[index].keys.matches(needle)
+            return statusFilter.admits(rows[index]) && rows[index].keys.matches(needle)
         }
         sort.apply(to: &result, rows: rows)
         visible = result
@@ -126,10 +126,17 @@ public enum Confirmation: Equatable, Sendable {
 
 public enum StatusFilter: String, Equatable, Sendable, CaseIterable {
     case all, attention = "needs attention", new, changed, unreachable, trusted
+    case drifted = "drifted since last scan"
+
+    /// Whether the row passes: by its status, or (`drifted`) by its keys' drift.
+    public func admits(_ row: HostRow) -> Bool {
+        self == .drifted ? row.judged?.drift?.kind.isDrift == true : admits(row.status)
+    }
 
     public func admits(_ status: HostStatus) -> Bool {
         switch self {
         case .all: return true
+        case .drifted: return false
         case .attention: return status.needsAttention
         case .new: return status == .new
         case .changed: return status.alarmLevel == 2

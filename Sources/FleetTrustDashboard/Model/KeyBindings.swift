@@ -28,7 +28,7 @@ public enum KeyBindings {
         KeyBinding(keys: [.character("/")], label: "/", action: .filter,
                    help: "filter by text (Enter keeps it and selects the first match, Esc clears it)"),
         KeyBinding(keys: [.character("f")], label: "f", action: .cycleStatusFilter,
-                   help: "cycle status filter: all, needs attention, new, changed, unreachable, trusted"),
+                   help: "cycle status filter: all, needs attention, new, changed, unreachable, trusted, drifted since last scan"),
         KeyBinding(keys: [.character("s")], label: "s", action: .cycleSort, help: "cycle sort: status, name, address"),
         KeyBinding(keys: [.character(" ")], label: "Space", action: .mark, help: "mark or unmark the host (for batch trust)"),
         KeyBinding(keys: [.character("t")], label: "t", action: .trust, help: "trust the selected (or marked) hosts' keys"),

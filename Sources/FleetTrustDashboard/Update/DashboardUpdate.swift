@@ -33,6 +33,9 @@ public enum DashboardUpdate {
         case .connectFinished(let message):
             state.notice = Notice(message)
             return []
+        case .historyFailed(let message):
+            state.notice = Notice("History not recorded: " + message, isError: true)
+            return []
         case .click(let row):
             guard state.mode == .list else { return [] }
             let position = state.top + row - DashboardView.listStartRow

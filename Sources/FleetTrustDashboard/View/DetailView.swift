@@ -30,6 +30,7 @@ enum DetailView {
             if key.pin != .unpinned { line.append("  pin \(key.pin.rawValue)", key.pin == .mismatch ? .danger : .dim) }
             lines.append(line)
         }
+        lines += driftLines(judged, width: width)
         let plain = judged.keys.compactMap(\.key)
         if !plain.isEmpty { lines += randomart(plain, width: width) }
         var policy = " policy: \(judged.policy)"
@@ -103,6 +104,25 @@ enum DetailView {
         if let ms = judged.discovered?.handshakeMilliseconds { lines.append(ScreenLine("    handshake \(Int(ms.rounded())) ms", .dim)) }
         if let discovered = judged.discovered {
             lines += WeakKeys.weaknesses(of: discovered).map { ScreenLine("    warning: " + $0.sentence, .warning) }
+        }
+        return lines
+    }
+
+    /// The drift since the last scan, each type's move, and the key timeline: every key the
+    /// history remembers, with its first and last sighting.
+    static func driftLines(_ judged: JudgedHost, width: Int) -> [ScreenLine] {
+        guard let drift = judged.drift else { return [] }
+        let role: StyleRole = drift.kind == .reverted ? .danger : drift.kind.isDrift ? .warning : .dim
+        var lines = [ScreenLine(" drift since last scan: \(drift.kind.rawValue)", role)]
+        for move in drift.moves { lines += wrapped("   " + JudgementWords.drift(move), width: width, role: role) }
+        lines.append(ScreenLine(" key timeline:", .dim))
+        for seen in drift.timeline {
+            var line = ScreenLine()
+            line.append("   " + (seen.current ? "now " : "    "))
+            line.append(DisplayWidth.fit(CleanText(seen.key.type, limit: 64).value, to: 20) + " ")
+            line.append(seen.key.fingerprint, .fingerprint)
+            line.append("  \(HistoryTime.rfc3339(seen.firstSeen)) .. \(HistoryTime.rfc3339(seen.lastSeen))  \(seen.sightings)x", .dim)
+            lines.append(line)
         }
         return lines
     }

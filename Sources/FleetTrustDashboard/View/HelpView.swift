@@ -17,6 +17,7 @@ enum HelpView {
         lines.append(ScreenLine(" PIN: match  MISMATCH no key pinned  report! mismatch in report mode  expired  - no pin applies", .dim))
         lines.append(ScreenLine(" METHOD: kh known_hosts  ca certificate authority  bare name without port  alias additional name  pin", .dim))
         lines.append(ScreenLine("         ca-pin pinned CA  pin-only / OFF! the host's policy", .dim))
+        lines.append(ScreenLine(" ~ drift since the last scan (history): ! REVERTED to a key seen before  ~ changed  - type removed  + type added", .dim))
         lines.append(ScreenLine(" FINGERPRINT is the key ssh would meet (the detail view lists every key).", .dim))
         lines.append(ScreenLine(" In confirmations, y saves and any other key cancels; a changed key is replaced only by typing the host name.", .dim))
         return lines

@@ -3,12 +3,12 @@ import FleetTrustCore
 /// The list columns, laid out for a terminal width: low-priority columns drop out on narrow
 /// terminals, and spare width goes to the name first, then the address, then the fingerprint.
 struct Columns: Equatable {
-    enum Kind: CaseIterable { case mark, status, name, groups, endpoint, types, fingerprint, knownHosts, pin, method, rtt }
+    enum Kind: CaseIterable { case mark, drift, status, name, groups, endpoint, types, fingerprint, knownHosts, pin, method, rtt }
 
     var widths: [(Kind, Int)]
 
     static let titles: [Kind: String] = [
-        .mark: " ", .status: "STATUS", .name: "NAME", .groups: "GROUPS", .endpoint: "ADDRESS:PORT", .types: "KEY TYPES",
+        .mark: " ", .drift: "~", .status: "STATUS", .name: "NAME", .groups: "GROUPS", .endpoint: "ADDRESS:PORT", .types: "KEY TYPES",
         .fingerprint: "FINGERPRINT (ssh meets)", .knownHosts: "KNOWN_H", .pin: "PIN", .method: "METHOD", .rtt: "RTT",
     ]
 
@@ -17,7 +17,7 @@ struct Columns: Equatable {
     /// `nameWidth` and `endpointWidth` are the widest name and endpoint in the inventory: names
     /// get the room they need first, then addresses, then the fingerprint.
     static func layout(width: Int, nameWidth: Int = 24, endpointWidth: Int = 21) -> Columns {
-        let minimum: [Kind: Int] = [.mark: 1, .status: 14, .name: 16, .endpoint: 15, .types: 14, .fingerprint: 16,
+        let minimum: [Kind: Int] = [.mark: 1, .drift: 1, .status: 14, .name: 16, .endpoint: 15, .types: 14, .fingerprint: 16,
                                     .knownHosts: 8, .pin: 8, .method: 8, .rtt: 6]
         let dropOrder: [Kind] = [.rtt, .types, .method, .endpoint, .pin, .fingerprint, .knownHosts]
         var kinds = Kind.allCases.filter { $0 != .groups }
@@ -83,6 +83,8 @@ enum HostListView {
         switch kind {
         case .mark:
             return (row.marked ? "*" : " ", .marked)
+        case .drift:
+            return driftMark(judged?.drift?.kind)
         case .status:
             let word = row.scanning && judged == nil ? "scanning" : statusWord(row.status)
             return ("\(row.status.letter) \(word)", StyleRole.status(row.status))
@@ -119,6 +121,18 @@ enum HostListView {
             }
         case .rtt:
             return (row.roundTripMilliseconds.map { "\(Int($0.rounded()))ms" } ?? "", .dim)
+        }
+    }
+
+    /// One character for how the keys moved since the last scan (the `?` screen has the legend):
+    /// `!` reverted, `~` changed, `-` removed, `+` added; blank for none or a first scan.
+    static func driftMark(_ kind: DriftKind?) -> (String, StyleRole) {
+        switch kind ?? .firstScan {
+        case .reverted: return ("!", .danger)
+        case .changed: return ("~", .warning)
+        case .removed: return ("-", .warning)
+        case .added: return ("+", .warning)
+        case .none, .firstScan: return (" ", .normal)
         }
     }
 

@@ -1,0 +1,253 @@
+import Foundation
+import GRDB
+
+/// The fleet's memory: every probe that proved keys, per host and key, in one SQLite file shared
+/// by every fleettrust process of the user (people, cron).
+///
+/// WAL mode, so readers never wait for writers; every write is one short `BEGIN IMMEDIATE`
+/// transaction with a bounded busy timeout, so concurrent writers queue instead of failing or
+/// losing rows. Calls block: run them on a thread of their own, never on Swift's cooperative pool.
+/// A file that is not ours (not SQLite, damaged, another program's, a newer schema) is refused
+/// with one sentence and never written to.
+public final class HistoryStore: Sendable {
+    public let path: String
+    private let database: any DatabaseWriter
+    private let busySeconds: Double
+
+    /// `$XDG_STATE_HOME/fleettrust/history.sqlite`, else `~/.local/state/fleettrust/history.sqlite`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/fleettrust/history.sqlite" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/fleettrust/history.sqlite"
+    }
+
+    /// Opens (and, writable, creates or upgrades) the store. Read-only, a missing file is nil:
+    /// an empty history, and nothing is created.
+    public static func open(path: String, readOnly: Bool = false, busySeconds: Double = 10) throws -> HistoryStore? {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if readOnly && !exists { return nil }
+        if exists { try inspect(path) }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busySeconds)
+        configuration.readonly = readOnly
+        configuration.label = "fleettrust-history"
+        do {
+            if readOnly {
+                return HistoryStore(path: path, database: try DatabaseQueue(path: path, configuration: configuration), busySeconds: busySeconds)
+            }
+            try createFile(path)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try migrate(pool, path: path)
+            return HistoryStore(path: path, database: pool, busySeconds: busySeconds)
+        } catch let error as HistoryError {
+            throw error
+        } catch {
+            throw translate(error, path: path, busySeconds: busySeconds)
+        }
+    }
+
+    private init(path: String, database: any DatabaseWriter, busySeconds: Double) {
+        self.path = path
+        self.database = database
+        self.busySeconds = busySeconds
+    }
+
+    /// Records these probes, all or none, in one transaction.
+    public func record(_ sightings: [HistorySighting]) throws {
+        guard !sightings.isEmpty else { return }
+        try guarded {
+            try database.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    for sighting in sightings { try Self.insert(sighting, db) }
+                    return .commit
+                }
+            }
+        }
+    }
+
+    private static func insert(_ sighting: HistorySighting, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO sighting (host, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [sighting.host, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
+        let id = db.lastInsertedRowID
+        try db.cachedStatement(sql: """
+            INSERT INTO host_latest (host, sighting_id, complete) VALUES (?, ?, ?)
+            ON CONFLICT (host) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
+            """).execute(arguments: [sighting.host, id, sighting.complete])
+        for key in sighting.keys {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)")
+                .execute(arguments: [id, key.type, key.fingerprint])
+            try db.cachedStatement(sql: """
+                INSERT INTO host_key (host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
+                VALUES (?, ?, ?, ?, ?, ?, 1)
+                ON CONFLICT (host, key_type, fingerprint) DO UPDATE SET
+                    first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
+                    last_sighting = excluded.last_sighting, sightings = sightings + 1
+                """).execute(arguments: [sighting.host, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
+        }
+    }
+
+    /// What the store remembers about these hosts (by inventory name): a few indexed rows per
+    /// host, in one read transaction, so every host is judged against the same moment.
+    public func history(for hosts: [String]) throws -> FleetHistory {
+        let wanted = Set(hosts)
+        return try guarded {
+            try database.read { db in
+                var keys: [String: [KeyHistory]] = [:]
+                var latest: [String: (keys: Set<KeyIdentity>, complete: Bool)] = [:]
+                let byHost = "SELECT host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
+                let latestKeys = """
+                    SELECT l.host, l.complete, k.key_type, k.fingerprint FROM host_latest l
+                    JOIN sighting_key k ON k.sighting_id = l.sighting_id
+                    """
+                // Few hosts: indexed lookups; many: one pass over the summaries.
+                let few = wanted.count <= 256
+                let keyRows = few
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: byHost + " WHERE host = ?"), arguments: [$0]) }
+                    : try Row.fetchAll(db, sql: byHost)
+                for row in keyRows {
+                    let host: String = row[0]
+                    guard wanted.contains(host) else { continue }
+                    keys[host, default: []].append(KeyHistory(key: KeyIdentity(type: row[1], fingerprint: row[2]),
+                                                              firstSeen: UInt64(max(0, row[3] as Int64)), lastSeen: UInt64(max(0, row[4] as Int64)),
+                                                              lastSighting: row[5], sightings: row[6]))
+                }
+                let latestRows = few
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.host = ?"), arguments: [$0]) }
+                    : try Row.fetchAll(db, sql: latestKeys)
+                for row in latestRows {
+                    let host: String = row[0]
+                    guard wanted.contains(host) else { continue }
+                    latest[host, default: ([], row[1])].keys.insert(KeyIdentity(type: row[2], fingerprint: row[3]))
+                }
+                var fleet = FleetHistory()
+                for (host, remembered) in keys {
+                    let last = latest[host]
+                    fleet.hosts[host] = HostHistory(keys: remembered, latest: last?.keys ?? [], latestComplete: last?.complete ?? false)
+                }
+                return fleet
+            }
+        }
+    }
+
+    /// One host's recorded probes since a time (milliseconds), oldest first; `host` is the
+    /// inventory name, or else the `address:port` it was probed at.
+    public func sightings(of host: String, since: UInt64 = 0) throws -> [StoredSighting] {
+        try guarded {
+            try database.read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT s.id, s.host, s.endpoint, s.seen_at, s.source, s.complete, k.key_type, k.fingerprint
+                    FROM sighting s JOIN sighting_key k ON k.sighting_id = s.id
+                    WHERE (s.host = ? OR (s.endpoint = ? AND NOT EXISTS (SELECT 1 FROM sighting n WHERE n.host = ?)))
+                      AND s.seen_at >= ?
+                    ORDER BY s.id, k.key_type, k.fingerprint
+                    """, arguments: [host, host, host, Int64(min(since, UInt64(Int64.max)))])
+                var sightings: [StoredSighting] = []
+                for row in rows {
+                    let id: Int64 = row[0]
+                    let key = KeyIdentity(type: row[6], fingerprint: row[7])
+                    if sightings.last?.id == id { sightings[sightings.count - 1].keys.append(key); continue }
+                    sightings.append(StoredSighting(id: id, host: row[1], endpoint: row[2], seenAt: UInt64(max(0, row[3] as Int64)),
+                                                    source: row[4], complete: row[5], keys: [key]))
+                }
+                return sightings
+            }
+        }
+    }
+
+    /// How many probes the store holds.
+    public func sightingCount() throws -> Int {
+        try guarded { try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sighting") ?? 0 } }
+    }
+
+    private func guarded<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw Self.translate(error, path: path, busySeconds: busySeconds) }
+    }
+
+    /// Refuses, before any write, a file that is not an empty file, not SQLite, damaged, another
+    /// program's database or one of a newer schema.
+    private static func inspect(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw HistoryError.unusable(path: path, detail: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw HistoryError.notADatabase(path: path, detail: "not a regular file") }
+        guard info.st_size > 0 else { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw HistoryError.unusable(path: path, detail: "cannot read it") }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw HistoryError.notADatabase(path: path, detail: "no SQLite header")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                if id != HistorySchema.applicationID {
+                    if tables > 0 || id != 0 { throw HistoryError.foreign(path: path) }
+                    return
+                }
+                if try HistorySchema.migrator.hasBeenSuperseded(db) { throw HistoryError.newerSchema(path: path) }
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM host_key")
+            }
+        } catch let error as HistoryError {
+            throw error
+        } catch {
+            throw translate(error, path: path, busySeconds: 10)
+        }
+    }
+
+    /// A new file is made private (0600) before SQLite opens it: it names the user's hosts.
+    private static func createFile(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Runs the migrations; another process migrating the same new file at once makes the
+    /// loser's attempt fail, and the next attempt finds the work done.
+    private static func migrate(_ pool: DatabasePool, path: String) throws {
+        let migrator = HistorySchema.migrator
+        var attempt = 0
+        while true {
+            do {
+                if try pool.read(migrator.hasBeenSuperseded) { throw HistoryError.newerSchema(path: path) }
+                try migrator.migrate(pool)
+                return
+            } catch let error as HistoryError {
+                throw error
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                usleep(20_000 * UInt32(attempt))
+            }
+        }
+    }
+
+    private static func translate(_ error: Error, path: String, busySeconds: Double) -> Error {
+        if let error = error as? HistoryError { return error }
+        guard let database = error as? DatabaseError else { return HistoryError.unusable(path: path, detail: "\(error)") }
+        switch database.resultCode {
+        case .SQLITE_NOTADB: return HistoryError.notADatabase(path: path, detail: "file is not a database")
+        case .SQLITE_CORRUPT: return HistoryError.notADatabase(path: path, detail: "the database is damaged")
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return HistoryError.busy(path: path, seconds: busySeconds)
+        default: return HistoryError.unusable(path: path, detail: database.message ?? "\(database.resultCode)")
+        }
+    }
+}
+
+/// One recorded probe, as the `history` command reads it back.
+public struct StoredSighting: Hashable, Sendable {
+    public var id: Int64
+    public var host: String
+    public var endpoint: String
+    public var seenAt: UInt64
+    public var source: String
+    public var complete: Bool
+    public var keys: [KeyIdentity]
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The history's times as people and programs read them: RFC 3339 in UTC, to the second.
+public enum HistoryTime {
+    /// `2026-11-23T14:24:20Z` for milliseconds since the epoch.
+    public static func rfc3339(_ milliseconds: UInt64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// Now, in milliseconds since the epoch.
+    public static func nowMilliseconds() -> UInt64 {
+        UInt64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// `--since`: a duration back from `now` (`90s`, `45m`, `12h`, `30d`, `2w`), a date
+    /// (`2026-11-01`, midnight UTC) or an RFC 3339 time (`2026-11-01T10:00:00Z`, an offset
+    /// allowed). Nil when it is none of these.
+    public static func since(_ text: String, now: UInt64) -> UInt64? {
+        let units: [Character: UInt64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        if let unit = text.last.flatMap({ units[$0] }), let count = UInt64(text.dropLast()), count <= 100 * 365 * 86_400 {
+            let back = count * unit * 1000
+            return now > back ? now - back : 0
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = text.count == 10 ? [.withFullDate] : [.withInternetDateTime]
+        if text.count == 10 { formatter.timeZone = TimeZone(identifier: "UTC") }
+        guard let date = formatter.date(from: text), date.timeIntervalSince1970 >= 0 else { return nil }
+        return UInt64(date.timeIntervalSince1970 * 1000)
+    }
+}
