@@ -101,7 +101,7 @@ struct DashboardCommand: AsyncParsableCommand {
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
-        let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
+        let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
             prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: fleet.hashesKnownHosts).perform,

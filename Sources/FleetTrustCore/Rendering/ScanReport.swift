@@ -191,6 +191,33 @@ public struct ScanReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// One hop of a host's route, in the order the connection passes it.
+    public struct Hop: Codable, Sendable, Equatable {
+        /// `proxy-jump` (a bastion `ssh` logs in to) or `proxy-command`.
+        public var kind: String
+        /// `[user@]host[:port]` for a jump, the command (before `%` expansion) for a ProxyCommand.
+        public var hop: String
+
+        public init(kind: String, hop: String) {
+            self.kind = kind
+            self.hop = hop
+        }
+
+        init(_ hop: HostRoute.Hop) {
+            switch hop {
+            case .jump(let jump): self.init(kind: "proxy-jump", hop: CleanText(jump.description, limit: 300).value)
+            case .command(let command): self.init(kind: "proxy-command", hop: CleanText(command, limit: 1024).value)
+            }
+        }
+
+        /// The route these hops describe (what replay judges again).
+        public static func route(_ hops: [Hop]) -> HostRoute {
+            HostRoute(hops: hops.compactMap { hop in
+                hop.kind == "proxy-command" ? .command(hop.hop) : JumpHost(hop.hop).map(HostRoute.Hop.jump)
+            })
+        }
+    }
+
     public struct Pin: Codable, Sendable, Equatable {
         public var verdict: PinVerdict
         public var evidence: [String]
@@ -228,9 +255,11 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var policy: String
         public var policySource: String
         public var standardStatus: HostStatus?
+        /// How the host was reached: its hops in order; empty for a direct probe.
+        public var route: [Hop]
 
         enum CodingKeys: String, CodingKey {
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, route
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
@@ -261,6 +290,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
             policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
             standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
+            route = try c.decodeIfPresent([Hop].self, forKey: .route) ?? []
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -277,6 +307,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
             try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
             try c.encode(standardStatus, forKey: .standardStatus)
+            try c.encode(route, forKey: .route)
         }
     }
 
@@ -361,6 +392,7 @@ extension ScanReport.Host {
         case .file(let location): self.policySource = CleanText(location.description, limit: 300).value
         }
         self.standardStatus = judged.standardStatus
+        self.route = judged.route.hops.map(ScanReport.Hop.init)
     }
 }
 
