@@ -105,7 +105,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let services = DashboardServices(
             prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: fleet.hashesKnownHosts).perform,
-            connect: ConnectCommand(template: connectCommand, user: user),
+            connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment))
         var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))

@@ -143,4 +143,38 @@ final class BastionRouteTests: XCTestCase {
         XCTAssertEqual(run.status, 2)
         XCTAssertLessThan(run.seconds, 30, "a silent hop costs one timeout")
     }
+
+    /// The dashboard shows the route and connect takes it: the real `ssh` reaches the target
+    /// through the bastion (which logs one more forwarded channel) and accepts the key the probe
+    /// proved, then stops at login (the target admits nobody).
+    func testTheDashboardMarksTheRouteAndConnectGoesThroughTheBastion() throws {
+        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try writeConfig([block("bastion", bastion)])
+        let ansible = directory + "/hosts.ini"
+        try "app ansible_host=\(target.address) ansible_port=\(target.port) ansible_ssh_common_args='-J bastion'\n"
+            .write(toFile: ansible, atomically: true, encoding: .utf8)
+        let log = directory + "/connect.log"
+        let wrapper = directory + "/connect.sh"
+        try """
+            #!/bin/sh
+            echo "args: $*" > '\(log)'
+            ssh -o BatchMode=yes "$@" true 2>> '\(log)'
+            echo "exit=$?" >> '\(log)'
+            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let terminal = try DashboardTmux(arguments: ["--inventory", ansible, "--ssh-config", config, "--known-hosts", knownHosts,
+                                                     "--audit-log", directory + "/audit.jsonl",
+                                                     "--connect-command", "\(wrapper) {options} -p {port} {target}"])
+        defer { terminal.stop() }
+        let (listed, screen) = terminal.waitFor { $0.contains("via bastion") && $0.contains("trusted") }
+        XCTAssertTrue(listed, screen)
+        let before = bastion.forwardRequests(to: target.address, port: target.port)
+        terminal.send("c")
+        XCTAssertTrue(terminal.waitFor { _ in ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("exit=") }.0,
+                      terminal.capture())
+        let transcript = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(transcript.contains("-F \(config)") && transcript.contains("-J bastion"), transcript)
+        XCTAssertTrue(transcript.contains("Permission denied"), "the host key was accepted; only the login failed: \(transcript)")
+        XCTAssertEqual(bastion.forwardRequests(to: target.address, port: target.port), before + 1, transcript)
+    }
 }

@@ -54,6 +54,8 @@ final class TextAndCommandTests: XCTestCase {
         let jumped = InventoryHost(name: "app", address: "10.1.2.3", proxy: "ansible_ssh_common_args=-J ops@gate:2200,inner")
         let arguments = try ConnectCommand().arguments(for: judged(jumped))
         XCTAssertEqual(Array(arguments.prefix(3)), ["ssh", "-J", "ops@gate:2200,inner"])
+        XCTAssertEqual(Array(try ConnectCommand(routeConfig: "/etc/fleet/hops").arguments(for: judged(jumped)).prefix(5)),
+                       ["ssh", "-F", "/etc/fleet/hops", "-J", "ops@gate:2200,inner"], "hops resolved as the scan resolved them")
         let commanded = InventoryHost(name: "db", address: "10.1.2.4", proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"")
         XCTAssertTrue(try ConnectCommand().arguments(for: judged(commanded)).contains("ProxyCommand=ssh -W %h:%p gate"))
         let configured = InventoryHost(name: "web", address: "10.1.2.5", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),

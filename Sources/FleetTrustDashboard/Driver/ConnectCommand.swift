@@ -16,10 +16,14 @@ public struct ConnectCommand: Equatable, Sendable {
 
     public var template: String
     public var user: String?
+    /// `--ssh-config`: the file the scan resolved routes from other inventories through, so that
+    /// connect resolves their hops the same way.
+    public var routeConfig: String?
 
-    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil) {
+    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil, routeConfig: String? = nil) {
         self.template = template
         self.user = user
+        self.routeConfig = routeConfig
     }
 
     /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
@@ -55,6 +59,7 @@ public struct ConnectCommand: Equatable, Sendable {
         } else if let first = judged.route.hops.first {
             // The route the probe took, which the inventory gave outside any ssh_config (Ansible's
             // ssh arguments): ssh must take it too, or it could meet another machine's key.
+            if let routeConfig { options += ["-F", routeConfig] }
             if case .command(let command) = first {
                 options += ["-o", "ProxyCommand=\(command)"]
             } else {
