@@ -135,6 +135,8 @@ final class BastionRouteTests: XCTestCase {
             XCTAssertTrue(error?.message.contains(named) ?? false, "\(name) names its hop: \(error?.message ?? "")")
             XCTAssertEqual(hosts[name]?.keys.count, 0)
         }
+        XCTAssertTrue(hosts["t-command"]?.error?.message.contains("status 1 before the host spoke SSH (refused by policy)") ?? false,
+                      "the command ran through the shell as written, quotes and all: \(hosts["t-command"]?.error?.message ?? "")")
         XCTAssertEqual(hosts["t-silent"]?.status, .unreachable)
         XCTAssertEqual(hosts["t-changed"]?.status, .error)
         XCTAssertEqual(target.connections, 0, "nothing reached the target:\n\(target.log)")

@@ -71,20 +71,24 @@ public final class BastionConnections: Sendable {
         Chain(configFile: host.sshConfigFile ?? settings.configFile, hops: host.route.jumpHosts)
     }
 
-    /// A fresh path for a child's standard error.
-    func errorFile() -> String {
+    /// A fresh path in the private directory (`err-N` for a child's standard error, `m-N` for a socket).
+    func freshPath(_ prefix: String = "err") -> String {
         let number = state.withLock { state in
             state.files += 1
             return state.files
         }
-        return "\(directory ?? "/tmp")/err-\(number)"
+        return "\(directory ?? "/tmp")/\(prefix)-\(number)"
     }
 
-    /// The arguments of an `ssh` that opens one channel to `host`:`port` through `chain`'s master.
-    /// Should the master be gone, `ProxyCommand=false` makes it fail rather than log in again.
-    func channelArguments(socket: String, chain: Chain, host: String, port: Int) -> [String] {
-        let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        return [settings.ssh] + configArguments(chain) + [
+    /// `host:port` as `ssh -W` reads it (`[v6]:port`).
+    static func forwardTarget(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// The arguments of an `ssh` that opens one channel to `target` (`host:port`) through `chain`'s
+    /// master. Should the master be gone, `ProxyCommand=false` makes it fail rather than log in again.
+    func channelArguments(socket: String, chain: Chain, target: String) -> [String] {
+        [settings.ssh] + configArguments(chain) + [
             "-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-o", "BatchMode=yes",
             "-W", target, "--", chain.bastion.host,
         ]
@@ -151,12 +155,13 @@ public final class BastionConnections: Sendable {
             switch socket(for: chain.earlier, cancellation: cancellation) {
             case .failure(let failure): return .failed(failure)
             case .success(let earlier):
-                let inner = channelArguments(socket: earlier, chain: chain.earlier, host: "%h", port: 0)
-                    .map { $0 == "%h:0" ? "[%h]:%p" : $0 }.map(Self.shellQuoted).joined(separator: " ")
+                // ssh expands %h and %p to this hop's HostName and Port before the shell runs it.
+                let inner = channelArguments(socket: earlier, chain: chain.earlier, target: "[%h]:%p")
+                    .map(Self.shellQuoted).joined(separator: " ")
                 proxy = ["-o", "ProxyCommand=\(inner)"]
             }
         }
-        let socket = "\(directory)/m-\(errorFile().split(separator: "-").last ?? "0")"
+        let socket = freshPath("m")
         let seconds = max(1, Int(timeout.seconds.rounded(.up)))
         let bastion = chain.bastion
         let arguments = [settings.ssh] + configArguments(chain) + [
@@ -166,7 +171,7 @@ public final class BastionConnections: Sendable {
             + ["--", bastion.host]
         let master: RouteChild
         do {
-            master = try RouteChild(arguments, stdio: nil, stderrPath: errorFile())
+            master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath())
         } catch {
             return .failed(error)
         }
