@@ -76,6 +76,17 @@ final class BastionRouteTests: XCTestCase {
         let forwarded = bastion.forwardRequests(to: target.address, port: target.port)
         XCTAssertGreaterThanOrEqual(forwarded, 4, "two hosts, two key types each, through the bastion")
         XCTAssertEqual(target.connections, forwarded, "every connection to the target came through the bastion")
+        XCTAssertEqual(Self.routeProcesses(), [], "the scan stopped its control master and channels")
+    }
+
+    /// Command lines of processes still using a route directory (control masters, channels).
+    static func routeProcesses() -> [String] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return pids.filter { $0.allSatisfy(\.isNumber) }.compactMap { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            return line.contains("/tmp/fleettrust-routes-") ? line : nil
+        }
     }
 
     func testTwoHopChainProxyCommandAndAnsibleJumpArgumentsAllReachTheTarget() throws {
@@ -143,6 +154,7 @@ final class BastionRouteTests: XCTestCase {
         XCTAssertEqual(bastion.forwardRequests(to: target.address, port: target.port), 0)
         XCTAssertEqual(hosts["changed-bastion"]?.status, .changed, "the bastion's own row says what ssh says of it")
         XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(Self.routeProcesses(), [], "no master or channel outlives the scan")
         XCTAssertLessThan(run.seconds, 30, "a silent hop costs one timeout")
     }
 

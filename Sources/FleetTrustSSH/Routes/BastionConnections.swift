@@ -171,7 +171,7 @@ public final class BastionConnections: Sendable {
             + ["--", bastion.host]
         let master: RouteChild
         do {
-            master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath())
+            master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath(), ownGroup: false)
         } catch {
             return .failed(error)
         }
@@ -202,7 +202,7 @@ public final class BastionConnections: Sendable {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// Stops every master (by PID, its whole process group) and removes the private directory.
+    /// Stops every master (by PID) and removes the private directory.
     /// Requests after this fail as cancelled.
     public func close() {
         let masters: [RouteChild] = state.withLock { state in
@@ -211,7 +211,7 @@ public final class BastionConnections: Sendable {
             return state.entries.values.compactMap { if case .ready(_, let master) = $0 { master } else { nil } }
         }
         // All told at once, then each reaped: the waits overlap, so closing costs one grace period.
-        for master in masters { _ = kill(-master.pid, SIGTERM) }
+        for master in masters { _ = kill(master.pid, SIGTERM) }
         for master in masters { master.stop() }
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }

@@ -11,13 +11,20 @@ import FleetTrustCore
 /// so stopping it stops whatever it started too (the `ssh` of a ProxyCommand pipeline); it is
 /// stopped and reaped by its PID, never by name. Its standard error goes to a file in the scan's
 /// private directory, read once it has exited to say why a hop failed.
+///
+/// A control master is the exception: it stays in fleettrust's process group, so a Ctrl-C at the
+/// terminal stops it together with fleettrust, and it is registered to be stopped when the
+/// process exits (`LiveMasters`), so an interrupted scan leaves no login open on a bastion.
 final class RouteChild: @unchecked Sendable {
     let pid: pid_t
     let stderrPath: String
+    /// Whether the child leads a process group of its own (stopped as a group).
+    private let ownGroup: Bool
     private var status: Int32?
 
-    /// Starts `argv` with `stdio` (or /dev/null) as standard input and output.
-    init(_ argv: [String], stdio: Int32?, stderrPath: String) throws(ProbeFailure) {
+    /// Starts `argv` with `stdio` (or /dev/null) as standard input and output; `ownGroup: false`
+    /// for a long-lived master that must share fleettrust's fate.
+    init(_ argv: [String], stdio: Int32?, stderrPath: String, ownGroup: Bool = true) throws(ProbeFailure) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -40,7 +47,8 @@ final class RouteChild: @unchecked Sendable {
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+                                                    | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         let arguments = argv.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         var child: pid_t = 0
@@ -51,6 +59,13 @@ final class RouteChild: @unchecked Sendable {
         }
         pid = child
         self.stderrPath = stderrPath
+        self.ownGroup = ownGroup
+        if !ownGroup { LiveMasters.add(child) }
+    }
+
+    /// The child, or its whole group when it leads one.
+    private func signal(_ number: Int32) {
+        _ = kill(ownGroup ? -pid : pid, number)
     }
 
     /// The exit status once the child has exited (reaping it), nil while it runs.
@@ -65,15 +80,16 @@ final class RouteChild: @unchecked Sendable {
 
     /// Stops the child's whole process group (SIGTERM, then SIGKILL after `grace`) and reaps it.
     func stop(grace: Duration = .milliseconds(300)) {
+        defer { if !ownGroup { LiveMasters.remove(pid) } }
         guard exitStatus() == nil else {
-            _ = kill(-pid, SIGKILL)
+            if ownGroup { signal(SIGKILL) }
             return
         }
-        _ = kill(-pid, SIGTERM)
+        signal(SIGTERM)
         let deadline = ContinuousClock.now + grace
         while exitStatus() == nil {
             if ContinuousClock.now > deadline {
-                _ = kill(-pid, SIGKILL)
+                signal(SIGKILL)
                 var raw: Int32 = 0
                 _ = waitpid(pid, &raw, 0)
                 status = 128 + SIGKILL
@@ -81,7 +97,7 @@ final class RouteChild: @unchecked Sendable {
             }
             usleep(2_000)
         }
-        _ = kill(-pid, SIGKILL)
+        if ownGroup { signal(SIGKILL) }
     }
 
     /// The end (at most 4 KiB) of what the child wrote to standard error, as written.
