@@ -9,7 +9,7 @@ import FleetTrustCore
 /// else a plain key, and its KEXINIT names every host-key algorithm it offers: the libssh
 /// attempts that follow ask for exactly the types still missing, and no handshake is wasted.
 struct CertificateFirstProbe: Sendable {
-    var address: SocketAddress
+    var endpoint: ProbeEndpoint
     var port: Int
     var timeout: Duration
     var slots: HandshakeSlots
@@ -23,12 +23,12 @@ struct CertificateFirstProbe: Sendable {
     func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant) -> AttemptOutcome {
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.open(to: address, deadline: connectDeadline, cancellation: cancellation)
+            connection = try endpoint.open(deadline: connectDeadline, cancellation: cancellation)
         } catch {
             return AttemptOutcome(failure: error)
         }
         let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
-            KeyExchangeProbe.run(host: address.numeric, port: port, hostKeyAlgorithms: offered,
+            KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
                                  timeout: timeout.seconds, fd: connection.fd)
         }
         connection.close(cancellation: cancellation)

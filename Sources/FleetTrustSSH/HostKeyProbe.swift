@@ -9,7 +9,7 @@ import FleetTrustCore
 /// stops before that check). Runs entirely on the calling thread, which must be a dedicated
 /// thread: every libssh call blocks. The libssh session never leaves this function.
 struct HostKeyProbe: Sendable {
-    var address: SocketAddress
+    var endpoint: ProbeEndpoint
     var port: Int
     /// Comma-separated, as for `SSH_OPTIONS_HOSTKEYS`.
     var hostKeyAlgorithms: String
@@ -24,13 +24,14 @@ struct HostKeyProbe: Sendable {
         let deadline = start + timeout
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
+            connection = try endpoint.open(deadline: deadline, cancellation: cancellation)
         } catch {
             return AttemptOutcome(failure: error)
         }
         // libssh closes the descriptor it is given (in ssh_free, or at once when ssh_connect fails),
         // so it gets a duplicate: ours stays open, and registered for cancellation, until we close it.
-        let libsshFD = dup(connection.fd)
+        // Close-on-exec, so no route child started meanwhile inherits it.
+        let libsshFD = fcntl(connection.fd, F_DUPFD_CLOEXEC, 0)
         guard libsshFD >= 0 else {
             connection.close(cancellation: cancellation)
             return AttemptOutcome(failure: ProbeFailures.connect(errno: errno))
@@ -105,7 +106,7 @@ struct HostKeyProbe: Sendable {
         let results = [
             ssh_options_set(session, SSH_OPTIONS_PROCESS_CONFIG, &zero),
             ssh_options_set(session, SSH_OPTIONS_LOG_VERBOSITY, &verbosity),
-            ssh_options_set(session, SSH_OPTIONS_HOST, address.numeric),
+            ssh_options_set(session, SSH_OPTIONS_HOST, endpoint.hostName),
             ssh_options_set(session, SSH_OPTIONS_PORT, &port),
             ssh_options_set(session, SSH_OPTIONS_HOSTKEYS, hostKeyAlgorithms),
             ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds),

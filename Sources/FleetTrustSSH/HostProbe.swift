@@ -13,15 +13,19 @@ public struct HostProbe: Sendable {
     /// again on the key exchange once a handshake slot is free.
     public var timeout: Duration
     let slots: HandshakeSlots
+    /// The scan's bastion connections, which a host with a route is probed through; without
+    /// them such a host is not probed (`proxied`).
+    let routes: BastionConnections?
 
     public init(host: InventoryHost, timeout: Duration) {
-        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1))
+        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1), routes: nil)
     }
 
-    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots) {
+    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots, routes: BastionConnections?) {
         self.host = host
         self.timeout = timeout
         self.slots = slots
+        self.routes = routes
     }
 
     /// Probes the host. `due` is when the pool had a thread free for it: the first attempt's
@@ -30,15 +34,20 @@ public struct HostProbe: Sendable {
     /// new thread on a busy machine does not stretch it. Every later stage gets the full timeout.
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
-        if let proxy = host.proxy {
-            result.failures = [ProbeFailures.proxied(proxy)]
+        var deadline = Self.firstDeadline(due: due, timeout: timeout)
+        if let proxy = host.proxy, !host.route.isDirect {
+            guard let routes else {
+                result.failures = [ProbeFailures.proxied(proxy)]
+                return result
+            }
+            _ = probe(.routed(RoutedTarget(host: host, connections: routes)), firstDeadline: deadline, into: &result,
+                      cancellation: cancellation)
             return result
         }
-        var deadline = Self.firstDeadline(due: due, timeout: timeout)
         switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
         case .success(let addresses):
             for address in addresses {
-                if probe(address, firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
+                if probe(.direct(address), firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
                 deadline = .now + timeout
             }
         case .failure(let failure):
@@ -55,18 +64,19 @@ public struct HostProbe: Sendable {
         max(min(due, now) + timeout, now + min(timeout, .seconds(1)))
     }
 
-    /// Probes one address; false when it could not even be connected to (try the next one).
-    private func probe(_ address: SocketAddress, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
+    /// Probes one address (or the host behind its route); false when it could not even be
+    /// connected to (try the next address).
+    private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        let opening = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots)
+        let opening = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots)
             .run(cancellation: cancellation, connectDeadline: firstDeadline)
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:
                 result.failures.append(failure)
                 return false
-            case .resolve, .banner, .cancelled, .hostKey:
+            case .resolve, .banner, .cancelled, .hostKey, .proxy:
                 result.failures.append(failure)
                 return true
             case .keyExchange:
@@ -75,7 +85,7 @@ public struct HostProbe: Sendable {
                 if failure.code == .kexTimeout { return true }
             }
         }
-        result.peerAddress = address.numeric
+        result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
         if let key = opening.key {
             result.keys.append(key)
@@ -90,7 +100,7 @@ public struct HostProbe: Sendable {
 
         var refused = false
         while let algorithms = plan.next() {
-            let outcome = HostKeyProbe(address: address, port: host.port, hostKeyAlgorithms: algorithms,
+            let outcome = HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms,
                                        timeout: timeout, slots: slots).run(cancellation: cancellation)
             if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
             if let key = outcome.key {
@@ -116,7 +126,7 @@ public struct HostProbe: Sendable {
     /// The first exchange yields one certificate; a server may hold one per key type, and which
     /// one `ssh` meets depends on what known_hosts records, so every other one is fetched too
     /// (through our own client: libssh cannot negotiate certificates).
-    private func fetchOtherCertificates(_ address: SocketAddress, into result: inout ProbeResult,
+    private func fetchOtherCertificates(_ address: ProbeEndpoint, into result: inout ProbeResult,
                                         cancellation: ProbeCancellation) {
         guard let offered = result.serverHostKeyAlgorithms else { return }
         var have = Set(result.keys.map(\.key.type) + result.malformedKeys.map { KeyType.canonicalName($0.algorithm.value) })
@@ -124,7 +134,7 @@ public struct HostProbe: Sendable {
             let type = KeyType.canonicalName(algorithm)
             guard !have.contains(type), !cancellation.isCancelled else { continue }
             have.insert(type)
-            let outcome = CertificateFirstProbe(address: address, port: host.port, timeout: timeout, slots: slots, offered: [algorithm])
+            let outcome = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: [algorithm])
                 .run(cancellation: cancellation, connectDeadline: .now + timeout)
             if let key = outcome.key { result.keys.append(key) }
             if let malformed = outcome.malformedKey { result.malformedKeys.append(malformed) }
@@ -137,7 +147,7 @@ public struct HostProbe: Sendable {
 
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
         switch failure.stage {
-        case .resolve, .connect, .banner, .cancelled: return true
+        case .resolve, .connect, .banner, .cancelled, .proxy: return true
         case .keyExchange: return failure.code == .kexTimeout
         case .hostKey: return false
         }

@@ -14,10 +14,14 @@ public final class ProbePool: FleetProber, Sendable {
         public var concurrency: Int
         /// Bound on each connection attempt (TCP connect, identification, key exchange).
         public var timeout: Duration
+        /// How hosts behind bastions or a ProxyCommand are reached (see `BastionConnections`).
+        public var routes: BastionConnections.Settings
 
-        public init(concurrency: Int = 64, timeout: Duration = .seconds(5)) {
+        public init(concurrency: Int = 64, timeout: Duration = .seconds(5),
+                    routes: BastionConnections.Settings = BastionConnections.Settings()) {
             self.concurrency = concurrency
             self.timeout = timeout
+            self.routes = routes
         }
     }
 
@@ -61,6 +65,6 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots)
+        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots, routes: settings.routes)
     }
 }

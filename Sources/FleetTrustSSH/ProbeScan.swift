@@ -41,9 +41,13 @@ public actor ProbeScan {
     private let timeout: Duration
     private let workers: WorkerThreads
     private let slots: HandshakeSlots
+    /// The bastion connections of this scan, when any host has a route; closed when it ends.
+    private let bastions: BastionConnections?
 
-    init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots) {
+    init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots,
+         routes: BastionConnections.Settings = BastionConnections.Settings()) {
         self.slots = slots
+        self.bastions = hosts.contains { !$0.route.isDirect } ? BastionConnections(settings: routes, timeout: timeout) : nil
         self.hosts = hosts
         self.timeout = timeout
         self.workers = workers
@@ -65,13 +69,14 @@ public actor ProbeScan {
     public func cancel() {
         stopped = true
         running.values.forEach { $0.cancel() }
+        bastions?.close()
         continuation.finish()
     }
 
     /// Queues one probe on a worker thread; the thread hands its result back to the actor.
     /// Reads only the actor's constants, so the initializer can call it too.
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
-        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots)
+        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots, routes: bastions)
         workers.submit { [self] due in
             let result = cancellation.isCancelled
                 ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
@@ -107,6 +112,7 @@ public actor ProbeScan {
         continuation.yield(ProbeEvent(index: index, result: result))
         if progress.done == progress.total {
             stopped = true
+            bastions?.close()
             continuation.finish()
         }
     }

@@ -14,6 +14,14 @@ struct TCPConnection {
     /// Up to `peekLimit` bytes the server sent first, still unread.
     private(set) var firstBytes: [UInt8] = []
     static let peekLimit = 256
+    /// For a routed connection, the child (`ssh -W`, a ProxyCommand) at the other end of `fd`.
+    private(set) var child: RouteChild?
+
+    /// A stream already connected (a socketpair to `child`), registered with the cancellation.
+    init(adopting fd: Int32, child: RouteChild) {
+        self.fd = fd
+        self.child = child
+    }
 
     /// Connects and registers the socket with `cancellation` (which then owns the right to shut it down).
     private init(to address: SocketAddress, deadline: ContinuousClock.Instant,
@@ -65,7 +73,7 @@ struct TCPConnection {
     }
 
     /// Waits for the server's first bytes and peeks at them; hands the socket back in blocking mode.
-    private mutating func awaitServer(until deadline: ContinuousClock.Instant,
+    mutating func awaitServer(until deadline: ContinuousClock.Instant,
                               cancellation: ProbeCancellation) throws(ProbeFailure) {
         guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
             throw cancellation.isCancelled ? ProbeFailures.cancelled : ProbeFailures.bannerTimeout
@@ -84,6 +92,7 @@ struct TCPConnection {
     func close(cancellation: ProbeCancellation) {
         cancellation.unregister()
         Glibc.close(fd)
+        child?.stop()
     }
 
     /// Polls one descriptor; false on timeout. A `shutdown` from another thread wakes it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FleetTrustCore
+import FleetTrustSSH
 
 /// The options `fleettrust --inventory` (the dashboard) and `fleettrust scan` share, so that what
 /// the dashboard shows and what `scan` prints always agree.
@@ -44,8 +45,19 @@ struct FleetOptions: ParsableArguments {
     @Option(help: "How many handshakes run at once.")
     var concurrency: Int = 64
 
-    @Flag(help: "Probe hosts that the inventory sends through ProxyJump or ProxyCommand (ssh_config, or Ansible's ssh arguments) directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are not probed: a direct probe could reach another machine.")
+    @Flag(help: "Probe hosts that the inventory sends through ProxyJump or ProxyCommand (ssh_config, or Ansible's ssh arguments) directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are probed through their route, as ssh goes: your ssh logs in to each bastion once per scan (StrictHostKeyChecking=yes, BatchMode=yes) and every key exchange runs end to end through it.")
     var direct = false
+
+    @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
+        "ssh_config that the bastions (ProxyJump hops) of hosts from other inventories than an ssh_config are resolved through (ssh -F). "
+            + "Default: ssh's own (~/.ssh/config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
+    var sshConfig: String?
+
+    /// The probe pool's settings: concurrency, timeout, and how routes are followed.
+    var poolSettings: ProbePool.Settings {
+        ProbePool.Settings(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000)),
+                           routes: BastionConnections.Settings(configFile: sshConfig.map(expandTilde)))
+    }
 
     @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
     var additionalNames = false

@@ -8,7 +8,7 @@ extension FleetOptions {
     /// Probes every host (a progress line on standard error when it is a terminal); a host the
     /// pool never reported is `cancelled`.
     func probe(_ hosts: [InventoryHost]) async -> [ProbeResult] {
-        let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
+        let pool = ProbePool(settings: poolSettings)
         var results = [ProbeResult?](repeating: nil, count: hosts.count)
         let progress = standardErrorIsTerminal
         var done = 0

@@ -137,11 +137,11 @@ struct DashboardCommand: AsyncParsableCommand {
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
-        let pool = ProbePool(settings: .init(concurrency: fleet.concurrency, timeout: .milliseconds(Int(fleet.timeout * 1000))))
+        let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
             prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
-            connect: ConnectCommand(template: connectCommand, user: user),
+            connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment),
             history: readOnly ? nil : store.map { HistoryRecorder(store: $0) })

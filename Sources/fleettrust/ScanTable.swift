@@ -10,7 +10,8 @@ enum ScanTable {
             var reason = JudgementWords.reason(host)
             if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
-            return [host.status.rawValue, host.labels.name.value, host.labels.endpoint.value, keys.isEmpty ? "-" : keys, pin,
+            let endpoint = host.labels.endpoint.value + (JudgementWords.routeMark(host.route).map { " " + $0 } ?? "")
+            return [host.status.rawValue, host.labels.name.value, endpoint, keys.isEmpty ? "-" : keys, pin,
                     host.policy, host.drift?.kind.rawValue ?? "-", reason]
         }
         rows.insert(header, at: 0)

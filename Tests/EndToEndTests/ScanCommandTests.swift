@@ -109,17 +109,19 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 1)
     }
 
-    /// A host `ssh` reaches through ProxyJump is not probed directly (a direct probe could reach
-    /// another machine), unless `--direct` says it is reachable from here. No proxy is contacted.
-    func testAHostBehindProxyJumpIsNotProbedDirectlyUnlessAskedTo() throws {
+    /// A host `ssh` reaches through ProxyJump is probed through that hop, never directly: a hop
+    /// that refuses the connection fails the host with stage `proxy`, naming the hop, and nothing
+    /// is sent to the host. `--direct` probes it directly.
+    func testAHostBehindProxyJumpIsProbedOnlyThroughItsHopUnlessDirectIsAsked() throws {
         let fleet = try TestFleet.start(hosts: 2)
         defer { fleet.stop() }
+        let closed = try Loopback.freePort()
         let config = fleet.directory + "/proxied_config"
         try """
             Host behind
               HostName 127.0.0.1
               Port \(fleet.hosts[1].port)
-              ProxyJump admin@bastion.invalid
+              ProxyJump admin@127.0.0.1:\(closed)
             Host front
               HostName 127.0.0.1
               Port \(fleet.hosts[1].port)
@@ -128,9 +130,10 @@ final class ScanCommandTests: XCTestCase {
         let hosts = try report(run).hosts
         XCTAssertEqual(hosts.map(\.name), ["behind", "front"])
         XCTAssertEqual(hosts.map(\.status), [.unreachable, .trusted])
-        XCTAssertEqual(hosts[0].error?.stage, "connect")
-        XCTAssertEqual(hosts[0].error?.code, .proxied)
-        XCTAssertTrue(hosts[0].error?.message.contains("ProxyJump admin@bastion.invalid") ?? false, String(describing: hosts[0].error))
+        XCTAssertEqual(hosts[0].error?.stage, "proxy")
+        XCTAssertEqual(hosts[0].error?.code, .hopUnreachable)
+        XCTAssertTrue(hosts[0].error?.message.contains("admin@127.0.0.1:\(closed)") ?? false, String(describing: hosts[0].error))
+        XCTAssertEqual(hosts[0].route, [ScanReport.Hop(kind: "proxy-jump", hop: "admin@127.0.0.1:\(closed)")])
         XCTAssertEqual(hosts[0].keys.count, 0)
         XCTAssertEqual(run.status, 1)
 

@@ -178,12 +178,12 @@ final class ScanFormatsTests: XCTestCase {
         XCTAssertEqual(hosts[1]["user"] as? String, "deploy")
         XCTAssertEqual(hosts[0]["known_hosts_files"] as? [String], [directory + "/kh"])
         let routes = hosts.compactMap { $0["route"] as? [String: Any] }
-        XCTAssertEqual(routes.map { $0["probe"] as? String }, ["none", "direct"])
+        XCTAssertEqual(routes.map { $0["probe"] as? String }, ["proxy", "direct"])
         XCTAssertEqual(routes[0]["proxy"] as? String, "ProxyJump admin@bastion.invalid")
         XCTAssertTrue(routes[1].keys.contains("proxy") && routes[1]["proxy"] is NSNull)
         let summary = try XCTUnwrap(plan["summary"] as? [String: Any])
         XCTAssertEqual(summary["total"] as? Int, 2)
-        XCTAssertEqual(summary["probed"] as? Int, 1)
+        XCTAssertEqual(summary["probed"] as? Int, 2)
         XCTAssertEqual(summary["known_hosts_lines"] as? Int, 1)
         XCTAssertEqual((plan["skipped"] as? [Any])?.count, 0)
 

@@ -45,6 +45,20 @@ final class DetailViewTests: XCTestCase {
         XCTAssertEqual(screen.role(of: "known_hosts: changed"), .danger)
     }
 
+    func testTheListMarksAProxiedHostAndItsDetailShowsEveryHopInOrder() {
+        var host = InventoryHost(name: "app", address: "10.1.2.3", proxy: "ProxyJump ops@gate:2200,inner")
+        var state = DashboardState(settings: Fixtures.settings, hosts: [host, InventoryHost(name: "direct", address: "10.1.2.4")],
+                                   size: TerminalSize(width: 160, height: 40))
+        host = state.rows[0].host
+        let judged = Fixtures.judged(host, Fixtures.result(host), status: .new)
+        state = DashboardUpdate.update(state, .hostsUpdated([HostUpdate(index: 0, judged: judged, probed: true)])).0
+        let list = DashboardView.view(state).text
+        XCTAssertTrue(list.contains("10.1.2.3:22 via ops@gate:2200,inner"), list)
+        XCTAssertFalse(list.contains("10.1.2.4:22 via"), list)
+        let detail = DashboardView.view(Fixtures.press(state, .enter).0).text
+        XCTAssertTrue(detail.contains("route: ops@gate:2200 -> inner -> 10.1.2.3:22"), detail)
+    }
+
     func testFailureDetailGivesStageCodeAndReason() {
         let state = Fixtures.press(Fixtures.probed(Fixtures.state(hosts: 1), 0, .unreachable), .enter).0
         XCTAssertTrue(DashboardView.view(state).text.contains("failed at connect (connection-refused): connection refused"))

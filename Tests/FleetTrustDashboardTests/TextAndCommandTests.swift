@@ -50,6 +50,19 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertEqual(arguments.last, "web1", "ssh resolves the alias through the same file")
     }
 
+    func testConnectFollowsTheRouteTheHostWasProbedThrough() throws {
+        let jumped = InventoryHost(name: "app", address: "10.1.2.3", proxy: "ansible_ssh_common_args=-J ops@gate:2200,inner")
+        let arguments = try ConnectCommand().arguments(for: judged(jumped))
+        XCTAssertEqual(Array(arguments.prefix(3)), ["ssh", "-J", "ops@gate:2200,inner"])
+        XCTAssertEqual(Array(try ConnectCommand(routeConfig: "/etc/fleet/hops").arguments(for: judged(jumped)).prefix(5)),
+                       ["ssh", "-F", "/etc/fleet/hops", "-J", "ops@gate:2200,inner"], "hops resolved as the scan resolved them")
+        let commanded = InventoryHost(name: "db", address: "10.1.2.4", proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"")
+        XCTAssertTrue(try ConnectCommand().arguments(for: judged(commanded)).contains("ProxyCommand=ssh -W %h:%p gate"))
+        let configured = InventoryHost(name: "web", address: "10.1.2.5", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),
+                                       format: .sshConfig, proxy: "ProxyJump gate")
+        XCTAssertFalse(try ConnectCommand().arguments(for: judged(configured)).contains("-J"), "ssh -F finds the ProxyJump itself")
+    }
+
     func testTheInventoryUserWinsOverUserAndTemplatesMayNameTheHost() {
         let command = ConnectCommand(template: "echo {name}={target}:{port}", user: "admin")
         XCTAssertEqual(try command.arguments(for: judged(InventoryHost(name: "a", address: "h", port: 22, user: "ops"))), ["echo", "a=ops@h:22"])

@@ -51,6 +51,16 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.sshOptions = sshOptions
     }
 
+    /// The route `ssh` takes to the host, read from `proxy` (direct when there is none).
+    public var route: HostRoute { HostRoute(proxy: proxy) }
+
+    /// The ssh_config file this host comes from, which `ssh -F` must read to reach it as the
+    /// inventory says (its alias, its hops); nil for other inventories.
+    public var sshConfigFile: String? {
+        guard format == .sshConfig, let file = source?.file, file != "<stdin>" else { return nil }
+        return file
+    }
+
     /// `address:port`, or `[address]:port` for IPv6 literals, for display.
     public var endpointLabel: String {
         address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"

@@ -6,6 +6,9 @@ struct SSHConfigDirective {
     var keyword: String
     var arguments: [String]
     var location: SourceLocation
+    /// The rest of the line as written: `ssh` takes a `ProxyCommand` this way, quotes and all,
+    /// for the shell to read.
+    var rawArguments = ""
 
     enum ParseError: Error {
         case noArgument(String)
@@ -30,7 +33,8 @@ struct SSHConfigDirective {
             throw .invalidQuotes
         }
         guard !arguments.isEmpty else { throw .noArgument(String(keyword)) }
-        return SSHConfigDirective(keyword: keyword.lowercased(), arguments: arguments, location: location)
+        return SSHConfigDirective(keyword: keyword.lowercased(), arguments: arguments, location: location,
+                                  rawArguments: String(rest))
     }
 }
 

@@ -146,8 +146,8 @@ struct SSHConfigLayout {
         case "proxyjump", "proxycommand":
             single = directive.keyword == "proxyjump"
             let keyword = directive.keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"
-            setting = .proxy(arguments.count == 1 && arguments[0].lowercased() == "none"
-                ? nil : keyword + " " + arguments.joined(separator: " "))
+            let value = single ? arguments[0] : directive.rawArguments
+            setting = .proxy(arguments.count == 1 && arguments[0].lowercased() == "none" ? nil : keyword + " " + value)
         default:
             return nil
         }

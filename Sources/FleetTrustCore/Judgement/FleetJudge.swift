@@ -248,6 +248,7 @@ public struct FleetJudge: Sendable {
     public static func failureStatus(_ failure: ProbeFailure) -> HostStatus {
         switch failure.stage {
         case .resolve, .connect: return .unreachable
+        case .proxy: return failure.code == .hopUnreachable ? .unreachable : .error
         case .banner: return failure.code == .bannerTimeout ? .unreachable : .error
         case .keyExchange, .cancelled, .hostKey: return .error
         }

@@ -19,6 +19,9 @@ public struct JudgedHost: Hashable, Sendable {
     public let knownHostsFiles: [String]
     /// The probe this judgement is of.
     public let probe: ProbeResult
+    /// How `ssh` reaches the host, hop by hop (direct when empty): the probe went the same way,
+    /// and a failure of a hop is the host's failure with stage `proxy`.
+    public let route: HostRoute
 
     /// The precedence, loudest first: no key proved → `unreachable` or `error` (by the failure's
     /// stage); any key revoked → `revoked`; any key changed (or its address recorded with another
@@ -68,6 +71,7 @@ public struct JudgedHost: Hashable, Sendable {
         self.lookup = lookup
         self.knownHostsFiles = knownHostsFiles
         self.probe = probe
+        self.route = host.route
         self.status = status
         self.reason = reason
         self.keys = keys

@@ -6,6 +6,8 @@
 /// The stage at which a probe failed, so that operators and programs can act on it.
 public enum ProbeStage: String, Sendable, Codable, CaseIterable {
     case resolve, connect, banner, keyExchange = "key-exchange", cancelled
+    /// A hop of the host's route (a bastion or a ProxyCommand) failed; nothing reached the host.
+    case proxy
     /// The keys were proved, but `ssh` could not use any it would meet (judged, not probed).
     case hostKey = "host-key"
 }
@@ -26,6 +28,17 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case cancelled
     /// `ssh` reaches the host through a proxy that fleettrust does not follow.
     case proxied
+    /// Stage `proxy`: `ssh` refused a bastion's host key (new, changed or revoked, as
+    /// `StrictHostKeyChecking=yes` judges it).
+    case bastionKeyNotTrusted = "bastion-key-not-trusted"
+    /// Stage `proxy`: the bastion refused the user's keys, agent and certificates.
+    case bastionAuthFailed = "bastion-auth-failed"
+    /// Stage `proxy`: the bastion refused to forward to the host (`AllowTcpForwarding`, `PermitOpen`).
+    case forwardingRefused = "forwarding-refused"
+    /// Stage `proxy`: the ProxyCommand exited (or could not be run) before the host spoke SSH.
+    case proxyCommandFailed = "proxy-command-failed"
+    /// Stage `proxy`: a hop did not answer, refused the connection, or timed out.
+    case hopUnreachable = "hop-unreachable"
     /// `ssh` offers no host-key algorithm the server has (for example a server with only
     /// `ssh-rsa`, SHA-1, which OpenSSH 9.2 no longer offers).
     case noMatchingHostKeyType = "no-matching-host-key-type"

@@ -3,6 +3,20 @@ import Foundation
 /// The words for a `JudgedHost`'s facts, shared by every renderer (scan table and JSON, the
 /// dashboard, verify, the audit log) so that one fact always reads the same way.
 public enum JudgementWords {
+    /// How a host is reached, short, for lists and tables: `via bastion,inner`, `via ProxyCommand`;
+    /// nil for a direct host.
+    public static func routeMark(_ route: HostRoute) -> String? {
+        guard let first = route.hops.first else { return nil }
+        if case .command = first { return "via ProxyCommand" }
+        return "via " + CleanText(route.jumpHosts.map(\.description).joined(separator: ","), limit: 80).value
+    }
+
+    /// Every hop in order, then the host, for the detail view: `bastion -> inner -> 10.0.0.5:22`.
+    public static func routePath(_ judged: JudgedHost) -> String {
+        let hops = judged.route.hops.map { CleanText($0.description, limit: 160).value }
+        return (hops + [judged.labels.endpoint.value]).joined(separator: " -> ")
+    }
+
     /// One sentence saying why the host has its status.
     public static func reason(_ judged: JudgedHost) -> String {
         func key(_ index: Int) -> String {

@@ -30,6 +30,7 @@ public enum ScanReplay {
                                                                 globalKnownHostsFiles: settings?.globalKnownHostsFiles,
                                                                 checkHostIP: settings?.checkHostIP))
             if entry.policySource == "inventory" { host.policy = entry.policy }
+            host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
             var keys: [DiscoveredKey] = []
             var malformed: [MalformedHostKey] = []
             for key in entry.keys {

@@ -221,6 +221,33 @@ public struct ScanReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// One hop of a host's route, in the order the connection passes it.
+    public struct Hop: Codable, Sendable, Equatable {
+        /// `proxy-jump` (a bastion `ssh` logs in to) or `proxy-command`.
+        public var kind: String
+        /// `[user@]host[:port]` for a jump, the command (before `%` expansion) for a ProxyCommand.
+        public var hop: String
+
+        public init(kind: String, hop: String) {
+            self.kind = kind
+            self.hop = hop
+        }
+
+        init(_ hop: HostRoute.Hop) {
+            switch hop {
+            case .jump(let jump): self.init(kind: "proxy-jump", hop: CleanText(jump.description, limit: 300).value)
+            case .command(let command): self.init(kind: "proxy-command", hop: CleanText(command, limit: 1024).value)
+            }
+        }
+
+        /// The route these hops describe (what replay judges again).
+        public static func route(_ hops: [Hop]) -> HostRoute {
+            HostRoute(hops: hops.compactMap { hop in
+                hop.kind == "proxy-command" ? .command(hop.hop) : JumpHost(hop.hop).map(HostRoute.Hop.jump)
+            })
+        }
+    }
+
     public struct Pin: Codable, Sendable, Equatable {
         public var verdict: PinVerdict
         public var evidence: [String]
@@ -262,9 +289,11 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// `removed`, `changed`, `reverted`); null without a history or without keys.
         public var drift: DriftKind?
         public var driftMoves: [DriftMove]
+        /// How the host was reached: its hops in order; empty for a direct probe.
+        public var route: [Hop]
 
         enum CodingKeys: String, CodingKey {
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -298,6 +327,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
             drift = (try c.decodeIfPresent(String.self, forKey: .drift)).flatMap(DriftKind.init(rawValue:))
             driftMoves = (try? c.decodeIfPresent([DriftMove].self, forKey: .driftMoves)) ?? []
+            route = try c.decodeIfPresent([Hop].self, forKey: .route) ?? []
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -315,6 +345,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
+            try c.encode(route, forKey: .route)
         }
     }
 
@@ -428,6 +459,7 @@ extension ScanReport.Host {
         self.standardStatus = judged.standardStatus
         self.drift = judged.drift?.kind
         self.driftMoves = judged.drift?.moves.map(ScanReport.DriftMove.init) ?? []
+        self.route = judged.route.hops.map(ScanReport.Hop.init)
     }
 }
 

@@ -5,7 +5,8 @@ import FleetTrustCore
 /// `ssh` is run the way the judgement assumed it connects, so the key just trusted is the key it
 /// meets and accepts: strict host-key checking, the host's own known_hosts files, its
 /// `HostKeyAlias` and `HostKeyAlgorithms`, and for an ssh_config inventory that very file (`-F`)
-/// and the host's alias, so every other setting (`ProxyJump`, `User`, …) applies too.
+/// and the host's alias, so every other setting (`ProxyJump`, `User`, …) applies too; a route
+/// from another inventory (Ansible's `-J`/`ProxyCommand`) is passed as `-J` / `-o ProxyCommand=`.
 ///
 /// Placeholders: `{options}` (those options, as several arguments), `{port}`, `{target}`
 /// (`user@address`, or the alias for an ssh_config inventory), `{host}` (the address), `{name}`
@@ -15,10 +16,14 @@ public struct ConnectCommand: Equatable, Sendable {
 
     public var template: String
     public var user: String?
+    /// `--ssh-config`: the file the scan resolved routes from other inventories through, so that
+    /// connect resolves their hops the same way.
+    public var routeConfig: String?
 
-    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil) {
+    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil, routeConfig: String? = nil) {
         self.template = template
         self.user = user
+        self.routeConfig = routeConfig
     }
 
     /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
@@ -49,7 +54,18 @@ public struct ConnectCommand: Equatable, Sendable {
     public func options(for judged: JudgedHost, knownHosts: [String]? = nil) -> [String] {
         let host = judged.host
         var options: [String] = []
-        if host.format == .sshConfig, let file = host.source?.file, file != "<stdin>" { options += ["-F", file] }
+        if let file = host.sshConfigFile {
+            options += ["-F", file]
+        } else if let first = judged.route.hops.first {
+            // The route the probe took, which the inventory gave outside any ssh_config (Ansible's
+            // ssh arguments): ssh must take it too, or it could meet another machine's key.
+            if let routeConfig { options += ["-F", routeConfig] }
+            if case .command(let command) = first {
+                options += ["-o", "ProxyCommand=\(command)"]
+            } else {
+                options += ["-J", judged.route.jumpHosts.map(\.description).joined(separator: ",")]
+            }
+        }
         // ssh merges all its files into one list before judging, so naming every file judged
         // against as user files (and no global ones) gives the same answer.
         let files = knownHosts ?? (judged.knownHostsFiles.isEmpty ? ["/dev/null"] : judged.knownHostsFiles)

@@ -30,7 +30,9 @@ public struct DashboardState: Equatable, Sendable {
         self.settings = settings
         self.rows = hosts.map { HostRow(host: $0) }
         self.widestName = hosts.lazy.map { DisplayWidth.of(CleanText($0.name).value) }.max() ?? 0
-        self.widestEndpoint = hosts.lazy.map { DisplayWidth.of(CleanText($0.endpointLabel).value) }.max() ?? 0
+        self.widestEndpoint = hosts.lazy.map {
+            DisplayWidth.of(CleanText($0.endpointLabel).value + (JudgementWords.routeMark($0.route).map { " " + $0 } ?? ""))
+        }.max() ?? 0
         self.visible = Array(rows.indices)
         self.size = size
         self.statusCounts = rows.isEmpty ? [:] : [.pending: rows.count]

@@ -43,6 +43,10 @@ enum DetailView {
         lines.append(ScreenLine(policy, judged.policy == PolicyName.off.rawValue ? .danger : .normal))
         lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
                                 + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
+        if !judged.route.isDirect {
+            lines += wrapped(" route: " + JudgementWords.routePath(judged) + " (each bastion checked by ssh, StrictHostKeyChecking=yes)",
+                             width: width)
+        }
         lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
                          width: width, role: .dim)
         if !labels.groups.isEmpty { lines.append(ScreenLine(" groups: " + labels.groups.map(\.value).joined(separator: ", "), .dim)) }

@@ -93,7 +93,8 @@ enum HostListView {
         case .groups:
             return ((judged?.labels ?? HostLabels(row.host)).groups.map(\.value).joined(separator: ","), .dim)
         case .endpoint:
-            return (judged?.labels.endpoint.value ?? CleanText(row.host.endpointLabel).value, .normal)
+            let endpoint = judged?.labels.endpoint.value ?? CleanText(row.host.endpointLabel).value
+            return (endpoint + (JudgementWords.routeMark(row.host.route).map { " " + $0 } ?? ""), .normal)
         case .types:
             let keys = judged?.keys ?? []
             let days = keys.compactMap { $0.audit?.expiresInDays }.min()

@@ -1,0 +1,220 @@
+import Foundation
+import Glibc
+import Synchronization
+import FleetTrustCore
+
+/// The authenticated connections to the bastions of one scan: one `ssh` control master per hop
+/// chain, started when the first host behind it is probed, shared by every probe behind it, and
+/// stopped (by PID) when the scan ends.
+///
+/// The user's own `ssh` reaches each bastion, so the hop is resolved through ssh_config, and
+/// authenticated with the user's keys, agent and certificates, exactly as `ssh` would; it runs
+/// with `StrictHostKeyChecking=yes` and `BatchMode=yes`, so a bastion whose key known_hosts does
+/// not vouch for (new, changed, revoked) stops its route instead of being asked about. A chain
+/// `a,b` reaches `b` through `a`'s master, so each bastion is authenticated to once per scan and
+/// each is checked by a master of its own. Every probe then opens one `direct-tcpip` channel
+/// (`ssh -S master -W host:port`) on that connection and runs its key exchange through it, end
+/// to end: the bastion relays bytes and never vouches for the host's keys.
+public final class BastionConnections: Sendable {
+    public struct Settings: Sendable, Hashable {
+        /// The `ssh` client to run.
+        public var ssh: String
+        /// The ssh_config hops are resolved through (`-F`) for hosts not from an ssh_config
+        /// inventory (whose own file is used); nil: ssh's default (~/.ssh/config).
+        public var configFile: String?
+
+        public init(ssh: String = "/usr/bin/ssh", configFile: String? = nil) {
+            self.ssh = ssh
+            self.configFile = configFile
+        }
+    }
+
+    /// The hops up to one bastion, and the ssh_config they are resolved through.
+    struct Chain: Hashable, Sendable {
+        var configFile: String?
+        var hops: [JumpHost]
+
+        var bastion: JumpHost { hops[hops.count - 1] }
+        var earlier: Chain { Chain(configFile: configFile, hops: Array(hops.dropLast())) }
+        var label: String { hops.map(\.description).joined(separator: ",") }
+    }
+
+    private enum Entry {
+        case starting
+        case ready(socket: String, master: RouteChild)
+        case failed(ProbeFailure)
+    }
+
+    private struct State {
+        var entries: [Chain: Entry] = [:]
+        var files = 0
+        var closed = false
+    }
+
+    public let settings: Settings
+    let timeout: Duration
+    /// A private (0700) directory for the control sockets and the children's error output.
+    private let directory: String?
+    private let state = Mutex(State())
+
+    public init(settings: Settings, timeout: Duration) {
+        self.settings = settings
+        self.timeout = timeout
+        var template = Array("/tmp/fleettrust-routes-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+    }
+
+    /// The chain of bastions `ssh` passes to reach `host` (its `ProxyJump` hops).
+    func chain(for host: InventoryHost) -> Chain {
+        Chain(configFile: host.sshConfigFile ?? settings.configFile, hops: host.route.jumpHosts)
+    }
+
+    /// A fresh path in the private directory (`err-N` for a child's standard error, `m-N` for a socket).
+    func freshPath(_ prefix: String = "err") -> String {
+        let number = state.withLock { state in
+            state.files += 1
+            return state.files
+        }
+        return "\(directory ?? "/tmp")/\(prefix)-\(number)"
+    }
+
+    /// `host:port` as `ssh -W` reads it (`[v6]:port`).
+    static func forwardTarget(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// The arguments of an `ssh` that opens one channel to `target` (`host:port`) through `chain`'s
+    /// master. Should the master be gone, `ProxyCommand=false` makes it fail rather than log in again.
+    func channelArguments(socket: String, chain: Chain, target: String) -> [String] {
+        [settings.ssh] + configArguments(chain) + [
+            "-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-o", "BatchMode=yes",
+            "-W", target, "--", chain.bastion.host,
+        ]
+    }
+
+    /// The master's standard error file for `chain`, when it is running (to read why a channel failed).
+    func masterErrorFile(for chain: Chain) -> String? {
+        state.withLock { state in
+            if case .ready(_, let master) = state.entries[chain] { return master.stderrPath }
+            return nil
+        }
+    }
+
+    /// The control socket of `chain`'s master, starting it (and its earlier hops' masters) on first
+    /// use; a chain that failed fails every later request at once, so nothing more is sent its way.
+    func socket(for chain: Chain, cancellation: ProbeCancellation) -> Result<String, ProbeFailure> {
+        while true {
+            enum Next { case done(Result<String, ProbeFailure>), wait, start }
+            let next: Next = state.withLock { state in
+                if state.closed { return .done(.failure(ProbeFailures.cancelled)) }
+                switch state.entries[chain] {
+                case .ready(let socket, _): return .done(.success(socket))
+                case .failed(let failure): return .done(.failure(failure))
+                case .starting: return .wait
+                case nil:
+                    state.entries[chain] = .starting
+                    return .start
+                }
+            }
+            switch next {
+            case .done(let result):
+                return result
+            case .wait:
+                if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
+                usleep(5_000)
+            case .start:
+                let entry = start(chain, cancellation: cancellation)
+                let stale: RouteChild? = state.withLock { state in
+                    if case .failed(let failure) = entry, failure.stage == .cancelled {
+                        state.entries[chain] = nil
+                    } else {
+                        state.entries[chain] = entry
+                    }
+                    if state.closed, case .ready(_, let master) = entry { return master }
+                    return nil
+                }
+                stale?.stop()
+                switch entry {
+                case .ready(let socket, _): return .success(socket)
+                case .failed(let failure): return .failure(failure)
+                case .starting: continue
+                }
+            }
+        }
+    }
+
+    private func start(_ chain: Chain, cancellation: ProbeCancellation) -> Entry {
+        guard let directory else {
+            return .failed(ProbeFailure(stage: .proxy, code: .hopUnreachable,
+                                        message: "cannot create a private directory for the bastion connections"))
+        }
+        var proxy: [String] = []
+        if chain.hops.count > 1 {
+            switch socket(for: chain.earlier, cancellation: cancellation) {
+            case .failure(let failure): return .failed(failure)
+            case .success(let earlier):
+                // ssh expands %h and %p to this hop's HostName and Port before the shell runs it.
+                let inner = channelArguments(socket: earlier, chain: chain.earlier, target: "[%h]:%p")
+                    .map(Self.shellQuoted).joined(separator: " ")
+                proxy = ["-o", "ProxyCommand=\(inner)"]
+            }
+        }
+        let socket = freshPath("m")
+        let seconds = max(1, Int(timeout.seconds.rounded(.up)))
+        let bastion = chain.bastion
+        let arguments = [settings.ssh] + configArguments(chain) + [
+            "-M", "-S", socket, "-N", "-T", "-o", "ControlPersist=no", "-o", "StrictHostKeyChecking=yes",
+            "-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes", "-o", "ConnectTimeout=\(seconds)",
+        ] + proxy + (bastion.user.map { ["-l", $0] } ?? []) + (bastion.port.map { ["-p", String($0)] } ?? [])
+            + ["--", bastion.host]
+        let master: RouteChild
+        do {
+            master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath(), ownGroup: false)
+        } catch {
+            return .failed(error)
+        }
+        let hop = Sanitizer.clean(bastion.description, limit: 120)
+        let deadline = ContinuousClock.now + timeout + .seconds(2)
+        while true {
+            if access(socket, F_OK) == 0 { return .ready(socket: socket, master: master) }
+            if master.exitStatus() != nil {
+                return .failed(RouteFailures.jump(hop, output: master.errorOutput(), summary: master.errorText()))
+            }
+            if cancellation.isCancelled || state.withLock({ $0.closed }) {
+                master.stop()
+                return .failed(ProbeFailures.cancelled)
+            }
+            if ContinuousClock.now > deadline {
+                master.stop()
+                return .failed(RouteFailures.hopTimeout(hop))
+            }
+            usleep(5_000)
+        }
+    }
+
+    private func configArguments(_ chain: Chain) -> [String] {
+        chain.configFile.map { ["-F", $0] } ?? []
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Stops every master (by PID) and removes the private directory.
+    /// Requests after this fail as cancelled.
+    public func close() {
+        let masters: [RouteChild] = state.withLock { state in
+            state.closed = true
+            defer { state.entries = [:] }
+            return state.entries.values.compactMap { if case .ready(_, let master) = $0 { master } else { nil } }
+        }
+        // All told at once, then each reaped: the waits overlap, so closing costs one grace period.
+        for master in masters { _ = kill(master.pid, SIGTERM) }
+        for master in masters { master.stop() }
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    deinit { close() }
+}
