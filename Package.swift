@@ -22,7 +22,7 @@ let package = Package(
                        providers: [.apt(["libssh-dev"])]),
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
                        providers: [.apt(["libncursesw5-dev"])]),
-        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"])]),
 
         .target(name: "FleetTrustCore",

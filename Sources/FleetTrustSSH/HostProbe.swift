@@ -66,7 +66,7 @@ public struct HostProbe: Sendable {
             case .connect:
                 result.failures.append(failure)
                 return false
-            case .resolve, .banner, .cancelled, .hostKey:
+            case .resolve, .banner, .cancelled, .hostKey, .tlsHandshake:
                 result.failures.append(failure)
                 return true
             case .keyExchange:
@@ -139,7 +139,7 @@ public struct HostProbe: Sendable {
         switch failure.stage {
         case .resolve, .connect, .banner, .cancelled: return true
         case .keyExchange: return failure.code == .kexTimeout
-        case .hostKey: return false
+        case .hostKey, .tlsHandshake: return false
         }
     }
 }

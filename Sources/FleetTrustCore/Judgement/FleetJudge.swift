@@ -15,6 +15,10 @@ public struct FleetJudge: Sendable {
     public let policies: PolicyResolver
     /// A certificate expiring within this many days is flagged `expires-soon`.
     public var certificateWarnDays = 30
+    /// The CAs a TLS endpoint's chain must lead to (`--tls-ca-file`, else the system store).
+    public var tlsAnchors: TLSTrustAnchors = FleetJudge.systemAnchors
+
+    static let systemAnchors = TLSTrustAnchors.system()
 
     public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false,
                 policies: PolicyResolver = PolicyResolver()) {
@@ -64,6 +68,7 @@ public struct FleetJudge: Sendable {
         var prepared = FleetJudge(knownHosts: KnownHostsSets(userFiles: knownHosts.userFiles, globalFiles: knownHosts.globalFiles, sets: sets),
                                   pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames, policies: policies)
         prepared.certificateWarnDays = certificateWarnDays
+        prepared.tlsAnchors = tlsAnchors
         return prepared
     }
 
@@ -92,6 +97,7 @@ public struct FleetJudge: Sendable {
     public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [CleanText] = [],
                       additionalNames: [String]? = nil,
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
+        if let endpoint = host.tls { return judgeTLS(host, result, endpoint: endpoint, now: now) }
         let files = knownHosts.knownHosts(for: host)
         let paths = knownHosts.paths(for: host)
         let target = target(for: host, peer: result.peerAddress, additionalNames: additionalNames)
@@ -238,6 +244,7 @@ public struct FleetJudge: Sendable {
         case .resolve, .connect: return .unreachable
         case .banner: return failure.code == .bannerTimeout ? .unreachable : .error
         case .keyExchange, .cancelled, .hostKey: return .error
+        case .tlsHandshake: return failure.code == .tlsTimeout ? .unreachable : .error
         }
     }
 

@@ -42,6 +42,8 @@ extension DashboardUpdate {
             case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
             case .revoked, .pinMismatch, .invalidCertificate:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
+            case .notSSH:
+                return "\(name) is a TLS endpoint: pin its certificate's public key with p"
             }
         }
     }
