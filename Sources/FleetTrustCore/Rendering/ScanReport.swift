@@ -228,8 +228,18 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var policy: String
         public var policySource: String
         public var standardStatus: HostStatus?
+        /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
+        public var endpointProtocol: EndpointProtocol = .ssh
+        /// TLS entries only (see `ScanReport+TLS`): the handshake, the chain leaf first, days
+        /// left, certificate warnings and evidence sentences.
+        public var tlsSession: ScanReport.TLSSession?
+        public var certificates: [ScanReport.TLSCertificateEntry]?
+        public var expiresInDays: ScanReport.TLSExpiry?
+        public var warnings: [CertificateWarning]?
+        public var evidence: [String]?
 
         enum CodingKeys: String, CodingKey {
+            case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -261,6 +271,12 @@ public struct ScanReport: Codable, Sendable, Equatable {
             policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
             policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
             standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
+            endpointProtocol = (try c.decodeIfPresent(String.self, forKey: .endpointProtocol)).flatMap(EndpointProtocol.init(rawValue:)) ?? .ssh
+            tlsSession = try c.decodeIfPresent(ScanReport.TLSSession.self, forKey: .tlsSession)
+            certificates = try c.decodeIfPresent([ScanReport.TLSCertificateEntry].self, forKey: .certificates)
+            expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
+            warnings = (try c.decodeIfPresent([String].self, forKey: .warnings))?.compactMap(CertificateWarning.init(rawValue:))
+            evidence = try c.decodeIfPresent([String].self, forKey: .evidence)
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -277,6 +293,12 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
             try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
             try c.encode(standardStatus, forKey: .standardStatus)
+            try c.encode(endpointProtocol, forKey: .endpointProtocol)
+            if endpointProtocol == .tls {
+                try c.encode(tlsSession, forKey: .tlsSession); try c.encode(certificates, forKey: .certificates)
+                try c.encode(expiresInDays, forKey: .expiresInDays); try c.encode(warnings, forKey: .warnings)
+                try c.encode(evidence, forKey: .evidence)
+            }
         }
     }
 
@@ -361,6 +383,8 @@ extension ScanReport.Host {
         case .file(let location): self.policySource = CleanText(location.description, limit: 300).value
         }
         self.standardStatus = judged.standardStatus
+        self.endpointProtocol = judged.endpointProtocol
+        if judged.endpointProtocol == .tls { renderTLS(judged) }
     }
 }
 
