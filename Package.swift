@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
         .executable(name: "dashboard-bench", targets: ["dashboard-bench"]),
         .executable(name: "fuzz-themes", targets: ["fuzz-themes"]),
+        .executable(name: "fuzz-certificates", targets: ["fuzz-certificates"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,6 +49,7 @@ let package = Package(
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore", "FuzzDriver"]),
         .executableTarget(name: "dashboard-bench", dependencies: ["FleetTrustDashboard", "FleetTrustCore"]),
         .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FuzzDriver"]),
+        .executableTarget(name: "fuzz-certificates", dependencies: ["FleetTrustCore", "FuzzDriver"]),
 
         .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet"],
                     exclude: ["Fixtures"]),

@@ -19,6 +19,7 @@ enum DetailView {
         lines.append(status)
         guard let judged = row.judged else { return lines }
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
+        lines += TLSDetailLines.lines(judged, width: width)
         // One line per key first, so every fingerprint is in sight before the details scroll away.
         for key in judged.keys {
             var line = ScreenLine()
@@ -40,10 +41,12 @@ enum DetailView {
         }
         if let standard = judged.standardStatus { policy += "; ssh alone would say \(standard.rawValue)" }
         lines.append(ScreenLine(policy, judged.policy == PolicyName.off.rawValue ? .danger : .normal))
-        lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
-                                + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
-        lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
-                         width: width, role: .dim)
+        if judged.endpointProtocol == .ssh {
+            lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
+                                    + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
+            lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
+                             width: width, role: .dim)
+        }
         if !labels.groups.isEmpty { lines.append(ScreenLine(" groups: " + labels.groups.map(\.value).joined(separator: ", "), .dim)) }
         if let algorithm = judged.negotiatedAlgorithm { lines.append(ScreenLine(" ssh would negotiate: \(algorithm)", .dim)) }
         if judged.pin.verdict != .unpinned {
