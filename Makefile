@@ -6,7 +6,7 @@ SWIFT      ?= swift
 CONFIG     ?= debug
 BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
-DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev
+DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev openssl
 DEMO_HOSTS ?= 8
 
 # `make install`: PREFIX and DESTDIR as usual; INSTALL_CONFIG=debug installs the debug build (tests).

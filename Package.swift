@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "fuzz-inventory", targets: ["fuzz-inventory"]),
         .executable(name: "dashboard-bench", targets: ["dashboard-bench"]),
         .executable(name: "fuzz-themes", targets: ["fuzz-themes"]),
+        .executable(name: "fuzz-certificates", targets: ["fuzz-certificates"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -23,7 +24,7 @@ let package = Package(
                        providers: [.apt(["libssh-dev"])]),
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
                        providers: [.apt(["libncursesw5-dev"])]),
-        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"])]),
 
         .target(name: "FleetTrustCore",
@@ -51,6 +52,7 @@ let package = Package(
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore", "FuzzDriver"]),
         .executableTarget(name: "dashboard-bench", dependencies: ["FleetTrustDashboard", "FleetTrustCore"]),
         .executableTarget(name: "fuzz-themes", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FuzzDriver"]),
+        .executableTarget(name: "fuzz-certificates", dependencies: ["FleetTrustCore", "FuzzDriver"]),
 
         .testTarget(name: "FleetTrustCoreTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet",
                                                                 .product(name: "GRDB", package: "GRDB.swift")],

@@ -76,7 +76,7 @@ public struct HostProbe: Sendable {
             case .connect:
                 result.failures.append(failure)
                 return false
-            case .resolve, .banner, .cancelled, .hostKey, .proxy:
+            case .resolve, .banner, .cancelled, .hostKey, .proxy, .tlsHandshake:
                 result.failures.append(failure)
                 return true
             case .keyExchange:
@@ -149,7 +149,7 @@ public struct HostProbe: Sendable {
         switch failure.stage {
         case .resolve, .connect, .banner, .cancelled, .proxy: return true
         case .keyExchange: return failure.code == .kexTimeout
-        case .hostKey: return false
+        case .hostKey, .tlsHandshake: return false
         }
     }
 }

@@ -76,11 +76,13 @@ public actor ProbeScan {
     /// Queues one probe on a worker thread; the thread hands its result back to the actor.
     /// Reads only the actor's constants, so the initializer can call it too.
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
-        let probe = HostProbe(host: hosts[index], timeout: timeout, slots: slots, routes: bastions)
+        let host = hosts[index]
+        let probe = HostProbe(host: host, timeout: timeout, slots: slots, routes: bastions)
+        let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout, slots: slots)
         workers.submit { [self] due in
             let result = cancellation.isCancelled
-                ? ProbeResult(host: probe.host.name, port: probe.host.port, failures: [ProbeFailures.cancelled])
-                : probe.run(cancellation: cancellation, due: due)
+                ? ProbeResult(host: host.name, port: host.port, failures: [ProbeFailures.cancelled])
+                : tlsProbe?.run(cancellation: cancellation, due: due) ?? probe.run(cancellation: cancellation, due: due)
             deliver(Finished(index: index, result: result))
         }
     }

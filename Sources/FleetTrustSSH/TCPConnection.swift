@@ -72,6 +72,13 @@ struct TCPConnection {
         return connection
     }
 
+    /// Connects without waiting for the server to speak (TLS: the client speaks first); the
+    /// socket stays non-blocking. On failure nothing is left open.
+    static func connect(to address: SocketAddress, deadline: ContinuousClock.Instant,
+                        cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+    }
+
     /// Waits for the server's first bytes and peeks at them; hands the socket back in blocking mode.
     mutating func awaitServer(until deadline: ContinuousClock.Instant,
                               cancellation: ProbeCancellation) throws(ProbeFailure) {

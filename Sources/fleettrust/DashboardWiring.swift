@@ -43,8 +43,9 @@ struct DashboardWrites: Sendable {
                 }
             case .pin:
                 try PinFileWriter(path: item.file).addPin(patterns: item.names.joined(separator: ","),
-                                                          fingerprints: item.keys.map(\.sha256Fingerprint),
-                                                          expecting: PinFileWriter.Expectation(names: item.names, pinned: item.shownPins))
+                                                          fingerprints: item.keys.map(\.sha256Fingerprint) + item.spkiPins.map { "pin-sha256:" + $0 },
+                                                          expecting: PinFileWriter.Expectation(names: item.names, pinned: item.shownPins,
+                                                                                               spki: !item.spkiPins.isEmpty))
             }
         }
         let hosts = decision.items.map(\.host.name).joined(separator: ", ")

@@ -36,7 +36,12 @@ struct FleetOptions: ParsableArguments {
         valueName: "file"))
     var policyFile: String?
 
-    @Option(help: ArgumentHelp("A host certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
+    @Option(name: .customLong("tls-ca-file"), help: ArgumentHelp(
+        "PEM file of CA certificates that TLS endpoints' chains must lead to, instead of the system store. Repeatable.",
+        valueName: "file"))
+    var tlsCAFiles: [String] = []
+
+    @Option(help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
     @Option(help: "Seconds allowed for each connection attempt (more than 0, at most 3600).", transform: parseTimeout)
@@ -123,6 +128,13 @@ struct FleetOptions: ParsableArguments {
         var judge = FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
                                useAdditionalNames: additionalNames, policies: PolicyResolver(file: try loadPolicies()))
         judge.certificateWarnDays = certWarnDays
+        if !tlsCAFiles.isEmpty {
+            do {
+                judge.tlsAnchors = try TLSTrustAnchors.files(tlsCAFiles.map(expandTilde))
+            } catch {
+                throw CommandFailure.unreadableInput("--tls-ca-file \(error)")
+            }
+        }
         return judge
     }
 

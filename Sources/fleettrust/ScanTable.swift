@@ -6,7 +6,8 @@ enum ScanTable {
     static func render(_ judged: [JudgedHost]) -> String {
         let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
         var rows = judged.map { host -> [String] in
-            let keys = host.keys.map(keyLabel).joined(separator: ",")
+            var keys = host.keys.map(keyLabel).joined(separator: ",")
+            if let leaf = host.tls?.leaf { keys = "tls:\(leaf.keyType.lowercased())\(leaf.keyBits)" }
             var reason = JudgementWords.reason(host)
             if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
@@ -53,7 +54,7 @@ enum ScanTable {
         return lines
     }
 
-    /// The host certificates that expire first (at most ten), with days left and warnings.
+    /// The host certificates and TLS chains that expire first (at most ten each), with days left and warnings.
     static func expiringSoonest(_ judged: [JudgedHost]) -> [String] {
         let certificates = judged.flatMap { host in
             host.keys.compactMap { key -> (JudgedHost, JudgedKey, Int)? in
@@ -61,11 +62,21 @@ enum ScanTable {
                 return (host, key, days)
             }
         }.sorted { $0.2 < $1.2 }
-        guard !certificates.isEmpty else { return [] }
-        var lines = ["", "Host certificates expiring soonest:"]
-        for (host, key, days) in certificates.prefix(10) {
-            let warnings = key.audit?.warnings.map(\.rawValue).joined(separator: ",") ?? ""
-            lines.append("  \(days) days  \(host.labels.name)  \(shortType(key.typeName))  \(warnings)")
+        var lines: [String] = []
+        if !certificates.isEmpty {
+            lines += ["", "Host certificates expiring soonest:"]
+            for (host, key, days) in certificates.prefix(10) {
+                let warnings = key.audit?.warnings.map(\.rawValue).joined(separator: ",") ?? ""
+                lines.append("  \(days) days  \(host.labels.name)  \(shortType(key.typeName))  \(warnings)")
+            }
+        }
+        let endpoints = judged.compactMap { host in host.tls.map { (host, $0) } }.sorted { $0.1.chainExpiresInDays < $1.1.chainExpiresInDays }
+        if !endpoints.isEmpty {
+            lines += ["", "TLS certificates expiring soonest (leaf / earliest in chain):"]
+            for (host, tls) in endpoints.prefix(10) {
+                let warnings = tls.warnings.map(\.rawValue).joined(separator: ",")
+                lines.append("  \(tls.leafExpiresInDays) / \(tls.chainExpiresInDays) days  \(host.labels.name)  \(warnings)")
+            }
         }
         return lines
     }

@@ -56,6 +56,7 @@ struct SyncPlan {
             switch refusal {
             case .alreadyTrusted: return .alreadyTrusted
             case .revoked, .pinMismatch, .invalidCertificate: return .refused
+            case .notSSH: return .notAdded("a TLS endpoint: nothing goes to known_hosts (pin its key in the pin file)")
             case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave:
                 return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")
             }

@@ -19,6 +19,9 @@ enum OneTruthRendering {
         case .unchecked: return "!"
         case .unreachable: return "U"
         case .error: return "E"
+        case .untrusted: return "u"
+        case .expired: return "X"
+        case .nameMismatch: return "M"
         }
     }
 

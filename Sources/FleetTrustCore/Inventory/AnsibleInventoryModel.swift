@@ -140,6 +140,13 @@ struct AnsibleInventoryModel {
             let vars = resolved.vars.merging(host.vars) { _, new in new }.merging(host.fileVars) { _, new in new }
             if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, log: &log) {
                 result.append(item)
+                if let ports = vars["fleettrust_tls_ports"] {
+                    switch TLSInventoryEndpoints.ports(ports.value, for: item) {
+                    case .success(let endpoints): result += endpoints
+                    case .failure(let error):
+                        log.error(at: ports.location ?? host.location, "host \(InventoryDiagnostic.quote(name)): \(error.text); its TLS endpoints are skipped", skipping: 1)
+                    }
+                }
             }
         }
         return result

@@ -31,6 +31,11 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// The trust policy the inventory names for the host (`fleettrust_policy`); wins over the
     /// policy file.
     public var policy: String?
+    /// Set for a TLS endpoint (a row `host:port/tls`); nil for an SSH host.
+    public var tls: TLSEndpoint?
+
+    /// Which protocol the endpoint speaks.
+    public var endpointProtocol: EndpointProtocol { tls == nil ? .ssh : .tls }
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,

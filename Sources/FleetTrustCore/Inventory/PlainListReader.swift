@@ -1,4 +1,5 @@
-/// Reads the simplest inventory: one `[user@]host[:port]` per line, `#` comments, blank lines.
+/// Reads the simplest inventory: one `[user@]host[:port]` per line, `#` comments, blank lines;
+/// a line `https://host[:port]` or `tls://host:port` is a TLS endpoint (`TLSInventoryEndpoints`).
 ///
 /// Hosts are written as `host`, `host:port`, `[host]:port`, `[v6addr]:port` or a bare IPv6
 /// literal. The name is the line's host text (with its port), so the same address on two ports
@@ -13,6 +14,16 @@ enum PlainListReader {
             guard let word = words.first else { continue }
             if words.count > 1 {
                 log.error(line.number, "expected one host per line, found \(InventoryDiagnostic.quote(words[1])) after \(InventoryDiagnostic.quote(word))", skipping: 1)
+                continue
+            }
+            if let tls = TLSInventoryEndpoints.plain(word) {
+                switch tls {
+                case .failure(let error): log.error(line.number, error.text, skipping: 1)
+                case .success(var host):
+                    host.source = log.location(line.number)
+                    host.format = .plain
+                    hosts.append(host)
+                }
                 continue
             }
             var user: String?

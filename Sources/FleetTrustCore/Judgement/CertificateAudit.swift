@@ -38,4 +38,6 @@ public enum CertificateWarning: String, Hashable, Sendable, Codable, CaseIterabl
     case principalMismatch = "principal-mismatch"
     case sha1Signature = "sha1-signature"
     case unknownCA = "unknown-ca"
+    /// TLS: RSA or DSA under 2048 bits, EC under 256.
+    case weakKey = "weak-key"
 }

@@ -17,6 +17,10 @@ public struct FleetJudge: Sendable {
     public var certificateWarnDays = 30
     /// What the history store remembered before this run; nil: no history, no drift.
     public var history: FleetHistory?
+    /// The CAs a TLS endpoint's chain must lead to (`--tls-ca-file`, else the system store).
+    public var tlsAnchors: TLSTrustAnchors = FleetJudge.systemAnchors
+
+    static let systemAnchors = TLSTrustAnchors.system()
 
     public init(knownHosts: KnownHostsSets, pins: PinSet?, pinMode: PinMode = .enforce, useAdditionalNames: Bool = false,
                 policies: PolicyResolver = PolicyResolver()) {
@@ -67,6 +71,7 @@ public struct FleetJudge: Sendable {
                                   pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames, policies: policies)
         prepared.certificateWarnDays = certificateWarnDays
         prepared.history = history
+        prepared.tlsAnchors = tlsAnchors
         return prepared
     }
 
@@ -95,6 +100,7 @@ public struct FleetJudge: Sendable {
     public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [CleanText] = [],
                       additionalNames: [String]? = nil,
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
+        if let endpoint = host.tls { return judgeTLS(host, result, endpoint: endpoint, now: now) }
         let files = knownHosts.knownHosts(for: host)
         let paths = knownHosts.paths(for: host)
         let target = target(for: host, peer: result.peerAddress, additionalNames: additionalNames)
@@ -251,6 +257,7 @@ public struct FleetJudge: Sendable {
         case .proxy: return failure.code == .hopUnreachable ? .unreachable : .error
         case .banner: return failure.code == .bannerTimeout ? .unreachable : .error
         case .keyExchange, .cancelled, .hostKey: return .error
+        case .tlsHandshake: return failure.code == .tlsTimeout ? .unreachable : .error
         }
     }
 

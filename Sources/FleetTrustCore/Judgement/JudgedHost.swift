@@ -61,6 +61,11 @@ public struct JudgedHost: Hashable, Sendable {
     /// How the keys moved since the last recorded probe, and each key's first and last sighting;
     /// nil without a history (`--no-history`, replay) or when the probe proved no key.
     public var drift: HostDrift?
+    /// For a TLS endpoint: the chain, its validation, the name check, expiry and the pin match.
+    public var tls: TLSJudgement?
+
+    /// Which protocol the endpoint speaks (`ssh` hosts, `tls` endpoints).
+    public var endpointProtocol: EndpointProtocol { host.endpointProtocol }
 
     public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
                 status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,
@@ -96,6 +101,7 @@ public struct JudgedHost: Hashable, Sendable {
     /// ever offered for saving, so no output can offer a revoked, changed, forged or unusable key,
     /// nor one the pins disagree with (also in `--pins-mode report`).
     public var saving: Saving {
+        if host.tls != nil { return .refused(.notSSH) }
         if pin.verdict == .reportedMismatch { return .refused(.pinMismatch) }
         switch status {
         case .new:
@@ -113,6 +119,7 @@ public struct JudgedHost: Hashable, Sendable {
         case .unchecked: return .refused(.unchecked)
         case .pending: return .refused(.notProbedYet)
         case .unreachable, .error: return .refused(.noUsableKey)
+        case .untrusted, .expired, .nameMismatch: return .refused(.notSSH)
         }
     }
 
@@ -128,6 +135,8 @@ public struct JudgedHost: Hashable, Sendable {
         case alreadyTrusted = "already-trusted", revoked, pinMismatch = "pin-mismatch"
         case invalidCertificate = "invalid-certificate", notProbedYet = "not-probed", noUsableKey = "no-usable-key"
         case nothingToSave = "nothing-to-save", notPinned = "not-pinned", unchecked
+        /// A TLS endpoint has no known_hosts entry; its trust is a pin (`t` adds the SPKI pin).
+        case notSSH = "not-ssh"
     }
 }
 
@@ -217,8 +226,11 @@ public enum TrustBasis: String, Hashable, Sendable, Codable, CaseIterable {
     case additionalName = "additional-name"
     /// A pin in force matched one of the host's keys.
     case pin
-    /// A certificate valid for the host, signed by a CA pinned for it.
+    /// A certificate valid for the host, signed by a CA pinned for it (TLS: a pin matched a
+    /// certificate of the chain above the leaf).
     case caPin = "ca-pin"
+    /// TLS: the chain validates to a trusted CA and the leaf names the endpoint.
+    case certificateChain = "certificate-chain"
 }
 
 /// Why a host has its status: the fact behind it, for renderers to word.
@@ -248,6 +260,12 @@ public enum StatusReason: Hashable, Sendable {
     case certificateFromPinnedCA(key: Int)
     case noCertificateFromPinnedCA
     case unchecked
+    /// TLS: the chain validates and names the endpoint; leads to no trusted CA; has a
+    /// certificate outside its validity; does not name the endpoint.
+    case chainTrusted
+    case chainUntrusted
+    case certificateOutOfValidity
+    case nameMismatch
 }
 
 /// A known_hosts line as found on disk: where it is, and the key it records.

@@ -33,6 +33,7 @@ enum PinFileParser {
         }
         var fingerprints: Set<String> = []
         var authorities: Set<String> = []
+        var spkiPins: Set<String> = []
         var expires: UInt64?
         for (index, field) in fields.dropFirst().enumerated() {
             if field.hasPrefix("expires=") {
@@ -46,6 +47,11 @@ enum PinFileParser {
                     return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a CA key's SHA256 fingerprint (ca:SHA256:…)"))
                 }
                 authorities.insert(fingerprint)
+            } else if field.hasPrefix("pin-sha256:") {
+                guard let pin = normalisedSPKIPin(field.dropFirst("pin-sha256:".count)) else {
+                    return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a pin-sha256:BASE64 of a 32-byte SHA-256"))
+                }
+                spkiPins.insert(pin)
             } else if field.hasPrefix("MD5:") {
                 return .failure(Reason(text: "MD5 fingerprints are not accepted; use the SHA256 one (ssh-keygen -lf)"))
             } else {
@@ -55,11 +61,11 @@ enum PinFileParser {
                 fingerprints.insert(fingerprint)
             }
         }
-        guard !fingerprints.isEmpty || !authorities.isEmpty else {
+        guard !fingerprints.isEmpty || !authorities.isEmpty || !spkiPins.isEmpty else {
             return .failure(Reason(text: "a host pattern needs at least one fingerprint"))
         }
         return .success(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
-                                fingerprints: fingerprints, authorities: authorities, expiresAt: expires))
+                                fingerprints: fingerprints, authorities: authorities, spkiPins: spkiPins, expiresAt: expires))
     }
 
     /// `SHA256:` + 43 unpadded base64 characters of a 32-byte digest, or nil.
@@ -69,6 +75,14 @@ enum PinFileParser {
         guard body.utf8.count == 43, let digest = OpenSSHBase64.decode(Array(body.utf8) + Array("=".utf8)),
               digest.count == 32 else { return nil }
         return "SHA256:" + Base64.encode(digest, padded: false)
+    }
+
+    /// Standard padded base64 of a 32-byte digest (the `pin-sha256` form), or nil.
+    static func normalisedSPKIPin(_ text: Substring) -> String? {
+        var body = text
+        while body.hasSuffix("=") { body = body.dropLast() }
+        guard body.utf8.count == 43, let digest = Base64.decode(body + "="), digest.count == 32 else { return nil }
+        return Base64.encode(digest)
     }
 
     /// The first second after the named day (UTC).

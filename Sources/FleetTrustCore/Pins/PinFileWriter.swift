@@ -14,19 +14,29 @@ public struct PinFileWriter: Sendable {
         public var names: [String]
         public var pinned: Set<String>
         public var now: UInt64
+        /// Compare the TLS SPKI pins in force instead of the SSH fingerprints.
+        public var spki: Bool
 
-        public init(names: [String], pinned: Set<String>, now: UInt64 = UInt64(Date().timeIntervalSince1970)) {
+        public init(names: [String], pinned: Set<String>, now: UInt64 = UInt64(Date().timeIntervalSince1970), spki: Bool = false) {
             self.names = names
             self.pinned = pinned
             self.now = now
+            self.spki = spki
         }
     }
 
-    /// Appends `PATTERNS FINGERPRINT... [expires=DATE]`. `basedOn` is the file content the
+    /// Appends `PATTERNS FINGERPRINT... [expires=DATE]` (a fingerprint may be a TLS
+    /// `pin-sha256:BASE64`). `basedOn` is the file content the
     /// decision was made on (nil: no check); `expecting` checks the pins for the host instead.
     public func addPin(patterns: String, fingerprints: [String], expires: String? = nil, basedOn: [UInt8]? = nil,
                        expecting: Expectation? = nil) throws {
         let normalised = try fingerprints.map { text -> String in
+            if text.hasPrefix("pin-sha256:") {
+                guard let pin = PinFileParser.normalisedSPKIPin(text.dropFirst("pin-sha256:".count)) else {
+                    throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a pin-sha256:BASE64 pin")
+                }
+                return "pin-sha256:" + pin
+            }
             guard let fingerprint = PinFileParser.normalisedFingerprint(Substring(text)) else {
                 throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a SHA256 fingerprint")
             }
@@ -46,7 +56,7 @@ public struct PinFileWriter: Sendable {
             }
             if let expecting {
                 let current = PinSet(path: path, bytes: bytes).lines(for: expecting.names).filter { !$0.isExpired(at: expecting.now) }
-                    .reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
+                    .reduce(into: Set<String>()) { $0.formUnion(expecting.spki ? $1.spkiPins : $1.fingerprints) }
                 guard current == expecting.pinned else {
                     throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since they were shown; nothing was written")
                 }

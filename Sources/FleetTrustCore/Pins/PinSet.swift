@@ -72,6 +72,7 @@ public struct PinSet: Sendable {
     /// (canonical too), its `HostKeyAlias` and the known_hosts lookup name, with `[name]:port`
     /// forms for ports other than 22.
     public static func names(for host: InventoryHost, lookup: LookupName) -> [String] {
+        if let tls = host.tls { return tlsNames(for: host, endpoint: tls) }
         var bare = [host.name, host.address, LookupName.canonicalHost(host.address), lookup.name]
         if let alias = host.hostKeyAlias { bare.append(alias) }
         var names: [String] = []
@@ -79,6 +80,21 @@ public struct PinSet: Sendable {
             for form in [name, LookupName.hostPort(name, port: host.port)] where !names.contains(form) { names.append(form) }
         }
         if !names.contains(lookup.hostString) { names.append(lookup.hostString) }
+        return names
+    }
+}
+
+extension PinSet {
+    /// The names a pin or policy line is matched against for a TLS endpoint: `[name]:port` for
+    /// its server name and its address, and its row name `host:port/tls`. Never a bare name, so a
+    /// line for a host's SSH keys does not apply to its TLS endpoints.
+    static func tlsNames(for host: InventoryHost, endpoint: TLSEndpoint) -> [String] {
+        var names: [String] = []
+        for name in [endpoint.serverName, host.address, LookupName.canonicalHost(host.address)].compactMap({ $0 }) where !name.isEmpty {
+            let form = "[\(name)]:\(host.port)"
+            if !names.contains(form) { names.append(form) }
+        }
+        if !names.contains(host.name) { names.append(host.name) }
         return names
     }
 }
@@ -91,6 +107,9 @@ public struct PinLine: Sendable, Hashable {
     public let fingerprints: Set<String>
     /// Normalised `SHA256:...` fingerprints of CA keys (written `ca:SHA256:...`).
     public var authorities: Set<String> = []
+    /// TLS public-key pins: padded base64 SHA-256 of a SubjectPublicKeyInfo (written
+    /// `pin-sha256:BASE64`), matching the leaf or any certificate of the chain.
+    public var spkiPins: Set<String> = []
     /// Seconds since the epoch from which the pin no longer binds.
     public let expiresAt: UInt64?
 
@@ -150,7 +169,7 @@ public struct PinJudgement: Sendable, Hashable {
     public static func judge(keys: [HostKey], names: [String], certificateName: String? = nil, pins: PinSet?, mode: PinMode,
                              now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
         guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
-        let applicable = pins.lines(for: names)
+        let applicable = pins.lines(for: names).filter { !$0.fingerprints.isEmpty || !$0.authorities.isEmpty }
         if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }

@@ -10,6 +10,8 @@ public enum ProbeStage: String, Sendable, Codable, CaseIterable {
     case proxy
     /// The keys were proved, but `ssh` could not use any it would meet (judged, not probed).
     case hostKey = "host-key"
+    /// A TLS endpoint's connection was made but its handshake did not complete.
+    case tlsHandshake = "tls-handshake"
 }
 
 /// Why a probe (or the judge, for stage `host-key`) failed, as a stable code for programs.
@@ -46,6 +48,12 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case rsaKeyTooShort = "rsa-key-too-short"
     /// The probe did not fetch the key `ssh` would meet, so no verdict can be given.
     case negotiatedKeyNotProbed = "negotiated-key-not-probed"
+    /// TLS: the handshake failed (OpenSSL's reason in the message), timed out, the peer does
+    /// not speak TLS, or it sent no certificate.
+    case tlsHandshakeFailed = "tls-handshake-failed"
+    case tlsTimeout = "tls-timeout"
+    case notTLS = "not-tls"
+    case noCertificate = "no-certificate"
     /// Anything else (a recorded scan with a code this version does not know).
     case other
 }
@@ -118,6 +126,8 @@ public struct ProbeResult: Hashable, Sendable {
     /// Host keys the server proved it holds that cannot be decoded as what they claim to be (a
     /// certificate with a broken body): evidence of a broken or hostile server, never dropped.
     public var malformedKeys: [MalformedHostKey]
+    /// For a TLS endpoint: what its handshake established (nil for SSH hosts and failed handshakes).
+    public var tls: TLSHandshake?
 
     public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
                 failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,
@@ -133,7 +143,7 @@ public struct ProbeResult: Hashable, Sendable {
         self.malformedKeys = malformedKeys
     }
 
-    public var failure: ProbeFailure? { keys.isEmpty && malformedKeys.isEmpty ? failures.first : nil }
+    public var failure: ProbeFailure? { keys.isEmpty && malformedKeys.isEmpty && tls == nil ? failures.first : nil }
 }
 
 /// A host key blob the server sent (and signed the exchange with the key inside it) that does not

@@ -34,7 +34,9 @@ public enum JudgementWords {
             let via = judged.keys[index].verdict == .invalidCertificate ? " (certified by an invalid certificate)" : ""
             return "\(CleanText(name)) is recorded with another key than \(key(index))\(via)" + place(judged.keys[index], .differentKey)
         case .addressRecordsOtherKey(let index): return "the address is recorded with another key than \(key(index)) (CheckHostIP)"
-        case .pinMismatch: return "no presented key matches the pins for this host"
+        case .pinMismatch:
+            return judged.tls == nil ? "no presented key matches the pins for this host"
+                : "no certificate of the chain has a public key the pins for this endpoint name"
         case .invalidCertificate(let index):
             let problem = judged.keys[index].certificateProblem.map(certificateProblem) ?? "invalid"
             return "the server presents an invalid certificate: \(problem)"
@@ -48,6 +50,8 @@ public enum JudgementWords {
         case .certificateFromPinnedCA(let index): return "\(key(index)) is a valid host certificate from a CA pinned for this host"
         case .noCertificateFromPinnedCA: return "no valid host certificate from a CA pinned for this host was presented"
         case .unchecked: return "UNSAFE: the policy is off, nothing was checked"
+        case .chainTrusted, .chainUntrusted, .certificateOutOfValidity, .nameMismatch:
+            return judged.tls.map(tlsReason) ?? "no TLS handshake"
         }
     }
 
@@ -66,6 +70,7 @@ public enum JudgementWords {
         case .additionalName: return "an additional name"
         case .pin: return "a pin"
         case .caPin: return "a pinned CA"
+        case .certificateChain: return "its certificate chain"
         }
     }
 

@@ -31,6 +31,17 @@ public enum ScanReplay {
                                                                 checkHostIP: settings?.checkHostIP))
             if entry.policySource == "inventory" { host.policy = entry.policy }
             host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
+            if entry.endpointProtocol == .tls {
+                host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
+                var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
+                result.tls = try entry.recordedHandshake()
+                if result.tls == nil {
+                    result.failures = entry.error.map {
+                        [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .tlsHandshake, code: $0.code, message: $0.message)]
+                    } ?? []
+                }
+                return (host, result)
+            }
             var keys: [DiscoveredKey] = []
             var malformed: [MalformedHostKey] = []
             for key in entry.keys {

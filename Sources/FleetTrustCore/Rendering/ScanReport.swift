@@ -292,7 +292,18 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// How the host was reached: its hops in order; empty for a direct probe.
         public var route: [Hop]
 
+        /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
+        public var endpointProtocol: EndpointProtocol = .ssh
+        /// TLS entries only (see `ScanReport+TLS`): the handshake, the chain leaf first, days
+        /// left, certificate warnings and evidence sentences.
+        public var tlsSession: ScanReport.TLSSession?
+        public var certificates: [ScanReport.TLSCertificateEntry]?
+        public var expiresInDays: ScanReport.TLSExpiry?
+        public var warnings: [CertificateWarning]?
+        public var evidence: [String]?
+
         enum CodingKeys: String, CodingKey {
+            case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
@@ -328,6 +339,12 @@ public struct ScanReport: Codable, Sendable, Equatable {
             drift = (try c.decodeIfPresent(String.self, forKey: .drift)).flatMap(DriftKind.init(rawValue:))
             driftMoves = (try? c.decodeIfPresent([DriftMove].self, forKey: .driftMoves)) ?? []
             route = try c.decodeIfPresent([Hop].self, forKey: .route) ?? []
+            endpointProtocol = (try c.decodeIfPresent(String.self, forKey: .endpointProtocol)).flatMap(EndpointProtocol.init(rawValue:)) ?? .ssh
+            tlsSession = try c.decodeIfPresent(ScanReport.TLSSession.self, forKey: .tlsSession)
+            certificates = try c.decodeIfPresent([ScanReport.TLSCertificateEntry].self, forKey: .certificates)
+            expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
+            warnings = (try c.decodeIfPresent([String].self, forKey: .warnings))?.compactMap(CertificateWarning.init(rawValue:))
+            evidence = try c.decodeIfPresent([String].self, forKey: .evidence)
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -346,6 +363,12 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
             try c.encode(route, forKey: .route)
+            try c.encode(endpointProtocol, forKey: .endpointProtocol)
+            if endpointProtocol == .tls {
+                try c.encode(tlsSession, forKey: .tlsSession); try c.encode(certificates, forKey: .certificates)
+                try c.encode(expiresInDays, forKey: .expiresInDays); try c.encode(warnings, forKey: .warnings)
+                try c.encode(evidence, forKey: .evidence)
+            }
         }
     }
 
@@ -460,6 +483,8 @@ extension ScanReport.Host {
         self.drift = judged.drift?.kind
         self.driftMoves = judged.drift?.moves.map(ScanReport.DriftMove.init) ?? []
         self.route = judged.route.hops.map(ScanReport.Hop.init)
+        self.endpointProtocol = judged.endpointProtocol
+        if judged.endpointProtocol == .tls { renderTLS(judged) }
     }
 }
 

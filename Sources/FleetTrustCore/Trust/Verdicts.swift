@@ -58,6 +58,12 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case unchecked
     case unreachable
     case error
+    /// TLS: the chain leads to no trusted CA (self-signed, or an unknown CA).
+    case untrusted
+    /// TLS: the leaf or a certificate in the chain is outside its validity period.
+    case expired
+    /// TLS: the leaf does not name the endpoint (SAN DNS/IP; CN only without SAN).
+    case nameMismatch = "name-mismatch"
 
     /// Whether a person should look at this host.
     public var needsAttention: Bool { self != .pending && self != .trusted }
@@ -67,8 +73,8 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     public var alarmLevel: Int32 {
         switch self {
         case .pending, .trusted: return 0
-        case .new, .unreachable, .error, .unpinned, .unchecked: return 1
-        case .changed, .revoked, .pinMismatch, .invalidCertificate: return 2
+        case .new, .unreachable, .error, .unpinned, .unchecked, .untrusted, .expired: return 1
+        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch: return 2
         }
     }
 }

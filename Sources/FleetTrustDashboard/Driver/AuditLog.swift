@@ -39,7 +39,7 @@ public struct AuditLog: Sendable {
         decision.items.map { item in
             Record(time: timestamp(time), user: user, action: decision.kind.rawValue, host: item.host.name,
                    endpoint: item.host.endpointLabel, names: item.names,
-                   oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: decision.kind == .forget ? [] : item.keys.map(\.sha256Fingerprint),
+                   oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: decision.kind == .forget ? [] : item.keys.map(\.sha256Fingerprint) + item.spkiPins.map { "pin-sha256:" + $0 },
                    method: "dashboard \(decision.kind.rawValue) -> \(item.file)", outcome: outcome,
                    oldEntries: item.previous.map { "\($0.location): \($0.text)" })
         }

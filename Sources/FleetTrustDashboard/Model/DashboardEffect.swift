@@ -42,6 +42,10 @@ public struct DecisionItem: Equatable, Sendable {
     /// The pinned fingerprints that applied to the host when the person decided: a pin write is
     /// refused if the pin file no longer pins exactly these for the host (compare-and-set).
     public var shownPins: Set<String>
+    /// For a TLS endpoint: the leaf's SPKI pin (base64) being pinned, and the leaf's SHA-256
+    /// fingerprint shown next to it.
+    public var spkiPins: [String] = []
+    public var certificateFingerprint: String?
 
     public init(index: Int, host: InventoryHost, names: [String], keys: [HostKey], previous: [RecordedLine],
                 file: String, seen: [RecordedLine] = [], shownPins: Set<String> = []) {

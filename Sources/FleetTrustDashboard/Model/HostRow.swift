@@ -44,6 +44,9 @@ extension HostStatus {
         case .unchecked: return "!"
         case .unreachable: return "U"
         case .error: return "E"
+        case .untrusted: return "u"
+        case .expired: return "X"
+        case .nameMismatch: return "M"
         }
     }
 
@@ -53,11 +56,11 @@ extension HostStatus {
         case .revoked: return 0
         case .changed: return 1
         case .pinMismatch: return 2
-        case .invalidCertificate: return 3
+        case .invalidCertificate, .nameMismatch: return 3
         case .unchecked: return 4
         case .error: return 5
-        case .unreachable: return 6
-        case .unpinned: return 7
+        case .unreachable, .expired: return 6
+        case .unpinned, .untrusted: return 7
         case .new: return 8
         case .pending: return 9
         case .trusted: return 10

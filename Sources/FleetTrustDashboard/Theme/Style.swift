@@ -42,6 +42,9 @@ public enum StyleRole: String, Sendable, CaseIterable {
         case .unchecked: return .statusError
         case .unreachable: return .statusUnreachable
         case .error: return .statusError
+        case .untrusted: return .statusNew
+        case .expired: return .statusError
+        case .nameMismatch: return .statusPinMismatch
         }
     }
 }

@@ -42,6 +42,8 @@ extension DashboardUpdate {
             case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
             case .revoked, .pinMismatch, .invalidCertificate:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
+            case .notSSH:
+                return "\(name) is a TLS endpoint: pin its certificate's public key with p"
             }
         }
     }
@@ -63,7 +65,8 @@ extension DashboardUpdate {
             }
             return
         }
-        if indices.count == 1, state.rows[indices[0]].judged?.saving == .refused(.notPinned) {
+        if indices.count == 1, let judged = state.rows[indices[0]].judged,
+           judged.saving == .refused(.notPinned) || (judged.tls != nil && [.untrusted, .unpinned].contains(judged.status)) {
             // Under a policy that wants a pin, trusting a host means pinning its key.
             startPin(in: &state)
             return
@@ -94,6 +97,13 @@ extension DashboardUpdate {
         var refusals: [String] = []
         for index in targets(state) {
             let row = state.rows[index]
+            if let judged = row.judged, judged.tls != nil {
+                switch tlsPinItem(index, state, judged, file: pinFile) {
+                case .success(let item): items.append(item)
+                case .failure(let refusal): refusals.append(refusal.text)
+                }
+                continue
+            }
             let usable = row.judged?.keys.compactMap { key -> HostKey? in
                 guard let plain = key.key, !plain.isCertificate, key.unusable == nil else { return nil }
                 return plain
@@ -116,6 +126,25 @@ extension DashboardUpdate {
             return
         }
         state.mode = .confirm(.pin(items: items))
+    }
+
+    struct Refusal: Error { var text: String }
+
+    /// Pinning a TLS endpoint pins its leaf's public key (`pin-sha256:`) for `[name]:port`: what
+    /// makes a `pin-only` endpoint trusted, and keeps matching when the certificate is reissued
+    /// for the same key. Refused while the endpoint is in alarm (pin or name mismatch).
+    static func tlsPinItem(_ index: Int, _ state: DashboardState, _ judged: JudgedHost, file: String) -> Result<DecisionItem, Refusal> {
+        let name = judged.host.name
+        guard let leaf = judged.tls?.leaf else { return .failure(Refusal(text: "\(name) presented no certificate")) }
+        guard ![.pinMismatch, .nameMismatch].contains(judged.status) else {
+            return .failure(Refusal(text: "\(name) is \(judged.status.rawValue); resolve that before pinning"))
+        }
+        let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
+        var item = DecisionItem(index: index, host: judged.host, names: [pattern], keys: [], previous: [], file: file,
+                                shownPins: judged.pin.pinned)
+        item.spkiPins = [leaf.spkiSHA256]
+        item.certificateFingerprint = leaf.sha256
+        return .success(item)
     }
 
     static func startForget(in state: inout DashboardState) {

@@ -46,6 +46,10 @@ enum ConfirmationView {
         for key in item.keys {
             lines += wrap("    \(key.kind.label) \(key.bits)  \(key.sha256Fingerprint)", width, .fingerprint)
         }
+        for pin in item.spkiPins {
+            lines += wrap("    leaf public key  pin-sha256:\(pin)", width, .fingerprint)
+            if let fingerprint = item.certificateFingerprint { lines += wrap("    certificate sha256 \(fingerprint)", width, .dim) }
+        }
         if randomart { lines += DetailView.randomart(item.keys, width: width) }
         return lines
     }

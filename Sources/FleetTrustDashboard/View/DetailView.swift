@@ -19,6 +19,7 @@ enum DetailView {
         lines.append(status)
         guard let judged = row.judged else { return lines }
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
+        lines += TLSDetailLines.lines(judged, width: width)
         // One line per key first, so every fingerprint is in sight before the details scroll away.
         for key in judged.keys {
             var line = ScreenLine()
@@ -41,14 +42,16 @@ enum DetailView {
         }
         if let standard = judged.standardStatus { policy += "; ssh alone would say \(standard.rawValue)" }
         lines.append(ScreenLine(policy, judged.policy == PolicyName.off.rawValue ? .danger : .normal))
-        lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
-                                + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
-        if !judged.route.isDirect {
-            lines += wrapped(" route: " + JudgementWords.routePath(judged) + " (each bastion checked by ssh, StrictHostKeyChecking=yes)",
-                             width: width)
+        if judged.endpointProtocol == .ssh {
+            lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
+                                    + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
+            if !judged.route.isDirect {
+                lines += wrapped(" route: " + JudgementWords.routePath(judged) + " (each bastion checked by ssh, StrictHostKeyChecking=yes)",
+                                 width: width)
+            }
+            lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
+                             width: width, role: .dim)
         }
-        lines += wrapped(" known_hosts files: " + judged.knownHostsFiles.map { CleanText($0, limit: 200).value }.joined(separator: ", "),
-                         width: width, role: .dim)
         if !labels.groups.isEmpty { lines.append(ScreenLine(" groups: " + labels.groups.map(\.value).joined(separator: ", "), .dim)) }
         if let algorithm = judged.negotiatedAlgorithm { lines.append(ScreenLine(" ssh would negotiate: \(algorithm)", .dim)) }
         if judged.pin.verdict != .unpinned {

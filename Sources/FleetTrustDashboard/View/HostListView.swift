@@ -181,6 +181,7 @@ enum HostListView {
             case .additionalName: return "alias"
             case .pin: return "pin"
             case .caPin: return "ca-pin"
+            case .certificateChain: return "chain"
             }
         }.joined(separator: "+")
     }

@@ -1,0 +1,69 @@
+/// Which protocol an endpoint speaks: an SSH host or a TLS endpoint (HTTPS, LDAPS, a BMC console).
+/// Both are rows of the same fleet, judged by the same `FleetJudge` into the same `JudgedHost`.
+public enum EndpointProtocol: String, Hashable, Sendable, Codable, CaseIterable {
+    case ssh, tls
+}
+
+/// What makes an inventory host a TLS endpoint: the name its certificate must carry.
+///
+/// The name is the inventory's (the host's DNS name, sent as SNI and checked against the
+/// certificate), never the address it is reached at; an endpoint named only by an IP literal
+/// sends no SNI and its certificate must carry that IP address.
+public struct TLSEndpoint: Hashable, Sendable, Codable {
+    /// The DNS name sent as SNI and checked against the certificate; nil when the endpoint has
+    /// no name but its address.
+    public var serverName: String?
+
+    public init(serverName: String?) {
+        self.serverName = serverName
+    }
+
+    /// `name` when it can be a DNS name in SNI (not an IP literal, only LDH labels and dots).
+    public static func serverName(for name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= 253, CIDRPattern.addressBytes(name) == nil else { return nil }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        for label in labels {
+            guard (1...63).contains(label.utf8.count), label.first != "-", label.last != "-",
+                  label.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+            else { return nil }
+        }
+        return name.lowercased()
+    }
+
+    /// The row name of a TLS endpoint: `host:port/tls` (`[v6]:port/tls`).
+    public static func rowName(host: String, port: Int) -> String {
+        (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") + "/tls"
+    }
+}
+
+/// What one TLS handshake established, as recorded values: enough to judge it again later
+/// (`scan --replay`) at another clock against other CA files and pins.
+public struct TLSHandshake: Hashable, Sendable {
+    /// Certificates the server sends beyond this are not kept (a real chain has 2 to 4).
+    public static let maximumCertificates = 10
+    /// A certificate larger than this is not kept.
+    public static let maximumCertificateBytes = 64 * 1024
+
+    /// `TLSv1.3`, `TLSv1.2`.
+    public var version: String
+    /// OpenSSL's name of the negotiated cipher suite.
+    public var cipher: String
+    /// The SNI sent, if any.
+    public var serverName: String?
+    /// The chain the server sent, leaf first, as DER.
+    public var chain: [[UInt8]]
+    /// Whether the server stapled an OCSP response.
+    public var ocspStapled: Bool
+    /// Round trip of connect and handshake, in milliseconds.
+    public var handshakeMilliseconds: Double?
+
+    public init(version: String, cipher: String, serverName: String?, chain: [[UInt8]], ocspStapled: Bool,
+                handshakeMilliseconds: Double? = nil) {
+        self.version = CleanText(version, limit: 32).value
+        self.cipher = CleanText(cipher, limit: 96).value
+        self.serverName = serverName
+        self.chain = Array(chain.prefix(Self.maximumCertificates).filter { $0.count <= Self.maximumCertificateBytes })
+        self.ocspStapled = ocspStapled
+        self.handshakeMilliseconds = handshakeMilliseconds
+    }
+}

@@ -1,0 +1,168 @@
+import COpenSSL
+import FleetTrustCore
+import Glibc
+
+/// One TLS handshake with one endpoint through OpenSSL's libssl, on the calling (dedicated)
+/// thread: the chain the server sends, the negotiated version and cipher, and whether it stapled
+/// an OCSP response. Nothing is verified here (the judge does that from the recorded DER), and
+/// nothing is sent after the handshake: not even a close_notify.
+///
+/// The socket is ours and non-blocking; each wait is a `poll` bounded by the deadline, and a
+/// cancel shuts the socket down, which wakes it (see `ProbeCancellation`).
+public struct TLSProbe: Sendable {
+    public var host: InventoryHost
+    public var timeout: Duration
+    let slots: HandshakeSlots
+
+    public init(host: InventoryHost, timeout: Duration) {
+        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1))
+    }
+
+    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots) {
+        self.host = host
+        self.timeout = timeout
+        self.slots = slots
+    }
+
+    public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
+        var result = ProbeResult(host: host.name, port: host.port)
+        if let proxy = host.proxy {
+            result.failures = [ProbeFailures.proxied(proxy)]
+            return result
+        }
+        let deadline = HostProbe.firstDeadline(due: due, timeout: timeout)
+        switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
+        case .failure(let failure):
+            result.failures = [failure]
+        case .success(let addresses):
+            for (index, address) in addresses.enumerated() {
+                let start = ContinuousClock.now
+                let connection: TCPConnection
+                do {
+                    connection = try TCPConnection.connect(to: address, deadline: index == 0 ? deadline : start + timeout,
+                                                           cancellation: cancellation)
+                } catch {
+                    result.failures.append(error)
+                    if error.stage == .connect { continue }
+                    return result
+                }
+                result.peerAddress = address.numeric
+                let outcome = slots.withSlot(cancellation: cancellation, cancelled: { Result<TLSHandshake, ProbeFailure>.failure(ProbeFailures.cancelled) }) {
+                    handshake(fd: connection.fd, start: start, deadline: .now + timeout, cancellation: cancellation)
+                }
+                connection.close(cancellation: cancellation)
+                switch outcome {
+                case .success(let handshake):
+                    result.tls = handshake
+                    result.failures = []
+                case .failure(let failure):
+                    result.failures = [failure]
+                }
+                return result
+            }
+        }
+        return result
+    }
+
+    private func handshake(fd: Int32, start: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+                           cancellation: ProbeCancellation) -> Result<TLSHandshake, ProbeFailure> {
+        ERR_clear_error()
+        guard let ssl = SSL_new(TLSClientContext.shared.context) else {
+            return .failure(TLSProbeFailures.handshake("cannot create a TLS session"))
+        }
+        defer { SSL_free(ssl) }
+        SSL_set_fd(ssl, fd)
+        SSL_set_connect_state(ssl)
+        let serverName = host.tls?.serverName
+        if let serverName { _ = fleettrust_ssl_set_sni(ssl, serverName) }
+        _ = fleettrust_ssl_request_ocsp(ssl)
+        while true {
+            if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
+            let status = SSL_do_handshake(ssl)
+            if status == 1 { break }
+            let error = SSL_get_error(ssl, status)
+            let events: Int16
+            switch error {
+            case SSL_ERROR_WANT_READ: events = Int16(POLLIN)
+            case SSL_ERROR_WANT_WRITE: events = Int16(POLLOUT)
+            default:
+                if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
+                return .failure(TLSProbeFailures.fromOpenSSL(sslError: error))
+            }
+            guard TCPConnection.wait(fd, for: events, until: deadline) else {
+                return .failure(cancellation.isCancelled ? ProbeFailures.cancelled : TLSProbeFailures.timeout)
+            }
+        }
+        var chain: [[UInt8]] = []
+        if let stack = SSL_get_peer_cert_chain(ssl) {
+            for index in 0..<min(fleettrust_x509_stack_count(stack), Int32(TLSHandshake.maximumCertificates)) {
+                guard let certificate = fleettrust_x509_stack_at(stack, index) else { continue }
+                var bytes: UnsafeMutablePointer<UInt8>?
+                let length = i2d_X509(certificate, &bytes)
+                guard length > 0, let bytes else { continue }
+                chain.append(Array(UnsafeBufferPointer(start: bytes, count: Int(length))))
+                CRYPTO_free(bytes, #fileID, #line)
+            }
+        }
+        let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "?"
+        let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "?"
+        let stapled = fleettrust_ssl_ocsp_response_length(ssl) > 0
+        let elapsed = ContinuousClock.now - start
+        ERR_clear_error()
+        guard !chain.isEmpty else {
+            return .failure(ProbeFailure(stage: .tlsHandshake, code: .noCertificate, message: "the server sent no certificate"))
+        }
+        return .success(TLSHandshake(version: version, cipher: cipher, serverName: serverName, chain: chain, ocspStapled: stapled,
+                                     handshakeMilliseconds: Double(elapsed.components.attoseconds) / 1e15
+                                        + Double(elapsed.components.seconds) * 1000))
+    }
+}
+
+/// The one client context every TLS probe's session is made from. Verification is off on
+/// purpose (the judge verifies the recorded chain), and the security level is 0 so that a weak
+/// key or a SHA-1 signature is recorded and reported (`weak-key`, `sha1-signature`) rather than
+/// turned into a handshake failure that hides what the endpoint presents.
+final class TLSClientContext: @unchecked Sendable {
+    static let shared = TLSClientContext()
+    let context: OpaquePointer
+
+    private init() {
+        context = SSL_CTX_new(TLS_client_method())!
+        _ = fleettrust_ssl_ctx_min_tls12(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        SSL_CTX_set_security_level(context, 0)
+        _ = SSL_CTX_set_cipher_list(context, "DEFAULT:@SECLEVEL=0")
+    }
+}
+
+/// The typed failures of a TLS handshake.
+enum TLSProbeFailures {
+    static let timeout = ProbeFailure(stage: .tlsHandshake, code: .tlsTimeout, message: "the TLS handshake did not complete in time")
+
+    static func handshake(_ why: String) -> ProbeFailure {
+        ProbeFailure(stage: .tlsHandshake, code: .tlsHandshakeFailed, message: "TLS handshake failed: \(why)")
+    }
+
+    /// OpenSSL's reason for a failed handshake; a peer that answers with something other than
+    /// TLS (an SSH banner, plain HTTP) is `not-tls`.
+    static func fromOpenSSL(sslError: Int32) -> ProbeFailure {
+        let errorNumber = errno
+        var reasons: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            if let text = ERR_reason_error_string(code) { reasons.append(String(cString: text)) }
+        }
+        if reasons.isEmpty {
+            if sslError == SSL_ERROR_SYSCALL {
+                return errorNumber == 0 ? handshake("the server closed the connection")
+                    : handshake(String(cString: strerror(errorNumber)))
+            }
+            return handshake("error \(sslError)")
+        }
+        let text = reasons.joined(separator: "; ")
+        let notTLS = ["wrong version number", "packet length too long", "unknown protocol", "http request"]
+        if reasons.contains(where: { notTLS.contains($0) }) {
+            return ProbeFailure(stage: .tlsHandshake, code: .notTLS, message: "the server does not speak TLS (\(text))")
+        }
+        return handshake(text)
+    }
+}
