@@ -27,6 +27,7 @@ struct FleetTrust: AsyncParsableCommand {
             DiscoverCommand.self,
             SyncCommand.self,
             VerifyCommand.self,
+            TidyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)
 
