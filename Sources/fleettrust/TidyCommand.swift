@@ -112,6 +112,10 @@ struct TidyCommand: ParsableCommand {
                 || line.contains { TidyCommand.location($0).map { expandTilde($0.path) == finding.location.path && $0.line == finding.location.line } ?? false })
         }
         let interactive = isatty(0) == 1
+        // With --format json, standard output carries only the document.
+        let say = { (text: String, terminator: String) in
+            if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
+        }
         if !yes && !interactive {
             printError("fleettrust tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")
             throw ExitCode(64)
@@ -120,25 +124,25 @@ struct TidyCommand: ParsableCommand {
             let removable = findings.filter(\.removable)
             guard !removable.isEmpty else { return findings }
             for (index, finding) in removable.enumerated() {
-                print("\(index + 1). \(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(TidyReport.word(finding.kind))  \(TidyReport.message(finding))")
+                say("\(index + 1). \(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(TidyReport.word(finding.kind))  \(TidyReport.message(finding))", "\n")
             }
-            print("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", terminator: "")
+            say("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", "")
             chosen = TidyCommand.selection(readLine() ?? "", from: removable)
         }
         let lines = Dictionary(grouping: chosen, by: \.location).keys.sorted()
         guard !lines.isEmpty else {
-            print("nothing removed")
+            say("nothing removed", "\n")
             return findings
         }
-        print("These \(lines.count) line\(lines.count == 1 ? "" : "s") will be removed:")
+        say("These \(lines.count) line\(lines.count == 1 ? "" : "s") will be removed:", "\n")
         for location in lines {
             let text = chosen.first { $0.location == location }!.text
-            print("  \(Sanitizer.clean(location.path)):\(location.line): \(Sanitizer.clean(text, limit: 2000))")
+            say("  \(Sanitizer.clean(location.path)):\(location.line): \(Sanitizer.clean(text, limit: 2000))", "\n")
         }
         if !yes {
-            print("Remove them? [y/N] ", terminator: "")
+            say("Remove them? [y/N] ", "")
             guard ["y", "yes"].contains((readLine() ?? "").lowercased()) else {
-                print("nothing removed")
+                say("nothing removed", "\n")
                 return findings
             }
         }
@@ -154,7 +158,7 @@ struct TidyCommand: ParsableCommand {
             do {
                 try TidyFix(file: file).apply(removing: numbers)
                 removed.formUnion(lines.filter { $0.path == file.path })
-                print("removed \(numbers.count) line\(numbers.count == 1 ? "" : "s") from \(Sanitizer.clean(file.path))")
+                say("removed \(numbers.count) line\(numbers.count == 1 ? "" : "s") from \(Sanitizer.clean(file.path))", "\n")
             } catch {
                 outcome = "not removed: \(error)"
                 failed = true
