@@ -28,6 +28,7 @@ struct FleetTrust: AsyncParsableCommand {
             SyncCommand.self,
             VerifyCommand.self,
             HistoryCommand.self,
+            TidyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self)
 

@@ -79,11 +79,14 @@ public struct HashedHostName: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(salt); hasher.combine(expected) }
 }
 
-/// HMAC-SHA1 with the key schedule done once: the SHA-1 states after the inner and
-/// outer padded keys, copied for each message.
-struct HMACSHA1Key: @unchecked Sendable {
-    private let inner: SHA_CTX
-    private let outer: SHA_CTX
+/// HMAC-SHA1 with the key schedule done once: the SHA-1 chaining values after the inner and
+/// outer padded keys (20 bytes each, not two 96-byte `SHA_CTX`), so a hashed line of a
+/// 200,000-line file costs little memory. A context is rebuilt from them per message: the
+/// values, and a length of one 64-byte block already hashed (OpenSSL's `SHA_CTX` fields).
+struct HMACSHA1Key: Sendable {
+    typealias Chain = (UInt32, UInt32, UInt32, UInt32, UInt32)
+    private let inner: Chain
+    private let outer: Chain
 
     init(_ key: [UInt8]) {
         var block = [UInt8](repeating: 0, count: 64)
@@ -95,8 +98,15 @@ struct HMACSHA1Key: @unchecked Sendable {
         let innerPad = block.map { $0 ^ 0x36 }, outerPad = block.map { $0 ^ 0x5c }
         SHA1_Update(&inner, innerPad, 64)
         SHA1_Update(&outer, outerPad, 64)
-        self.inner = inner
-        self.outer = outer
+        self.inner = (inner.h0, inner.h1, inner.h2, inner.h3, inner.h4)
+        self.outer = (outer.h0, outer.h1, outer.h2, outer.h3, outer.h4)
+    }
+
+    private static func context(_ chain: Chain) -> SHA_CTX {
+        var context = SHA_CTX()
+        (context.h0, context.h1, context.h2, context.h3, context.h4) = chain
+        context.Nl = 512
+        return context
     }
 
     func authenticate(_ message: [UInt8]) -> [UInt8] {
@@ -107,10 +117,10 @@ struct HMACSHA1Key: @unchecked Sendable {
 
     /// Writes the 20-byte HMAC of `message` to `digest`; no allocation.
     func authenticate(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
-        var context = inner
+        var context = HMACSHA1Key.context(inner)
         SHA1_Update(&context, message.baseAddress, message.count)
         SHA1_Final(digest, &context)
-        var outerContext = outer
+        var outerContext = HMACSHA1Key.context(outer)
         SHA1_Update(&outerContext, digest, 20)
         SHA1_Final(digest, &outerContext)
     }
@@ -119,13 +129,13 @@ struct HMACSHA1Key: @unchecked Sendable {
 /// A hashed line reduced to what matching needs: its HMAC key schedule and the expected
 /// digest as three words, so checking a name costs two SHA-1 compressions and no allocation.
 struct HashedLine: Sendable {
-    let line: Int
+    let line: Int32
     let key: HMACSHA1Key
     let expected: (UInt64, UInt64, UInt32)
 
     init?(line: Int, name: HashedHostName) {
         guard let digest = name.expected, digest.count == 20 else { return nil }
-        self.line = line
+        self.line = Int32(line)
         self.key = name.hmac
         self.expected = digest.withUnsafeBytes {
             ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),

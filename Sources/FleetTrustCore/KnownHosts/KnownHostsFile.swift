@@ -1,23 +1,37 @@
 import Foundation
+import Glibc
 import Synchronization
 
-/// One known_hosts file, parsed once into lines, with an index for fast lookups.
+/// One known_hosts file: its bytes held once, and indexes of offsets into them.
 ///
-/// Plain literal names go into a dictionary; lines with wildcards, negation or hashed
-/// names are kept in a list that every lookup evaluates, as OpenSSH would.
+/// A team's global file can have hundreds of thousands of lines, and a jump host runs several
+/// fleettrust at once, so nothing is copied per line: `lines` makes a line's value on demand.
+/// Plain literal names are indexed by a hash of the lowercased name (checked against the line
+/// on a hit); lines with wildcards, negation or hashed names are kept in lists that every
+/// lookup evaluates, as OpenSSH would.
 public struct KnownHostsFile: Sendable {
     public let path: String
     /// The bytes the file had when read; the writer compares against them.
     public let bytes: [UInt8]
-    public let lines: [KnownHostsLine]
-    /// Lowercased literal name -> indices into `lines`.
-    let literalIndex: [[UInt8]: [Int]]
+    /// Where each line starts in `bytes`.
+    let lineStarts: [UInt32]
+    /// (hash of a lowercased literal name, line index), sorted.
+    let literalIndex: [LiteralName]
     /// Entries with hashed names that can match, laid out for the batch loop.
     let hashedLines: [HashedLine]
-    /// Indices of entries whose pattern lists must be evaluated.
-    let patternLines: [Int]
+    /// Entries whose pattern lists must be evaluated, with their parsed lists.
+    let patternLines: [(line: Int32, list: PatternList)]
     /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
     private(set) var hashedMatchCache: [[UInt8]: [Int]]?
+
+    struct LiteralName: Sendable, Comparable {
+        let hash: Int
+        let line: Int32
+        static func < (a: LiteralName, b: LiteralName) -> Bool { (a.hash, a.line) < (b.hash, b.line) }
+    }
+
+    /// Every line, parsed when asked for.
+    public var lines: KnownHostsLineList { KnownHostsLineList(bytes: bytes, starts: lineStarts) }
 
     /// Files larger than this are refused rather than read into memory.
     public static let maximumSize = 256 << 20
@@ -25,25 +39,32 @@ public struct KnownHostsFile: Sendable {
     public init(path: String, bytes: [UInt8]) {
         self.path = path
         self.bytes = bytes
-        self.lines = KnownHostsParser.parse(bytes)
-        var literal: [[UInt8]: [Int]] = [:]
-        var hashed: [HashedLine] = [], patterns: [Int] = []
-        for (index, line) in lines.enumerated() {
-            guard let entry = line.entry else { continue }
+        self.lineStarts = KnownHostsLineList.lineStarts(bytes)
+        var literal: [LiteralName] = [], hashed: [HashedLine] = [], patterns: [(line: Int32, list: PatternList)] = []
+        let list = KnownHostsLineList(bytes: bytes, starts: lineStarts)
+        for index in list.indices {
+            guard let entry = list[index].entry else { continue }
             switch entry.hosts {
             case .hashed(let name):
                 if let line = HashedLine(line: index, name: name) { hashed.append(line) }
-            case .patterns(let list):
-                if let names = list.literalNames {
-                    for name in Set(names) { literal[name, default: []].append(index) }
+            case .patterns(let patternList):
+                if let names = patternList.literalNames {
+                    for name in Set(names) { literal.append(LiteralName(hash: KnownHostsFile.hash(name), line: Int32(index))) }
                 } else {
-                    patterns.append(index)
+                    patterns.append((Int32(index), patternList))
                 }
             }
         }
+        literal.sort()
         self.literalIndex = literal
         self.hashedLines = hashed
         self.patternLines = patterns
+    }
+
+    static func hash(_ name: [UInt8]) -> Int {
+        var hasher = Hasher()
+        name.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
     }
 
     /// Reads a file; a missing file reads as empty, as it does for `ssh`. Any other failure (a
@@ -60,20 +81,36 @@ public struct KnownHostsFile: Sendable {
     public func matchingLines(_ lookup: String, cidr: Bool = false) -> [Int] {
         let exact = Array(lookup.utf8)
         let lowered = KnownHostsPattern.lowercased(exact)
-        var found = literalIndex[lowered] ?? []
-        for index in patternLines {
-            if case .patterns(let list) = lines[index].entry!.hosts, list.match(lowered, cidr: cidr) == .match { found.append(index) }
-        }
+        var found = literalLines(lowered)
+        for pattern in patternLines where pattern.list.match(lowered, cidr: cidr) == .match { found.append(Int(pattern.line)) }
         if let cached = hashedMatchCache?[exact] {
             found += cached
         } else {
             exact.withUnsafeBytes { name in
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
-                    for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(hashed.line) }
+                    for hashed in hashedLines where hashed.matches(name, digest: digest.baseAddress!) { found.append(Int(hashed.line)) }
                 }
             }
         }
         return found.count > 1 ? found.sorted() : found
+    }
+
+    /// The lines listing `lowered` literally: the index's hits for its hash, each confirmed
+    /// against the line itself (a hash can collide).
+    private func literalLines(_ lowered: [UInt8]) -> [Int] {
+        let hash = KnownHostsFile.hash(lowered)
+        var low = 0, high = literalIndex.count
+        while low < high {
+            let middle = (low + high) / 2
+            if literalIndex[middle].hash < hash { low = middle + 1 } else { high = middle }
+        }
+        var found: [Int] = []
+        while low < literalIndex.count, literalIndex[low].hash == hash {
+            let index = Int(literalIndex[low].line)
+            if case .patterns(let list) = lines[index].entry?.hosts, list.literalNames?.contains(lowered) == true { found.append(index) }
+            low += 1
+        }
+        return found
     }
 
     /// A copy that knows, for each of `lookups`, which hashed lines match it. Each hashed line
@@ -104,7 +141,7 @@ public struct KnownHostsFile: Sendable {
                         let hashed = hashedLines[position]
                         for nameIndex in 0..<names.count {
                             let name = UnsafeRawBufferPointer(rebasing: all[offsets[nameIndex]..<offsets[nameIndex + 1]])
-                            if hashed.matches(name, digest: digest.baseAddress!) { local.append((nameIndex, hashed.line)) }
+                            if hashed.matches(name, digest: digest.baseAddress!) { local.append((nameIndex, Int(hashed.line))) }
                         }
                     }
                 }

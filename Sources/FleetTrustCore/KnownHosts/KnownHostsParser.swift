@@ -6,21 +6,6 @@
 enum KnownHostsParser {
     static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
 
-    static func parse(_ bytes: [UInt8]) -> [KnownHostsLine] {
-        var lines: [KnownHostsLine] = []
-        var start = 0
-        var number = 0
-        let newline = UInt8(ascii: "\n")
-        while start < bytes.count {
-            number += 1
-            let end = bytes[start...].firstIndex(of: newline) ?? bytes.count
-            let raw = Array(bytes[start..<end])
-            lines.append(KnownHostsLine(number: number, raw: raw, content: parseLine(raw)))
-            start = end + 1
-        }
-        return lines
-    }
-
     static func parseLine(_ raw: [UInt8]) -> KnownHostsLine.Content {
         let text = raw.prefix { $0 != 0 }
         var i = text.startIndex

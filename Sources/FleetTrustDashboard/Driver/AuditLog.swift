@@ -88,3 +88,12 @@ public struct AuditLogError: Error, CustomStringConvertible {
     public var reason: String
     public var description: String { "cannot append to the audit log \(path): \(reason)" }
 }
+
+extension AuditLog {
+    /// A known_hosts line removed by `fleettrust tidy --fix`, kept so it can be put back.
+    public static func tidyRecord(names: [String], kind: String, path: String, line: Int, text: String, user: String,
+                                  time: Date, outcome: String) -> Record {
+        Record(time: timestamp(time), user: user, action: "tidy", host: "", endpoint: "", names: names, oldFingerprints: [],
+               newFingerprints: [], method: "tidy --fix \(kind) -> \(path)", outcome: outcome, oldEntries: ["\(path):\(line): \(text)"])
+    }
+}

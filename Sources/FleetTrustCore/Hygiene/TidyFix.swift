@@ -1,0 +1,56 @@
+/// Removes the lines of chosen findings from one known_hosts file through `GuardedFile`.
+///
+/// The findings were computed from the bytes the user was shown; if the file holds anything
+/// else at write time (an `ssh` append, another editor), the removal is refused: the user
+/// confirmed exact lines of a file that no longer exists. Every byte of every other line is
+/// kept, a missing final newline included. `@`-lines are never removed.
+public struct TidyFix: Sendable {
+    public let file: KnownHostsFile
+
+    public init(file: KnownHostsFile) { self.file = file }
+
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+        case markerLine(path: String, line: Int)
+        case noSuchLine(path: String, line: Int)
+
+        public var description: String {
+            switch self {
+            case .markerLine(let path, let line):
+                return "\(Sanitizer.clean(path)):\(line): @cert-authority and @revoked lines are never removed by tidy"
+            case .noSuchLine(let path, let line): return "\(Sanitizer.clean(path)):\(line): no such line"
+            }
+        }
+    }
+
+    /// The file's bytes without `lines` (1-based numbers).
+    public func rendered(removing lines: Set<Int>) throws -> [UInt8] {
+        let list = file.lines
+        for number in lines {
+            guard number >= 1, number <= list.count else { throw Refusal.noSuchLine(path: file.path, line: number) }
+            if list.raw(at: number - 1).drop(while: { $0 == 0x20 || $0 == 0x09 }).first == UInt8(ascii: "@") {
+                throw Refusal.markerLine(path: file.path, line: number)
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(file.bytes.count)
+        for index in list.indices where !lines.contains(index + 1) {
+            let range = list.range(at: index)
+            out += file.bytes[range]
+            if range.upperBound < file.bytes.count { out.append(0x0a) }
+        }
+        return out
+    }
+
+    /// Writes the file without `lines`; returns the removed lines' text, in order.
+    @discardableResult
+    public func apply(removing lines: Set<Int>) throws -> [String] {
+        let output = try rendered(removing: lines)
+        try GuardedFile(path: file.path).update { current in
+            guard current == file.bytes else {
+                throw StoreError.conflict(path: file.path, detail: "it was changed after tidy read it")
+            }
+            return output
+        }
+        return lines.sorted().map { String(decoding: file.lines.raw(at: $0 - 1), as: UTF8.self) }
+    }
+}

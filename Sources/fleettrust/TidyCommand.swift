@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import FleetTrustCore
+import FleetTrustDashboard
+
+/// `fleettrust tidy`: known_hosts hygiene, reported per file and line, and removed on request.
+struct TidyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tidy",
+        abstract: "Report known_hosts lines nobody can explain, and remove the ones you choose.",
+        discussion: """
+            Kinds: duplicate, conflicting (a name with two keys of one type: ssh accepts either), \
+            unmatchable (ssh never uses the line), revoked-recorded (a key a @revoked line revokes), \
+            unknown-host (with --inventory: no inventory host uses the line's names), shared-key (one key \
+            for unrelated hosts) and unused-key-type (a type the host stopped presenting; needs the scan \
+            history). --fix removes the chosen findings' lines after showing them: on a terminal it asks \
+            which and then for confirmation; scripts select with --kind and --line and confirm with --yes. \
+            @cert-authority and @revoked lines are never removed; the write is compare-and-set (refused if \
+            the file changed since it was read) and each removed line goes to the audit log. \
+            Exit status: 0 no findings (or all removed); 1 findings remain; 2 a conflicting or \
+            revoked-recorded finding remains; 3 a --fix write was refused or failed; 64 bad usage or \
+            unreadable input.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+    @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
+        "known_hosts file to check. Repeatable. Default: ~/.ssh/known_hosts, ~/.ssh/known_hosts2, /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2.",
+        valueName: "file"))
+    var knownHostsFiles: [String] = []
+
+    @Option(name: .customLong("inventory"), help: ArgumentHelp("Inventory whose hosts' names count as used (any format scan reads). Repeatable.", valueName: "file"))
+    var inventories: [String] = []
+
+    @Option(help: ArgumentHelp("Inventory format instead of detecting it: plain, ini, yaml, json, ssh-config.", valueName: "format"))
+    var inventoryFormat: String?
+
+    @Option(help: "table: one line a finding; json: {\"findings\": [{file, line, kind, names, message}]}.")
+    var format: Format = .table
+
+    @Flag(help: "Remove the selected findings' lines, after confirmation.")
+    var fix = false
+
+    @Option(help: ArgumentHelp("With --fix: select the findings of this kind. Repeatable.", valueName: "kind"))
+    var kind: [String] = []
+
+    @Option(help: ArgumentHelp("With --fix: select the findings on this line (FILE:LINE). Repeatable.", valueName: "file:line"))
+    var line: [String] = []
+
+    @Flag(help: "With --fix: remove the selection without asking (for scripts).")
+    var yes = false
+
+    @Option(name: .customLong("audit-log"), help: ArgumentHelp("Where removed lines are appended as JSON lines (default: the dashboard's).", valueName: "file"))
+    var auditLog: String?
+
+    func validate() throws {
+        for word in kind where TidyReport.kind(word: word) == nil {
+            throw ValidationError("--kind must be one of \(TidyFindingKind.allCases.map(TidyReport.word).joined(separator: ", "))")
+        }
+        for item in line where TidyCommand.location(item) == nil { throw ValidationError("--line takes FILE:LINE, not \(item)") }
+        if !fix && (!kind.isEmpty || !line.isEmpty || yes) { throw ValidationError("--kind, --line and --yes select what --fix removes; add --fix") }
+        if fix && yes && kind.isEmpty && line.isEmpty { throw ValidationError("--fix --yes needs a selection: --kind KIND or --line FILE:LINE") }
+        if let inventoryFormat, InventoryFormat(argument: inventoryFormat) == nil {
+            throw ValidationError("--inventory-format must be plain, ini, yaml, json or ssh-config")
+        }
+    }
+
+    static func location(_ text: String) -> (path: String, line: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let number = Int(text[text.index(after: colon)...]), number > 0 else { return nil }
+        return (String(text[..<colon]), number)
+    }
+
+    var paths: [String] {
+        knownHostsFiles.isEmpty
+            ? ["~/.ssh/known_hosts", "~/.ssh/known_hosts2", "/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"].map(expandTilde)
+            : knownHostsFiles.map(expandTilde)
+    }
+
+    func run() throws {
+        let files: [KnownHostsFile]
+        var hosts: [HygieneHost]?
+        do {
+            files = try paths.map { try KnownHostsFile.read(path: $0) }
+            if !inventories.isEmpty {
+                var arguments = inventories.flatMap { ["--inventory", $0] }
+                if let inventoryFormat { arguments += ["--inventory-format", inventoryFormat] }
+                hosts = try FleetOptions.parse(arguments).loadInventory().hosts.map(HygieneHost.init)
+            }
+        } catch let failure as CommandFailure {
+            printError("fleettrust tidy: \(failure.description)")
+            throw ExitCode(64)
+        } catch {
+            printError("fleettrust tidy: \(error)")
+            throw ExitCode(64)
+        }
+        var findings = KnownHostsHygiene(files: files, inventory: hosts).findings()
+        if fix { findings = try removeSelected(findings, files: files) }
+        do {
+            print(format == .json ? try TidyReport.json(findings) : TidyReport.table(findings), terminator: format == .json ? "\n" : "")
+        } catch {
+            printError("fleettrust tidy: \(error)")
+            throw ExitCode(64)
+        }
+        if findings.contains(where: { [.conflicting, .revokedRecorded].contains($0.kind) }) { throw ExitCode(2) }
+        if !findings.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Asks (or takes --kind/--line/--yes), writes each file once, logs; returns what remains.
+    private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> [TidyFinding] {
+        var chosen = findings.filter { finding in
+            finding.removable && (kind.contains(TidyReport.word(finding.kind))
+                || line.contains { TidyCommand.location($0).map { expandTilde($0.path) == finding.location.path && $0.line == finding.location.line } ?? false })
+        }
+        let interactive = isatty(0) == 1
+        // With --format json, standard output carries only the document.
+        let say = { (text: String, terminator: String) in
+            if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
+        }
+        if !yes && !interactive {
+            printError("fleettrust tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")
+            throw ExitCode(64)
+        }
+        if !yes && kind.isEmpty && line.isEmpty {
+            let removable = findings.filter(\.removable)
+            guard !removable.isEmpty else { return findings }
+            for (index, finding) in removable.enumerated() {
+                say("\(index + 1). \(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(TidyReport.word(finding.kind))  \(TidyReport.message(finding))", "\n")
+            }
+            say("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", "")
+            chosen = TidyCommand.selection(readLine() ?? "", from: removable)
+        }
+        let lines = Dictionary(grouping: chosen, by: \.location).keys.sorted()
+        guard !lines.isEmpty else {
+            say("nothing removed", "\n")
+            return findings
+        }
+        say("These \(lines.count) line\(lines.count == 1 ? "" : "s") will be removed:", "\n")
+        for location in lines {
+            let text = chosen.first { $0.location == location }!.text
+            say("  \(Sanitizer.clean(location.path)):\(location.line): \(Sanitizer.clean(text, limit: 2000))", "\n")
+        }
+        if !yes {
+            say("Remove them? [y/N] ", "")
+            guard ["y", "yes"].contains((readLine() ?? "").lowercased()) else {
+                say("nothing removed", "\n")
+                return findings
+            }
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let log = AuditLog(path: auditLog.map { URL(fileURLWithPath: expandTilde($0)).path } ?? AuditLog.defaultPath(environment: environment))
+        let user = AuditLog.currentUser(environment: environment)
+        var removed = Set<TidyLocation>()
+        var failed = false
+        for file in files {
+            let numbers = Set(lines.filter { $0.path == file.path }.map(\.line))
+            guard !numbers.isEmpty else { continue }
+            var outcome = "removed"
+            do {
+                try TidyFix(file: file).apply(removing: numbers)
+                removed.formUnion(lines.filter { $0.path == file.path })
+                say("removed \(numbers.count) line\(numbers.count == 1 ? "" : "s") from \(Sanitizer.clean(file.path))", "\n")
+            } catch {
+                outcome = "not removed: \(error)"
+                failed = true
+                printError("fleettrust tidy: \(error)")
+            }
+            let records = chosen.filter { $0.location.path == file.path }.map { finding in
+                AuditLog.tidyRecord(names: finding.names, kind: TidyReport.word(finding.kind), path: file.path,
+                                    line: finding.location.line, text: finding.text, user: user, time: Date(), outcome: outcome)
+            }
+            do { try log.append(records) } catch { printError("fleettrust tidy: audit log: \(error)") }
+        }
+        if failed { throw ExitCode(3) }
+        return findings.filter { !removed.contains($0.location) }
+    }
+
+    /// The findings a typed answer selects: numbers and ranges (1-based), kind words, or `all`.
+    static func selection(_ answer: String, from findings: [TidyFinding]) -> [TidyFinding] {
+        var chosen = Set<Int>()
+        for word in answer.split(whereSeparator: { $0 == " " || $0 == "," }) {
+            if word == "all" { chosen.formUnion(findings.indices) }
+            if let kind = TidyReport.kind(word: String(word)) { chosen.formUnion(findings.indices.filter { findings[$0].kind == kind }) }
+            let bounds = word.split(separator: "-").compactMap { Int($0) }
+            if bounds.count == 1 || bounds.count == 2, let low = bounds.first, let high = bounds.last, low >= 1, high >= low {
+                chosen.formUnion((low...min(high, findings.count)).map { $0 - 1 })
+            }
+        }
+        return chosen.sorted().filter { $0 < findings.count }.map { findings[$0] }
+    }
+}

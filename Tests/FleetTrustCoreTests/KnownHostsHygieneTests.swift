@@ -1,0 +1,46 @@
+import XCTest
+@testable import FleetTrustCore
+
+final class KnownHostsHygieneTests: XCTestCase {
+    private func findings(_ text: String, presented: [String: Set<String>] = [:]) -> [(Int, TidyFindingKind)] {
+        KnownHostsHygiene(files: [TestKeys.file(text)], presentedKeyTypes: presented).findings().map { ($0.location.line, $0.kind) }
+    }
+
+    func testHashedAndPlainLineForOneNameAndKeyIsADuplicate() throws {
+        let hashed = try HashedHostName(hashing: "web").field
+        let result = findings("web \(TestKeys.a.openSSHLine)\n\(hashed) \(TestKeys.a.openSSHLine)\n")
+        XCTAssertTrue(result.contains { $0 == (2, .duplicate) })
+        XCTAssertFalse(result.contains { $0.0 == 1 && $0.1 == .duplicate })
+    }
+
+    func testBadSaltAndNegatedOnlyLinesAreUnmatchable() {
+        let result = findings("|1|bad|salt \(TestKeys.a.openSSHLine)\n!web \(TestKeys.a.openSSHLine)\n")
+        XCTAssertTrue(result.contains { $0 == (1, .unmatchable) })
+        XCTAssertTrue(result.contains { $0 == (2, .unmatchable) })
+    }
+
+    func testKeyTypeTheHostNoLongerPresentsIsUnused() {
+        let result = findings("web \(TestKeys.a.openSSHLine)\n", presented: ["web": ["ecdsa-sha2-nistp256"]])
+        XCTAssertTrue(result.contains { $0 == (1, .unusedKeyType) })
+        XCTAssertFalse(findings("web \(TestKeys.a.openSSHLine)\n", presented: ["web": [TestKeys.a.type]]).contains { $0.1 == .unusedKeyType })
+    }
+
+    func testFixRemovesOnlyTheChosenLinesAndKeepsEveryOtherByte() throws {
+        let text = "# c\r\nweb \(TestKeys.a.openSSHLine)\n\n  web \(TestKeys.a.openSSHLine) x\n@revoked db \(TestKeys.b.openSSHLine)\nlast"
+        let fix = TidyFix(file: TestKeys.file(text))
+        XCTAssertEqual(String(decoding: try fix.rendered(removing: [4]), as: UTF8.self),
+                       "# c\r\nweb \(TestKeys.a.openSSHLine)\n\n@revoked db \(TestKeys.b.openSSHLine)\nlast")
+        XCTAssertThrowsError(try fix.rendered(removing: [5]), "a @revoked line is never removed")
+    }
+
+    func testFixIsRefusedWhenTheFileChangedSinceItWasRead() throws {
+        let path = NSTemporaryDirectory() + "tidy-cas-\(getpid())"
+        defer { unlink(path) }
+        let text = "web \(TestKeys.a.openSSHLine)\nweb \(TestKeys.a.openSSHLine)\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try KnownHostsFile.read(path: path)
+        try (text + "db \(TestKeys.b.openSSHLine)\n").write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try TidyFix(file: file).apply(removing: [2]))
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), text + "db \(TestKeys.b.openSSHLine)\n")
+    }
+}
