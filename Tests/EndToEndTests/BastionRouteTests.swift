@@ -76,16 +76,23 @@ final class BastionRouteTests: XCTestCase {
         let forwarded = bastion.forwardRequests(to: target.address, port: target.port)
         XCTAssertGreaterThanOrEqual(forwarded, 4, "two hosts, two key types each, through the bastion")
         XCTAssertEqual(target.connections, forwarded, "every connection to the target came through the bastion")
-        XCTAssertEqual(Self.routeProcesses(), [], "the scan stopped its control master and channels")
+        XCTAssertEqual(routeProcesses(), [], "the scan stopped its control master and channels")
     }
 
-    /// Command lines of processes still using a route directory (control masters, channels).
-    static func routeProcesses() -> [String] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return pids.filter { $0.allSatisfy(\.isNumber) }.compactMap { pid in
-            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
-            let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-            return line.contains("/tmp/fleettrust-routes-") ? line : nil
+    /// Command lines of this test's processes still using a route directory (control masters,
+    /// channels). Only this test's own ssh_config counts: other tests run beside it in parallel
+    /// and have masters of their own. A process being reaped gets up to 3 s to go.
+    func routeProcesses() -> [String] {
+        let deadline = Date().addingTimeInterval(3)
+        while true {
+            let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            let left = pids.filter { $0.allSatisfy(\.isNumber) }.compactMap { pid -> String? in
+                guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+                let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+                return line.contains("/tmp/fleettrust-routes-") && line.contains(directory) ? line : nil
+            }
+            if left.isEmpty || Date() > deadline { return left }
+            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
@@ -154,7 +161,7 @@ final class BastionRouteTests: XCTestCase {
         XCTAssertEqual(bastion.forwardRequests(to: target.address, port: target.port), 0)
         XCTAssertEqual(hosts["changed-bastion"]?.status, .changed, "the bastion's own row says what ssh says of it")
         XCTAssertEqual(run.status, 2)
-        XCTAssertEqual(Self.routeProcesses(), [], "no master or channel outlives the scan")
+        XCTAssertEqual(routeProcesses(), [], "no master or channel outlives the scan")
         XCTAssertLessThan(run.seconds, 30, "a silent hop costs one timeout")
     }
 
