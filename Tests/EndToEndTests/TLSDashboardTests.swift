@@ -7,6 +7,7 @@ import XCTest
 final class TLSDashboardTests: XCTestCase {
     private var lab: TLSTestLab!
     private var terminal: DashboardTmux?
+    private var fleet: TestFleet?
 
     override func setUpWithError() throws {
         lab = try TLSTestLab()
@@ -14,6 +15,7 @@ final class TLSDashboardTests: XCTestCase {
 
     override func tearDown() {
         terminal?.stop()
+        fleet?.stop()
         lab?.stop()
     }
 
@@ -57,7 +59,12 @@ final class TLSDashboardTests: XCTestCase {
         try lab.write("pins", pinsBefore)
         try lab.write("policy", "[localhost]:\(pinOnly) pin-only\n")
         try lab.write("known_hosts", "")
-        let terminal = try DashboardTmux(arguments: ["--inventory", lab.path("endpoints"), "--known-hosts", lab.path("known_hosts"),
+        // One real sshd next to the endpoints: its row stays an SSH row (a new host, its keys listed).
+        let fleet = try TestFleet.start(hosts: 1)
+        self.fleet = fleet
+        let sshLabel = fleet.hosts[0].endpoints[0].label + " "
+        let terminal = try DashboardTmux(arguments: ["--inventory", lab.path("endpoints"), "--inventory", fleet.inventoryPath,
+                                                     "--known-hosts", lab.path("known_hosts"),
                                                      "--tls-ca-file", lab.path("root.pem"), "--pins", lab.path("pins"),
                                                      "--policy", lab.path("policy"), "--audit-log", lab.path("audit.jsonl"),
                                                      "--no-history", "--timeout", "5"], width: 200)
@@ -65,9 +72,12 @@ final class TLSDashboardTests: XCTestCase {
 
         // The list: one row per endpoint, named host:port/tls, with its TLS status letter.
         let (listed, list) = terminal.waitFor { screen in
-            [untrusted, pinOnly, caSigned, mismatch].allSatisfy { !self.row(screen, $0).isEmpty } && !screen.contains("scanning")
+            [untrusted, pinOnly, caSigned, mismatch].allSatisfy { !self.row(screen, $0).isEmpty } && screen.contains(sshLabel)
+                && !screen.contains("scanning")
         }
         XCTAssertTrue(listed, list)
+        let sshRow = list.split(separator: "\n").first { $0.contains(sshLabel) }.map(String.init) ?? ""
+        XCTAssertTrue(sshRow.contains("N new") && sshRow.contains("SHA256:") && !sshRow.contains("TLS"), sshRow)
         XCTAssertTrue(row(list, untrusted).contains("u untrusted"), row(list, untrusted))
         XCTAssertTrue(row(list, pinOnly).contains("p unpinned"), row(list, pinOnly))
         XCTAssertTrue(row(list, pinOnly).contains("pin-only"), row(list, pinOnly))
