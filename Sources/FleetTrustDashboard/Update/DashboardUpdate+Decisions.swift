@@ -43,8 +43,20 @@ extension DashboardUpdate {
             case .revoked, .pinMismatch, .invalidCertificate:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
             case .notSSH:
-                return "\(name) is a TLS endpoint: pin its certificate's public key with p"
+                return tlsTrustRefusal(judged)
             }
+        }
+    }
+
+    /// Why `t` does not pin a TLS endpoint (it pins only an `untrusted` or `unpinned` one, see
+    /// `startTrust`): by its status, so an endpoint in alarm is not sent to `p`, which refuses it too.
+    static func tlsTrustRefusal(_ judged: JudgedHost) -> String {
+        let name = judged.host.name
+        switch judged.status {
+        case .trusted: return "\(name) is already trusted"
+        case .pending: return "\(name) has not answered yet"
+        case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
+        default: return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
         }
     }
 

@@ -69,7 +69,7 @@ enum HostListView {
         var line = ScreenLine(fill: selected ? .selected : .normal)
         for (offset, (kind, width)) in columns.widths.enumerated() {
             let (text, role) = cell(kind, row)
-            let fitted = kind == .fingerprint && row.primaryKey != nil
+            let fitted = kind == .fingerprint && (row.primaryKey != nil || row.judged?.tls?.leaf != nil)
                 ? DisplayWidth.fit(DisplayWidth.middleTruncate(text, to: width), to: width)
                 : DisplayWidth.fit(text, to: width, alignRight: kind == .rtt)
             line.append(fitted, selected && kind != .status ? .selected : role)
@@ -96,6 +96,8 @@ enum HostListView {
             let endpoint = judged?.labels.endpoint.value ?? CleanText(row.host.endpointLabel).value
             return (endpoint + (JudgementWords.routeMark(row.host.route).map { " " + $0 } ?? ""), .normal)
         case .types:
+            // A TLS row: its protocol version and the days left of the earliest-expiring certificate.
+            if let tls = judged?.tls { return ("\(tls.handshake.version) \(tls.chainExpiresInDays)d", tls.warnings.isEmpty ? .normal : .warning) }
             let keys = judged?.keys ?? []
             let days = keys.compactMap { $0.audit?.expiresInDays }.min()
             var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
@@ -103,6 +105,7 @@ enum HostListView {
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
             if let key = row.primaryKey { return (key.key?.sha256Fingerprint ?? "undecodable certificate", .fingerprint) }
+            if let leaf = judged?.tls?.leaf { return (leaf.pin, .fingerprint) }
             if let judged { return (JudgementWords.reason(judged), .dim) }
             return ("", .normal)
         case .knownHosts:
