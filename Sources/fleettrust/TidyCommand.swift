@@ -13,7 +13,7 @@ struct TidyCommand: ParsableCommand {
             unmatchable (ssh never uses the line), revoked-recorded (a key a @revoked line revokes), \
             unknown-host (with --inventory: no inventory host uses the line's names), shared-key (one key \
             for unrelated hosts) and unused-key-type (a type the host stopped presenting; needs the scan \
-            history). --fix removes the chosen findings' lines after showing them: on a terminal it asks \
+            history, read from --history: a key type the host's latest complete recorded probe did not present). --fix removes the chosen findings' lines after showing them: on a terminal it asks \
             which and then for confirmation; scripts select with --kind and --line and confirm with --yes. \
             @cert-authority and @revoked lines are never removed; the write is compare-and-set (refused if \
             the file changed since it was read) and each removed line goes to the audit log. \
@@ -50,10 +50,13 @@ struct TidyCommand: ParsableCommand {
     @Flag(help: "With --fix: remove the selection without asking (for scripts).")
     var yes = false
 
+    @OptionGroup var history: HistoryOptions
+
     @Option(name: .customLong("audit-log"), help: ArgumentHelp("Where removed lines are appended as JSON lines (default: the dashboard's).", valueName: "file"))
     var auditLog: String?
 
     func validate() throws {
+        try history.validateHistory()
         for word in kind where TidyReport.kind(word: word) == nil {
             throw ValidationError("--kind must be one of \(TidyFindingKind.allCases.map(TidyReport.word).joined(separator: ", "))")
         }
@@ -79,12 +82,15 @@ struct TidyCommand: ParsableCommand {
     func run() throws {
         let files: [KnownHostsFile]
         var hosts: [HygieneHost]?
+        var presented: [String: Set<String>] = [:]
         do {
             files = try paths.map { try KnownHostsFile.read(path: $0) }
             if !inventories.isEmpty {
                 var arguments = inventories.flatMap { ["--inventory", $0] }
                 if let inventoryFormat { arguments += ["--inventory-format", inventoryFormat] }
-                hosts = try FleetOptions.parse(arguments).loadInventory().hosts.map(HygieneHost.init)
+                let inventory = try FleetOptions.parse(arguments).loadInventory().hosts
+                hosts = inventory.map(HygieneHost.init)
+                presented = try presentedKeyTypes(of: inventory)
             }
         } catch let failure as CommandFailure {
             printError("fleettrust tidy: \(failure.description)")
@@ -93,7 +99,7 @@ struct TidyCommand: ParsableCommand {
             printError("fleettrust tidy: \(error)")
             throw ExitCode(64)
         }
-        var findings = KnownHostsHygiene(files: files, inventory: hosts).findings()
+        var findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
         if fix { findings = try removeSelected(findings, files: files) }
         do {
             print(format == .json ? try TidyReport.json(findings) : TidyReport.table(findings), terminator: format == .json ? "\n" : "")
@@ -104,6 +110,29 @@ struct TidyCommand: ParsableCommand {
         if findings.contains(where: { [.conflicting, .revokedRecorded].contains($0.kind) }) { throw ExitCode(2) }
         if !findings.isEmpty { throw ExitCode(1) }
     }
+
+    /// The key types each inventory host presented at its latest complete recorded probe, by
+    /// the name `ssh` looks it up under; read-only (tidy records nothing), empty without a history.
+    /// A certificate counts as its key's type: the plain line may still be what `ssh` uses.
+    private func presentedKeyTypes(of inventory: [InventoryHost]) throws -> [String: Set<String>] {
+        guard !history.noHistory else { return [:] }
+        let store: HistoryStore?
+        do { store = try HistoryStore.open(path: history.path, readOnly: true) } catch { throw CommandFailure.unreadableInput("\(error)") }
+        guard let store else { return [:] }
+        let remembered: FleetHistory
+        do { remembered = try store.history(for: inventory.map(\.name)) } catch { throw CommandFailure.unreadableInput("\(error)") }
+        var presented: [String: Set<String>] = [:]
+        for host in inventory where host.tls == nil {
+            guard let last = remembered.hosts[host.name], last.latestComplete, !last.latest.isEmpty else { continue }
+            let lookup = LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString
+            presented[lookup, default: []].formUnion(last.latest.map { identity in
+                identity.type.hasSuffix(Self.certificateSuffix) ? String(identity.type.dropLast(Self.certificateSuffix.count)) : identity.type
+            })
+        }
+        return presented
+    }
+
+    private static let certificateSuffix = "-cert-v01@openssh.com"
 
     /// Asks (or takes --kind/--line/--yes), writes each file once, logs; returns what remains.
     private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> [TidyFinding] {

@@ -181,4 +181,25 @@ final class HistoryDriftTests: XCTestCase {
         XCTAssertEqual(unknown.status, 64)
         XCTAssertTrue(unknown.stderrText.contains("nosuchhost: no recorded probe"), unknown.stderrText)
     }
+
+    /// tidy reads the history: a known_hosts line of a type the host's latest complete scan did
+    /// not present is unused-key-type; the line of the type it did present is not.
+    func testTidyReportsARecordedKeyTypeTheHostNoLongerPresentsFromTheHistory() throws {
+        try serve(["edA"])
+        let presentedKey = try String(contentsOfFile: directory + "/edA.pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+        let goneKey = try String(contentsOfFile: directory + "/ec.pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+        let knownHosts = directory + "/known_hosts"
+        try "[127.0.0.1]:\(port) \(presentedKey)\n[127.0.0.1]:\(port) \(goneKey)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        let before = try fleettrust(["tidy", "--known-hosts", knownHosts, "--inventory", directory + "/hosts", "--format", "json"])
+        XCTAssertFalse(before.stdoutText.contains("unused-key-type"), "no history yet, no claim: \(before.stdoutText)")
+        let scan = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", knownHosts, "--format", "json"])
+        XCTAssertEqual(scan.status, 0, scan.stderrText)
+        let run = try fleettrust(["tidy", "--known-hosts", knownHosts, "--inventory", directory + "/hosts", "--format", "json"])
+        XCTAssertEqual(run.status, 1, run.stderrText)
+        let findings = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any])["findings"] as? [[String: Any]]
+        let unused = (findings ?? []).filter { $0["kind"] as? String == "unused-key-type" }
+        XCTAssertEqual(unused.map { $0["line"] as? Int }, [2], "only the ECDSA line, which the host stopped presenting: \(run.stdoutText)")
+        let without = try fleettrust(["tidy", "--known-hosts", knownHosts, "--inventory", directory + "/hosts", "--format", "json", "--no-history"])
+        XCTAssertFalse(without.stdoutText.contains("unused-key-type"), without.stdoutText)
+    }
 }
