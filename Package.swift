@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "FleetTrustDashboard",
                 dependencies: ["FleetTrustCore", "FleetTrustSSH", "CNcurses"]),
         .target(name: "FleetTrustTestFleet",
-                dependencies: ["FleetTrustCore"]),
+                dependencies: ["FleetTrustCore", .product(name: "Subprocess", package: "swift-subprocess")]),
         .target(name: "CBuildVersion"),
         .executableTarget(name: "fleettrust",
                           dependencies: ["FleetTrustCore", "FleetTrustSSH", "FleetTrustDashboard", "CBuildVersion",

@@ -7,8 +7,12 @@ import Glibc
 /// memory it used at most, as `wait4` measures it; for end-to-end tests of our own binaries.
 ///
 /// Kept hand-written rather than moved to swift-subprocess: the peak memory comes from `wait4`'s
-/// `rusage`, which swift-subprocess 1.0.2 does not report (its result is the termination status
-/// only), and memory bounds are what several end-to-end tests assert.
+/// `rusage`, and memory bounds are what several end-to-end tests assert. swift-subprocess 1.0.2
+/// exposes the child's PID (`Execution.processIdentifier`) but reaps it itself, with `waitid`, which
+/// returns no `rusage`, and its result carries the termination status only. Reading the zombie's
+/// usage first would take the raw `waitid` system call with `WNOWAIT` and a `rusage` argument (glibc's
+/// wrapper has none) and rely on the library reaping only after the body closure returns, which it
+/// does not promise.
 public struct ProgramRun: Sendable {
     public var status: Int32
     public var stdout: [UInt8]

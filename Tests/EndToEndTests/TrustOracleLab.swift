@@ -1,5 +1,6 @@
 import Foundation
 import FleetTrustCore
+import FleetTrustTestFleet
 import XCTest
 
 /// Real `sshd` processes on 127.0.0.1 serving one set of host keys with several host
@@ -153,18 +154,11 @@ enum TrustTool {
         init(_ text: String) { description = text }
     }
 
+    /// What the tool printed on standard output (or on standard error, with `stderr`); its exit status
+    /// is the caller's to judge from that text.
     static func run(_ path: String, _ arguments: [String], stderr: Bool = false) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = stderr ? FileHandle.nullDevice : pipe
-        process.standardError = stderr ? pipe : FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let output = try Tool.run(path, arguments)
+        return stderr ? output.stderr : output.stdout
     }
 
     static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 final class HostKeyTests: XCTestCase {
@@ -60,14 +61,5 @@ final class HostKeyTests: XCTestCase {
 }
 
 func runTool(_ path: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try Tool.run(path, arguments).stdout
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 final class InventorySSHConfigTests: XCTestCase {
@@ -180,18 +181,10 @@ final class InventorySSHConfigTests: XCTestCase {
     }
 
     private func sshMinusG(_ config: String, _ alias: String) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh")
-        process.arguments = ["-F", config, "-G", alias]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let output = try Tool.run("/usr/bin/ssh", ["-F", config, "-G", alias])
+        XCTAssertEqual(output.status, 0)
         var result: [String: String] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        for line in output.stdout.split(separator: "\n") {
             guard let space = line.firstIndex(of: " ") else { continue }
             let key = String(line[..<space])
             if result[key] == nil { result[key] = String(line[line.index(after: space)...]) }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 final class PinsTests: XCTestCase {
@@ -144,18 +145,8 @@ final class PinsTests: XCTestCase {
         let directory = NSTemporaryDirectory() + "ft-pins-keygen-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let keygen = Process()
-        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
-        keygen.arguments = ["-q", "-t", "ecdsa", "-N", "", "-f", directory + "/k"]
-        try keygen.run()
-        keygen.waitUntilExit()
-        let list = Process(), out = Pipe()
-        list.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
-        list.arguments = ["-lf", directory + "/k.pub"]
-        list.standardOutput = out
-        try list.run()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")[1]
-        list.waitUntilExit()
+        try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", "ecdsa", "-N", "", "-f", directory + "/k"])
+        let printed = try Tool.check("/usr/bin/ssh-keygen", ["-lf", directory + "/k.pub"]).split(separator: " ")[1]
         let key = try HostKey(openSSHLine: String(contentsOfFile: directory + "/k.pub", encoding: .utf8))
         for written in [printed, printed.dropFirst("SHA256:".count)] {
             let set = try pins("h \(written)\n")

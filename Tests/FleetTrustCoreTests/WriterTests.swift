@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 final class WriterTests: XCTestCase {
@@ -126,12 +127,5 @@ final class WriterHelperTests: XCTestCase {
 }
 
 func runToolStatus(_ path: String, _ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+    try Tool.run(path, arguments).status
 }

@@ -13,6 +13,13 @@ final class ProbePoolTests: XCTestCase {
         return options
     }
 
+    /// Makes the fleet here, on XCTest's thread: its set-up runs `Tool` synchronously, which must not
+    /// wait on a cooperative-pool thread, where the `async` tests below would otherwise first touch it.
+    override class func setUp() {
+        super.setUp()
+        _ = fleet
+    }
+
     override class func tearDown() {
         if case .success(let fleet) = fleet { fleet.stop() }
         super.tearDown()
@@ -36,7 +43,7 @@ final class ProbePoolTests: XCTestCase {
             XCTAssertNil(result.failure, "\(host.name): \(String(describing: result.failure))")
             var expected: Set<String> = []
             for file in host.publicKeyFiles {
-                let line = try Tool.check("/usr/bin/ssh-keygen", ["-lf", file])
+                let line = try await Tool.check("/usr/bin/ssh-keygen", ["-lf", file])
                 expected.insert(String(line.split(separator: " ")[1]))
             }
             let plain = result.keys.filter { !$0.key.isCertificate }
@@ -51,7 +58,7 @@ final class ProbePoolTests: XCTestCase {
         let result = await collect(ProbePool(), [inventoryHost(host.endpoints[0])])[0]
         let certificates = result.keys.filter(\.key.isCertificate)
         XCTAssertEqual(certificates.map(\.key), [host.certificate])
-        let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", try XCTUnwrap(host.certificateFile)])
+        let oracle = try await Tool.check("/usr/bin/ssh-keygen", ["-lf", try XCTUnwrap(host.certificateFile)])
         let certified = try HostCertificate(try XCTUnwrap(certificates.first?.key)).key
         XCTAssertEqual(String(oracle.split(separator: " ")[1]), certified.sha256Fingerprint)
     }
