@@ -39,7 +39,8 @@ public enum Tool {
                            environment: [String: String]? = nil) async throws -> ToolOutput {
         let configuration = Configuration(executable: .path(FilePath(path)), arguments: Arguments(arguments),
                                           environment: environment.map { vars in
-                                              .custom(vars.map { Array("\($0.key)=\($0.value)".utf8) })
+                                              // Each entry goes to strdup(): it must end in NUL.
+                                              .custom(vars.map { Array("\($0.key)=\($0.value)\0".utf8) })
                                           } ?? .inherit)
         if let input {
             return try await collect(configuration, input: .array(Array(input.utf8)))

@@ -25,8 +25,12 @@ public struct TLSJudgement: Hashable, Sendable {
     public var leaf: TLSCertificate? { certificates.first }
 
     /// Whole days from `now` to `time` (negative once past), as for SSH certificates.
+    /// A certificate's time is the server's to choose: any Int64 (the parser's sentinels are
+    /// `Int64.min`/`.max`) must give an answer, never an overflow.
     static func days(until time: Int64, now: UInt64) -> Int {
-        let seconds = time - Int64(clamping: now)
-        return Int(seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400))
+        let (seconds, overflow) = time.subtractingReportingOverflow(Int64(clamping: now))
+        if overflow { return time < 0 ? -Int(Int32.max) : Int(Int32.max) }
+        let whole = seconds / 86_400
+        return Int(seconds % 86_400 < 0 ? whole - 1 : whole)
     }
 }
