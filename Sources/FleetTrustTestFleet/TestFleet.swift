@@ -142,18 +142,42 @@ public final class TestFleet: @unchecked Sendable {
 
     private func allocateEndpoints() throws -> [[Endpoint]] {
         if options.samePort {
-            let port = try Loopback.freePort()
-            var counter = 0
+            let count = options.hosts * options.addressesPerHost
+            let addresses = (1...count).map { "127.0.\($0 / 250).\($0 % 250 + 2)" }
+            let port = try Self.portFree(on: addresses)
+            var next = addresses.makeIterator()
             return (0..<options.hosts).map { _ in
-                (0..<options.addressesPerHost).map { _ in
-                    counter += 1
-                    return Endpoint(address: "127.0.\(counter / 250).\(counter % 250 + 2)", port: port)
-                }
+                (0..<options.addressesPerHost).map { _ in Endpoint(address: next.next()!, port: port) }
             }
         }
+        // Every socket stays open until all ports are chosen: closed one by one, the kernel may
+        // hand the same port out twice, and two sshds would then share an endpoint.
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
         return try (0..<options.hosts).map { _ in
-            try (0..<options.addressesPerHost).map { _ in Endpoint(address: "127.0.0.1", port: try Loopback.freePort()) }
+            try (0..<options.addressesPerHost).map { _ in
+                let (fd, port) = try Loopback.listeningSocket(address: "127.0.0.1", backlog: 1)
+                held.append(fd)
+                return Endpoint(address: "127.0.0.1", port: port)
+            }
         }
+    }
+
+    /// A port free on every one of these addresses, not only on 127.0.0.1: test processes run in
+    /// parallel and another one's fleet may hold the same port on 127.0.0.2 and up.
+    private static func portFree(on addresses: [String]) throws -> Int {
+        for _ in 0..<50 {
+            let port = try Loopback.freePort()
+            var held: [Int32] = []
+            defer { held.forEach { close($0) } }
+            let free = addresses.allSatisfy { address in
+                guard let (fd, _) = try? Loopback.listeningSocket(address: address, port: port, backlog: 1) else { return false }
+                held.append(fd)
+                return true
+            }
+            if free { return port }
+        }
+        throw TestFleetError.noFreePort
     }
 
     private func makeHost(index: Int, endpoints: [Endpoint]) throws -> Host {
