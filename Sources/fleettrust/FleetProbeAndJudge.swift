@@ -25,15 +25,37 @@ extension FleetOptions {
     }
 
     /// Judges every probe against the files and pins these options name (and the history, for
-    /// drift); warns about pin lines
-    /// that apply to no host.
+    /// drift); warns about pin lines that apply to no host.
     func judge(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> [JudgedHost] {
+        let judging = try judging(hosts, results, history: history)
+        return hosts.indices.map(judging.judged)
+    }
+
+    /// The judge prepared for the whole fleet (files, pins, history, which hosts share a key),
+    /// judging each host only when asked, so a scan can write one host and let it go.
+    func judging(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> FleetJudging {
+        // Which hosts share keys is found first, by index (names cleaned only for the hosts that
+        // share), so its working memory is gone before the known_hosts files are read.
+        let sharing = SharedKeys.otherHostNames(names: Array(hosts.indices), results: results)
+        let shared = sharing.mapValues { others in others.map { CleanText(hosts[$0].name) } }
         var judge = try loadJudge(for: hosts).preparing(for: hosts)
         judge.history = history
         for line in judge.pinLinesApplyingToNone(of: hosts) {
             printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }
-        let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
-        return hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+        return FleetJudging(judge: judge, hosts: hosts, results: results, shared: shared)
+    }
+}
+
+/// One fleet's hosts and probes with the judge prepared for them.
+struct FleetJudging {
+    let judge: FleetJudge
+    let hosts: [InventoryHost]
+    let results: [ProbeResult]
+    let shared: [Int: [CleanText]]
+
+    /// The `index`th host judged (`FleetJudge.judge`, pure: the same every time it is asked).
+    func judged(_ index: Int) -> JudgedHost {
+        judge.judge(hosts[index], results[index], sharesKeysWith: shared[index] ?? [])
     }
 }

@@ -56,8 +56,9 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
+            let output = try openOutput()
             if dryRun {
-                try planOnly()
+                try planOnly(to: output)
                 return
             }
             let started = ContinuousClock.now
@@ -65,26 +66,51 @@ struct ScanCommand: AsyncParsableCommand {
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
             let (hosts, results, skipped) = try await gather()
             let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
-            let judged = try fleet.judge(hosts, results, history: remembered)
-            var exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
-            if let store, !readOnly, let problem = await Self.record(judged, in: store) {
-                printError(problem)
-                exitStatus = max(exitStatus, 1)
+            let judging = try fleet.judging(hosts, results, history: remembered)
+            let seenAt = HistoryTime.nowMilliseconds()
+            var exitStatus: Int32
+            if format == .json {
+                // Streamed: each host is judged, written and let go (10,000 hosts in little memory).
+                var sightings: [HistorySighting] = []
+                let recording = store != nil && !readOnly
+                var stream = ScanDocumentStream(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
+                                                sink: output.write)
+                for index in hosts.indices {
+                    let judged = judging.judged(index)
+                    if recording, let sighting = HistorySighting(judged, source: .scan, seenAt: seenAt) { sightings.append(sighting) }
+                    try stream.append(judged)
+                }
+                try stream.finish(skipped: skipped)
+                try output.finish()
+                exitStatus = ScanDocument.exitStatus(stream.exitStatus, skipped: skipped)
+                if let store, !readOnly, let problem = await Self.record(sightings, in: store) {
+                    printError(problem)
+                    exitStatus = max(exitStatus, 1)
+                }
+            } else {
+                let judged = hosts.indices.map(judging.judged)
+                exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
+                let sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: seenAt) }
+                if let store, !readOnly, let problem = await Self.record(sightings, in: store) {
+                    printError(problem)
+                    exitStatus = max(exitStatus, 1)
+                }
+                let duration = started.duration(to: .now)
+                try await emit(judged, skipped: skipped, exitStatus: exitStatus, to: output,
+                               seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
             }
-            let duration = started.duration(to: .now)
-            try await emit(judged, skipped: skipped, exitStatus: exitStatus,
-                     seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
             if exitStatus != 0 { throw ExitCode(exitStatus) }
         } catch let failure as CommandFailure {
+            printError(failure.description)
+            throw ExitCode(64)
+        } catch let failure as AtomicOutputFile.Failure {
             printError(failure.description)
             throw ExitCode(64)
         }
     }
 
     /// Records every host that proved keys; returns why it could not, if it could not.
-    static func record(_ judged: [JudgedHost], in store: HistoryStore) async -> String? {
-        let now = HistoryTime.nowMilliseconds()
-        let sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: now) }
+    static func record(_ sightings: [HistorySighting], in store: HistoryStore) async -> String? {
         do {
             try await OffPool.run { try store.record(sightings) }
             return nil
@@ -94,7 +120,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     /// `--dry-run`: reads the inventory, known_hosts and pins, and says what would be probed.
-    private func planOnly() throws {
+    private func planOnly(to output: CommandOutput) throws {
         let inventory = try fleet.loadInventory()
         let hosts = inventory.hosts
         let skipped = SkippedInventoryEntry.entries(in: inventory)
@@ -103,14 +129,15 @@ struct ScanCommand: AsyncParsableCommand {
                             skipped: skipped)
         switch format {
         case .json:
-            try write(try plan.encoded() + Data("\n".utf8))
+            try output.write(try plan.encoded() + Data("\n".utf8))
         case .table, .knownHosts, .prometheus:
             let files = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path))
             var text = "would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
                 + "\(plan.summary.knownHostsLines) known_hosts lines read from \(files.count) file\(files.count == 1 ? "" : "s")\n"
             text += Self.skippedLines(skipped)
-            try write(Data(text.utf8))
+            try output.write(Data(text.utf8))
         }
+        try output.finish()
         if plan.summary.exitStatus != 0 { throw ExitCode(plan.summary.exitStatus) }
     }
 
@@ -134,11 +161,12 @@ struct ScanCommand: AsyncParsableCommand {
         return (inventory.hosts, await fleet.probe(inventory.hosts), SkippedInventoryEntry.entries(in: inventory))
     }
 
-    private func emit(_ judged: [JudgedHost], skipped: [SkippedInventoryEntry], exitStatus: Int32, seconds: Double) async throws {
+    /// Every format but json (which is streamed), from all the judged hosts.
+    private func emit(_ judged: [JudgedHost], skipped: [SkippedInventoryEntry], exitStatus: Int32, to output: CommandOutput,
+                      seconds: Double) async throws {
         switch format {
         case .json:
-            let report = ScanReport(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles, judged: judged)
-            try write(try ScanDocument(report: report, skipped: skipped).encoded() + Data("\n".utf8))
+            preconditionFailure("scan streams its json report host by host (run())")
         case .knownHosts:
             let saving = judged.compactMap { host -> (JudgedHost, [HostKey])? in
                 if case .save(let keys) = host.saving { return (host, keys) }
@@ -158,14 +186,15 @@ struct ScanCommand: AsyncParsableCommand {
                     printError("\(host.labels.name): \(error)")
                 }
             }
-            try write(Data(lines.map { $0 + "\n" }.joined().utf8))
+            try output.write(Data(lines.map { $0 + "\n" }.joined().utf8))
         case .prometheus:
             let metrics = PrometheusTextfile(judged: judged, durationSeconds: seconds, finishedAt: Date(),
                                              skippedEntries: skipped.count, exitStatus: exitStatus)
-            try write(Data(metrics.rendered().utf8))
+            try output.write(Data(metrics.rendered().utf8))
         case .table:
-            try write(Data((ScanTable.render(judged) + "\n" + Self.skippedLines(skipped)).utf8))
+            try output.write(Data((ScanTable.render(judged) + "\n" + Self.skippedLines(skipped)).utf8))
         }
+        try output.finish()
     }
 
     /// The table's list of skipped inventory entries (nothing when none was skipped).
@@ -175,14 +204,11 @@ struct ScanCommand: AsyncParsableCommand {
             + skipped.map { "  \($0)\n" }.joined()
     }
 
-    /// To `--output`, atomically, or to standard output.
-    private func write(_ data: Data) throws {
-        guard let output else {
-            FileHandle.standardOutput.write(data)
-            return
-        }
+    /// Standard output, or `--output` (its temporary file made now, so a path that cannot be
+    /// written is reported before a long scan, not after).
+    private func openOutput() throws -> CommandOutput {
         do {
-            try AtomicOutputFile(path: expandTilde(output)).write(data)
+            return try CommandOutput(path: output.map(expandTilde))
         } catch {
             throw CommandFailure.unreadableInput("\(error)")
         }
@@ -201,3 +227,4 @@ extension FleetOptions {
         }
     }
 }
+

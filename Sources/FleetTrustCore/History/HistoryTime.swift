@@ -12,6 +12,12 @@ public enum HistoryTime {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
+    /// The same for a date (a scan document's `generated_at`). Made with `gmtime_r`, not a
+    /// Foundation date formatter, which would page in several MB of ICU data for one line.
+    public static func rfc3339(date: Date) -> String {
+        rfc3339(UInt64(max(0, date.timeIntervalSince1970) * 1000))
+    }
+
     /// Now, in milliseconds since the epoch.
     public static func nowMilliseconds() -> UInt64 {
         UInt64((Date().timeIntervalSince1970 * 1000).rounded())

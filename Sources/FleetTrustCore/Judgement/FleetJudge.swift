@@ -43,14 +43,15 @@ public struct FleetJudge: Sendable {
     /// non-22 port is prepared only where `[host]:port` records no key: elsewhere the retry never
     /// happens. (A name not prepared is still matched, one lookup at a time.)
     public func preparing(for hosts: [InventoryHost]) -> FleetJudge {
-        var byPaths: [[String]: [InventoryHost]] = [:]
-        for host in hosts { byPaths[knownHosts.paths(for: host), default: []].append(host) }
+        var byPaths: [[String]: [Int]] = [:]
+        for (index, host) in hosts.enumerated() { byPaths[knownHosts.paths(for: host), default: []].append(index) }
         var sets = knownHosts.sets
         for (paths, members) in byPaths {
             guard let files = sets[paths] else { continue }
             var lookups: [String] = []
             var retries: [(hostString: String, retry: String)] = []
-            for host in members {
+            for member in members {
+                let host = hosts[member]
                 let target = target(for: host, peer: nil)
                 lookups.append(target.lookup.hostString)
                 if let retry = target.lookup.retryString { retries.append((target.lookup.hostString, retry)) }

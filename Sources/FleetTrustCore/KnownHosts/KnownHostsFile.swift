@@ -24,8 +24,9 @@ public struct KnownHostsFile: Sendable {
     /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
     private(set) var hashedMatchCache: [[UInt8]: [Int]]?
 
+    /// 8 bytes: the name's hash cut to 32 bits (a hit is always checked against the line).
     struct LiteralName: Sendable, Comparable {
-        let hash: Int
+        let hash: UInt32
         let line: Int32
         static func < (a: LiteralName, b: LiteralName) -> Bool { (a.hash, a.line) < (b.hash, b.line) }
     }
@@ -41,6 +42,10 @@ public struct KnownHostsFile: Sendable {
         self.bytes = bytes
         self.lineStarts = KnownHostsLineList.lineStarts(bytes)
         var literal: [LiteralName] = [], hashed: [HashedLine] = [], patterns: [(line: Int32, list: PatternList)] = []
+        // Sized before filling: an array that doubles as it grows holds its old and new copies at once.
+        let hashedBound = KnownHostsFile.hashedLineBound(bytes, starts: lineStarts)
+        hashed.reserveCapacity(hashedBound)
+        literal.reserveCapacity(lineStarts.count - hashedBound)
         let list = KnownHostsLineList(bytes: bytes, starts: lineStarts)
         for index in list.indices {
             guard let entry = list[index].entry else { continue }
@@ -61,10 +66,29 @@ public struct KnownHostsFile: Sendable {
         self.patternLines = patterns
     }
 
-    static func hash(_ name: [UInt8]) -> Int {
+    /// At least as many as the lines whose host field is hashed (`|1|` first, after a marker).
+    static func hashedLineBound(_ bytes: [UInt8], starts: [UInt32]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var count = 0
+            for start in starts {
+                var at = Int(start)
+                func skipBlanks() { while at < buffer.count, buffer[at] == 0x20 || buffer[at] == 0x09 { at += 1 } }
+                skipBlanks()
+                if at < buffer.count, buffer[at] == UInt8(ascii: "@") {
+                    while at < buffer.count, buffer[at] != 0x20, buffer[at] != 0x09, buffer[at] != 0x0a { at += 1 }
+                    skipBlanks()
+                }
+                if at + 2 < buffer.count, buffer[at] == UInt8(ascii: "|"), buffer[at + 1] == UInt8(ascii: "1"),
+                   buffer[at + 2] == UInt8(ascii: "|") { count += 1 }
+            }
+            return count
+        }
+    }
+
+    static func hash(_ name: [UInt8]) -> UInt32 {
         var hasher = Hasher()
         name.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize()
+        return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
     /// Reads a file; a missing file reads as empty, as it does for `ssh`. Any other failure (a

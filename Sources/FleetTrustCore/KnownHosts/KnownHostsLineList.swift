@@ -31,6 +31,7 @@ public struct KnownHostsLineList: RandomAccessCollection, Sendable {
         var starts: [UInt32] = []
         var start = 0
         bytes.withUnsafeBufferPointer { buffer in
+            starts.reserveCapacity(buffer.reduce(1) { $1 == 0x0a ? $0 + 1 : $0 })
             while start < buffer.count {
                 starts.append(UInt32(start))
                 guard let end = buffer[start...].firstIndex(of: 0x0a) else { break }

@@ -177,6 +177,6 @@ public enum JudgementWords {
     public static func date(_ seconds: UInt64) -> String {
         if seconds == 0 { return "always" }
         if seconds == UInt64.max { return "forever" }
-        return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(min(seconds, 253_402_300_799))))
+        return HistoryTime.rfc3339(min(seconds, 253_402_300_799) * 1000)
     }
 }

@@ -11,70 +11,88 @@ public enum ScanReplay {
         public var description: String { "\(source): \(message)" }
     }
 
+    /// Each host entry is decoded on its own, in turn (`ReplayDocument` finds where each one is),
+    /// so a recorded scan of 10,000 hosts is never held decoded all at once beside the hosts made
+    /// from it: only the hosts and probes to judge stay.
     public static func load(_ data: Data, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
-        let report: ScanReport
+        let document: ReplayDocument
         do {
-            report = try ScanReport.decode(data)
+            document = try ReplayDocument(data)
         } catch {
-            throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error)))")
+            throw Problem(source: source, message: "not a fleettrust scan JSON document (\(error))")
         }
-        guard (1...ScanReport.currentVersion).contains(report.version) else {
-            throw Problem(source: source, message: "scan document version \(report.version) is not supported (expected 1 to \(ScanReport.currentVersion))")
+        guard (1...ScanReport.currentVersion).contains(document.version) else {
+            throw Problem(source: source, message: "scan document version \(document.version) is not supported (expected 1 to \(ScanReport.currentVersion))")
         }
-        return try report.hosts.enumerated().map { index, entry in
-            let settings = entry.ssh
-            var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
-                                     groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
-                                     userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
-                                     sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
-                                                                globalKnownHostsFiles: settings?.globalKnownHostsFiles,
-                                                                checkHostIP: settings?.checkHostIP))
-            if entry.policySource == "inventory" { host.policy = entry.policy }
-            host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
-            if entry.endpointProtocol == .tls {
-                host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
-                var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
-                result.tls = try entry.recordedHandshake()
-                if result.tls == nil {
-                    result.failures = entry.error.map {
-                        [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .tlsHandshake, code: $0.code, message: $0.message)]
-                    } ?? []
-                }
-                return (host, result)
+        let decoder = JSONDecoder()
+        var pairs: [(host: InventoryHost, result: ProbeResult)] = []
+        pairs.reserveCapacity(document.hosts.count)
+        for (index, range) in document.hosts.enumerated() {
+            let entry: ScanReport.Host
+            do {
+                entry = try decoder.decode(ScanReport.Host.self, from: data[range])
+            } catch {
+                throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error, at: ".hosts[\(index)]")))")
             }
-            var keys: [DiscoveredKey] = []
-            var malformed: [MalformedHostKey] = []
-            for key in entry.keys {
-                do {
-                    keys.append(DiscoveredKey(key: try HostKey(openSSHLine: key.key), algorithms: key.algorithms,
-                                              handshakeMilliseconds: key.handshakeMilliseconds))
-                } catch {
-                    let fields = key.key.split(separator: " ")
-                    guard key.type.hasSuffix("-cert-v01@openssh.com"), fields.count == 2, let blob = Base64.decode(fields[1]) else {
-                        throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key: \(error)")
-                    }
-                    malformed.append(MalformedHostKey(algorithm: key.algorithms?.hostKey ?? key.type, blob: blob, reason: "\(error)"))
-                }
-            }
-            let failures = entry.error.map {
-                [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .connect, code: $0.code, message: $0.message)]
-            } ?? []
-            // A host-key refusal is the judge's own conclusion, not a probe failure: judge it again.
-            let probeFailures = failures.filter { $0.stage != .hostKey }
-            return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,
-                                      failures: probeFailures, serverVersion: entry.serverVersion,
-                                      serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
+            pairs.append(try pair(entry, index: index, source: source))
         }
+        return pairs
     }
 
-    private static func describe(_ error: Error) -> String {
+    /// The host and probe a recorded host entry stands for.
+    private static func pair(_ entry: ScanReport.Host, index: Int, source: String) throws -> (host: InventoryHost, result: ProbeResult) {
+        let settings = entry.ssh
+        var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
+                                 groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
+                                 userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
+                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
+                                                            globalKnownHostsFiles: settings?.globalKnownHostsFiles,
+                                                            checkHostIP: settings?.checkHostIP))
+        if entry.policySource == "inventory" { host.policy = entry.policy }
+        host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
+        if entry.endpointProtocol == .tls {
+            host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
+            var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
+            result.tls = try entry.recordedHandshake()
+            if result.tls == nil {
+                result.failures = entry.error.map {
+                    [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .tlsHandshake, code: $0.code, message: $0.message)]
+                } ?? []
+            }
+            return (host, result)
+        }
+        var keys: [DiscoveredKey] = []
+        var malformed: [MalformedHostKey] = []
+        for key in entry.keys {
+            do {
+                keys.append(DiscoveredKey(key: try HostKey(openSSHLine: key.key), algorithms: key.algorithms,
+                                          handshakeMilliseconds: key.handshakeMilliseconds))
+            } catch {
+                let fields = key.key.split(separator: " ")
+                guard key.type.hasSuffix("-cert-v01@openssh.com"), fields.count == 2, let blob = Base64.decode(fields[1]) else {
+                    throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key: \(error)")
+                }
+                malformed.append(MalformedHostKey(algorithm: key.algorithms?.hostKey ?? key.type, blob: blob, reason: "\(error)"))
+            }
+        }
+        let failures = entry.error.map {
+            [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .connect, code: $0.code, message: $0.message)]
+        } ?? []
+        // A host-key refusal is the judge's own conclusion, not a probe failure: judge it again.
+        let probeFailures = failures.filter { $0.stage != .hostKey }
+        return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,
+                                  failures: probeFailures, serverVersion: entry.serverVersion,
+                                  serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
+    }
+
+    private static func describe(_ error: Error, at prefix: String) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
-            return "missing \(path(context.codingPath + [key]))"
+            return "missing \(prefix)\(path(context.codingPath + [key]))"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "wrong type at \(path(context.codingPath))"
+            return "wrong type at \(prefix)\(path(context.codingPath))"
         case DecodingError.dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "invalid JSON" : "bad value at \(path(context.codingPath))"
+            return context.codingPath.isEmpty ? "invalid JSON at \(prefix)" : "bad value at \(prefix)\(path(context.codingPath))"
         default:
             return "\(error)"
         }

@@ -413,7 +413,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
 
     public init(generatedAt: Date = Date(), knownHostsFiles: [String], pinFiles: [String], judged: [JudgedHost]) {
         self.version = ScanReport.currentVersion
-        self.generatedAt = ISO8601DateFormatter().string(from: generatedAt)
+        self.generatedAt = HistoryTime.rfc3339(date: generatedAt)
         self.knownHostsFiles = knownHostsFiles
         self.pinFiles = pinFiles
         self.hosts = judged.map(Host.init)
@@ -422,6 +422,15 @@ public struct ScanReport: Codable, Sendable, Equatable {
         var drifts: [String: Int] = [:]
         for host in judged { if let drift = host.drift { drifts[drift.kind.rawValue, default: 0] += 1 } }
         self.summary = Summary(total: judged.count, byStatus: counts, exitStatus: ScanReport.exitStatus(for: judged), byDrift: drifts)
+    }
+
+    init(version: Int, generatedAt: String, knownHostsFiles: [String], pinFiles: [String], hosts: [Host], summary: Summary) {
+        self.version = version
+        self.generatedAt = generatedAt
+        self.knownHostsFiles = knownHostsFiles
+        self.pinFiles = pinFiles
+        self.hosts = hosts
+        self.summary = summary
     }
 
     /// The statuses' exit status, raised to 2 when a host presents a key it had before another

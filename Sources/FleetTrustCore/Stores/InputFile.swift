@@ -50,6 +50,8 @@ public enum InputFile {
         var info = stat()
         if fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw .directory(path: path, role: role) }
         var bytes: [UInt8] = []
+        // Sized once from the file, so a 25 MB known_hosts is never held twice while the buffer grows.
+        if info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 { bytes.reserveCapacity(min(Int(info.st_size), limit)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

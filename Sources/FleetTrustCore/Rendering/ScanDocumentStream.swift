@@ -1,0 +1,104 @@
+import Foundation
+
+/// Writes the `scan --format json` document host by host, byte for byte what `ScanDocument`
+/// encodes in one piece, so a scan of 10,000 hosts never holds the whole report (or the
+/// encoder's tree of it, about four times its size) in memory.
+///
+/// The document's keys are sorted, and `hosts` sorts after `generated_at` and before every other
+/// top-level key: the head is written first, then each host as it is judged, then the
+/// `summary` and the other fields, counted while the hosts went by. Each piece is encoded by
+/// the same `JSONEncoder` settings and indented to its depth; JSON strings hold no raw newline,
+/// so re-indenting line by line cannot touch a value.
+public struct ScanDocumentStream {
+    private let sink: (Data) throws -> Void
+    private let generatedAt: String
+    private let knownHostsFiles: [String]
+    private let pinFiles: [String]
+    private let encoder: JSONEncoder
+    private var total = 0
+    private var byStatus: [String: Int] = [:]
+    private var byDrift: [String: Int] = [:]
+    private var statuses = Set<HostStatus>()
+    private var reverted = false
+
+    /// `sink` receives the document in pieces, in order.
+    public init(generatedAt: Date = Date(), knownHostsFiles: [String], pinFiles: [String], sink: @escaping (Data) throws -> Void) {
+        self.sink = sink
+        self.generatedAt = HistoryTime.rfc3339(date: generatedAt)
+        self.knownHostsFiles = knownHostsFiles
+        self.pinFiles = pinFiles
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    }
+
+    /// The hosts' exit status so far (what `summary.exit_status` says before skipped entries).
+    public var exitStatus: Int32 {
+        max(ScanReport.exitStatus(for: Array(statuses)), reverted ? 2 : 0)
+    }
+
+    /// Writes one judged host, in inventory order.
+    public mutating func append(_ judged: JudgedHost) throws {
+        let entry = try encoder.encode(ScanReport.Host(judged))
+        if total == 0 {
+            try sink(try head())
+        } else {
+            try sink(Data(",\n".utf8))
+        }
+        try sink(Self.indented(entry, by: 4))
+        total += 1
+        byStatus[judged.status.rawValue, default: 0] += 1
+        if let drift = judged.drift { byDrift[drift.kind.rawValue, default: 0] += 1 }
+        statuses.insert(judged.status)
+        if judged.drift?.kind == .reverted { reverted = true }
+    }
+
+    /// Writes the rest of the document (`skipped`, `summary` and the file lists) and its final newline.
+    public mutating func finish(skipped: [SkippedInventoryEntry]) throws {
+        let summary = ScanReport.Summary(total: total, byStatus: byStatus,
+                                         exitStatus: ScanDocument.exitStatus(exitStatus, skipped: skipped), byDrift: byDrift)
+        guard total > 0 else {
+            // No host: the whole (small) document at once, empty `hosts` written as the encoder writes it.
+            let report = ScanReport(version: ScanReport.currentVersion, generatedAt: generatedAt, knownHostsFiles: knownHostsFiles,
+                                    pinFiles: pinFiles, hosts: [], summary: summary)
+            try sink(try encoder.encode(ScanDocument(report: report, skipped: skipped)) + Data("\n".utf8))
+            return
+        }
+        let tail = try encoder.encode(Tail(knownHostsFiles: knownHostsFiles, pinFiles: pinFiles, skipped: skipped,
+                                           summary: summary, version: ScanReport.currentVersion))
+        // `{\n  "known_hosts_files" …}` becomes the fields after `hosts`.
+        try sink(Data("\n  ],\n".utf8) + tail.dropFirst(2) + Data("\n".utf8))
+    }
+
+    /// `{\n  "generated_at" : "…",\n  "hosts" : [\n`.
+    private func head() throws -> Data {
+        let only = try encoder.encode(["generated_at": generatedAt])
+        return Data("{\n".utf8) + only.dropFirst(2).dropLast(2) + Data(",\n  \"hosts\" : [\n".utf8)
+    }
+
+    /// Every line of `json` indented by `spaces` more, except empty lines (the encoder writes an
+    /// empty list as `[`, an empty line, `]`, with nothing on the empty line at any depth).
+    static func indented(_ json: Data, by spaces: Int) -> Data {
+        let pad = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
+        var out = Data(capacity: json.count + json.count / 8)
+        var lineStart = true
+        for byte in json {
+            if lineStart && byte != UInt8(ascii: "\n") { out.append(contentsOf: pad) }
+            out.append(byte)
+            lineStart = byte == UInt8(ascii: "\n")
+        }
+        return out
+    }
+
+    /// The top-level fields after `hosts`, in the document's sorted order.
+    private struct Tail: Encodable {
+        var knownHostsFiles: [String]
+        var pinFiles: [String]
+        var skipped: [SkippedInventoryEntry]
+        var summary: ScanReport.Summary
+        var version: Int
+
+        enum CodingKeys: String, CodingKey {
+            case knownHostsFiles = "known_hosts_files", pinFiles = "pin_files", skipped, summary, version
+        }
+    }
+}
