@@ -19,6 +19,10 @@ import Glibc
 /// `run` returns. The task runs on Dispatch threads of its own (`ChildTaskExecutor`), not on
 /// Swift's cooperative pool, because `init` and `terminate` block their caller until the task has
 /// got that far, and a caller may be a cooperative thread (an `async` test, a `deinit` there).
+/// One step escapes that executor: as `run` ends, it awaits an unstructured `Task` of its own
+/// (its cancellation watch), which inherits no executor preference and so needs a cooperative
+/// thread for a moment. `terminate` on a cooperative thread is therefore fine while another one
+/// is free, but many of them blocked in `terminate` at once could wait for each other.
 ///
 /// What the child gets, from swift-subprocess: stdin and stdout on /dev/null, stderr appended to
 /// `stderrPath` (or /dev/null); every signal at its default disposition and none blocked (so
