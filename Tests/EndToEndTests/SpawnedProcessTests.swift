@@ -40,6 +40,12 @@ final class SpawnedProcessTests: XCTestCase {
         XCTAssertEqual(child.exitStatus, 7, "terminate() after the end signals nothing")
     }
 
+    func testAProgramThatCannotStartThrows() {
+        XCTAssertThrowsError(try SpawnedProcess("/nonexistent/fleettrust-test-program", [])) { error in
+            XCTAssertTrue("\(error)".contains("cannot start /nonexistent/fleettrust-test-program"), "\(error)")
+        }
+    }
+
     func testChildStartsWithDefaultSignalsNullStdioAppendedStderrAndTheInheritedEnvironment() throws {
         let log = NSTemporaryDirectory() + "ft-spawned-\(getpid())-\(UUID().uuidString.prefix(8)).log"
         defer { unlink(log) }
