@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 
 /// A real terminal for the dashboard: a tmux server of its own (own socket), one session running
 /// the command under `sh`, which prints the exit status and the terminal modes afterwards so a
@@ -59,43 +60,20 @@ final class DashboardTmux {
         try DashboardTmux.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, readingOutput: readingOutput)
     }
 
-    /// posix_spawn + waitpid: the tmux server a client forks must not inherit an output pipe.
+    /// Runs a tool (a tmux client) through `Tool.run`; returns what it printed on stdout, whatever its status.
+    ///
+    /// A client that starts the tmux server (`new-session`) must not hand it a pipe of ours: the
+    /// server outlives the client and would hold the pipe open. So unless `readingOutput`, the
+    /// client's stdout and stderr are /dev/null before it starts, and the server it forks inherits
+    /// no pipe at all. (A pipe a forked daemon keeps would not hang `Tool.run` either: it stops
+    /// reading when its child exits; but the server is not meant to write to it.)
+    @discardableResult
     static func run(_ arguments: [String], readingOutput: Bool) throws -> String {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var fds: [Int32] = [-1, -1]
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        if readingOutput {
-            guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            posix_spawn_file_actions_addclose(&actions, fds[0])
-            posix_spawn_file_actions_addclose(&actions, fds[1])
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        guard readingOutput else {
+            try Tool.run("/bin/sh", ["-c", "exec \"$@\" >/dev/null 2>&1", "sh"] + arguments)
+            return ""
         }
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        if readingOutput { close(fds[1]) }
-        guard spawned == 0 else {
-            if readingOutput { close(fds[0]) }
-            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
-        }
-        var output = [UInt8]()
-        if readingOutput {
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = read(fds[0], &buffer, buffer.count)
-                if n > 0 { output += buffer[0..<n] } else if n == 0 || errno != EINTR { break }
-            }
-            close(fds[0])
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return String(decoding: output, as: UTF8.self)
+        return try Tool.run(arguments[0], Array(arguments.dropFirst())).stdout
     }
 
     func capture() -> String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }

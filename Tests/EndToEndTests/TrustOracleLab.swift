@@ -19,7 +19,7 @@ final class TrustOracleLab: @unchecked Sendable {
     let authority: HostKey, otherAuthority: HostKey, rsaAuthority: HostKey
     private(set) var certificates: [CertificateVariant: HostKey] = [:]
     private(set) var ports: [CertificateVariant: Int] = [:]
-    private var pids: [pid_t] = []
+    private var servers: [SpawnedProcess] = []
 
     init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-trust-lab-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -50,12 +50,8 @@ final class TrustOracleLab: @unchecked Sendable {
     deinit { stop() }
 
     func stop() {
-        for pid in pids {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
-        pids = []
+        servers.forEach { $0.terminate() }
+        servers = []
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -102,15 +98,12 @@ final class TrustOracleLab: @unchecked Sendable {
             LoginGraceTime 20
 
             """.write(toFile: config, atomically: true, encoding: .utf8)
-            // posix_spawn, not Foundation.Process: Process's monitor thread blocks in wait4 on a
-            // long-lived child, so later short-lived children would never be seen to exit.
-            let pid = try TrustTool.spawn("/usr/sbin/sshd", ["-D", "-e", "-f", config])
-            pids.append(pid)
-            if TrustTool.waitForListener(port: port, pid: pid) { return port }
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            pids.removeLast()
+            let server = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", config])
+            if TrustTool.waitForListener(port: port, server: server) {
+                servers.append(server)
+                return port
+            }
+            server.terminate()
         }
         throw TrustTool.Failure("sshd did not start")
     }
@@ -161,25 +154,9 @@ enum TrustTool {
         return stderr ? output.stderr : output.stdout
     }
 
-    static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard result == 0 else { throw Failure("cannot start \(path): errno \(result)") }
-        return pid
-    }
-
-    static func waitForListener(port: Int, pid: pid_t) -> Bool {
+    static func waitForListener(port: Int, server: SpawnedProcess) -> Bool {
         for _ in 0..<100 {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return false }
+            if !server.isRunning { return false }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

@@ -4,6 +4,7 @@ import XCTest
 import Glibc
 #endif
 @testable import FleetTrustCore
+import FleetTrustTestFleet
 
 /// GuardedFile on real files: bytes kept, compare-and-set, the late-append race, errors.
 final class StoreGuardedFileTests: XCTestCase {
@@ -16,14 +17,17 @@ final class StoreGuardedFileTests: XCTestCase {
 
     func testAWriterHoldingTheLockMakesTheWriteGiveUpInBoundedTimeAndChangeNothing() throws {
         try dir.write("known_hosts", "host1 ssh-ed25519 AAAA\n")
-        // A real other process (util-linux flock) holds the lock our writer takes on the directory.
-        var holder: pid_t = 0
-        let words = ["/usr/bin/flock", "-x", dir.path, "-c", "sleep 30"]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        XCTAssertEqual(posix_spawn(&holder, "/usr/bin/flock", nil, nil, argv, environ), 0)
-        defer { kill(holder, SIGTERM); var status: Int32 = 0; waitpid(holder, &status, 0) }
-        usleep(300_000)
+        // A real other process holds the lock our writer takes on the directory: util-linux flock
+        // locks the shell's descriptor and exits, and the shell becomes `sleep`, one process that
+        // keeps the lock until it is stopped by its PID; it says on stderr once it holds the lock.
+        let said = dir.file("holder.log")
+        let holder = try SpawnedProcess("/bin/sh", ["-c", "exec 9<\"$0\" && /usr/bin/flock -x 9 && echo held >&2 && exec sleep 30", dir.path],
+                                        stderrPath: said)
+        defer { holder.terminate() }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: said, encoding: .utf8)) != "held\n" && holder.isRunning && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(try String(contentsOfFile: said, encoding: .utf8), "held\n")
+        XCTAssertTrue(holder.isRunning)
         var file = GuardedFile(path: dir.file("known_hosts"))
         file.lockWait = .milliseconds(500)
         let started = ContinuousClock.now

@@ -79,25 +79,19 @@ final class WriterTests: XCTestCase {
         let path = directory.appendingPathComponent("known_hosts").path
         _ = FileManager.default.createFile(atPath: path, contents: Data("# shared\n".utf8))
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var children: [Process] = []
-        defer { for child in children where child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+        var children: [SpawnedProcess] = []
+        defer { children.forEach { $0.terminate() } }
         for worker in 0..<4 {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: executable)
-            child.arguments = ["FleetTrustCoreTests.WriterHelperTests/testHelperAddsHostsWhenSpawned"]
-            child.environment = ProcessInfo.processInfo.environment.merging(["FT_WRITER_HELPER": "\(path)|w\(worker)|25"]) { $1 }
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            children.append(child)
+            let environment = ProcessInfo.processInfo.environment.merging(["FT_WRITER_HELPER": "\(path)|w\(worker)|25"]) { $1 }
+            children.append(try SpawnedProcess(executable, ["FleetTrustCoreTests.WriterHelperTests/testHelperAddsHostsWhenSpawned"],
+                                                environment: environment))
         }
         var readerFailures = 0
         while children.contains(where: \.isRunning) {
             let status = try? runToolStatus("/usr/bin/ssh-keygen", ["-F", "w0-h0.example", "-f", path])
             if status == nil || status! > 1 { readerFailures += 1 }
         }
-        for child in children { child.waitUntilExit() }
-        XCTAssertEqual(children.map(\.terminationStatus), [0, 0, 0, 0])
+        XCTAssertEqual(children.map(\.exitStatus), [0, 0, 0, 0])
         XCTAssertEqual(readerFailures, 0, "ssh-keygen -F could read the file throughout")
         let file = try KnownHostsFile.read(path: path)
         XCTAssertEqual(file.lines.count, 101)
