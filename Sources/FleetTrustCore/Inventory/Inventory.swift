@@ -111,7 +111,15 @@ public struct Inventory: Sendable {
     /// Adds hosts, folding a repeated name into its first definition (groups are united; a
     /// different endpoint is reported, and the first one kept).
     private mutating func merge(_ incoming: [InventoryHost], options: InventoryReadOptions) {
+        // The usual case, one source whose names are all different: its list is taken as it is,
+        // not copied (100,000 hosts are 20 MB).
+        if hosts.isEmpty, incoming.count <= options.maxHosts, Set(incoming.lazy.map(\.name)).count == incoming.count {
+            hosts = incoming
+            return
+        }
         var index = Dictionary(hosts.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // Sized once: a 100,000-host list grown by doubling would hold its old and new copies at once.
+        hosts.reserveCapacity(min(hosts.count + incoming.count, options.maxHosts))
         for (position, host) in incoming.enumerated() {
             guard let existing = index[host.name] else {
                 guard hosts.count < options.maxHosts else {

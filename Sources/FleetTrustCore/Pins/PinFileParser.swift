@@ -5,20 +5,25 @@ import Foundation
 enum PinFileParser {
     static let maximumSize = 64 << 20
 
-    static func parse(path: String, bytes: [UInt8]) -> (lines: [PinLine], errors: [PinFileError]) {
-        guard bytes.count <= maximumSize else { return ([], [PinFileError(path: path, line: 0, reason: "the file is too large")]) }
-        var result: [PinLine] = []
+    /// Where each good pin line starts, its line number, and every bad line; `each` sees every
+    /// good line, parsed, with its index among them (once: the caller indexes it then).
+    static func index(path: String, bytes: [UInt8], each: (Int, PinLine) -> Void) -> (starts: [UInt32], numbers: [UInt32], errors: [PinFileError]) {
+        guard bytes.count <= maximumSize else { return ([], [], [PinFileError(path: path, line: 0, reason: "the file is too large")]) }
+        var starts: [UInt32] = [], numbers: [UInt32] = []
         var errors: [PinFileError] = []
         var number = 0
         for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             switch parseLine(rawLine, number: number) {
             case .none: continue
-            case .some(.success(let line)): result.append(line)
+            case .some(.success(let line)):
+                each(starts.count, line)
+                starts.append(UInt32(rawLine.startIndex))
+                numbers.append(UInt32(number))
             case .some(.failure(let reason)): errors.append(PinFileError(path: path, line: number, reason: reason.text))
             }
         }
-        return (result, errors)
+        return (starts, numbers, errors)
     }
 
     struct Reason: Error { var text: String }

@@ -33,20 +33,34 @@ import Foundation
 /// `init(path:bytes:)` keeps the good lines and lists the bad ones in `errors`.
 public struct PinSet: Sendable {
     public let path: String
-    public let lines: [PinLine]
+    /// Every pin line, parsed when asked for, over the file's one buffer.
+    public let lines: PinLineList
     /// The lines that were skipped, and why.
     public let errors: [PinFileError]
+    /// (hash of a lowercased literal name, index into `lines`), sorted.
+    private let literalIndex: [KnownHostsFile.LiteralName]
+    /// Indices into `lines` of lines whose patterns are not all literal names: every lookup
+    /// evaluates them.
+    private let patternLines: [Int32]
 
-    public init(path: String, lines: [PinLine], errors: [PinFileError] = []) {
-        self.path = path
-        self.lines = lines
-        self.errors = errors
-    }
-
-    /// Reads any bytes, never failing: bad lines are skipped and listed in `errors`.
+    /// Reads any bytes, never failing: bad lines are skipped and listed in `errors`. The bytes
+    /// are kept once, with where each good line starts; a line's value is parsed when asked
+    /// for, by the parser that accepted it here.
     public init(path: String, bytes: [UInt8]) {
-        let parsed = PinFileParser.parse(path: path, bytes: bytes)
-        self.init(path: path, lines: parsed.lines, errors: parsed.errors)
+        var literal: [KnownHostsFile.LiteralName] = [], patterns: [Int32] = []
+        let parsed = PinFileParser.index(path: path, bytes: bytes) { index, line in
+            if let names = line.patterns.literalNames {
+                for name in Set(names) { literal.append(KnownHostsFile.LiteralName(hash: KnownHostsFile.hash(name), line: Int32(index))) }
+            } else {
+                patterns.append(Int32(index))
+            }
+        }
+        literal.sort()
+        self.path = path
+        self.errors = parsed.errors
+        self.lines = PinLineList(bytes: bytes, starts: parsed.starts, numbers: parsed.numbers)
+        self.literalIndex = literal
+        self.patternLines = patterns
     }
 
     /// Reads the file through `GuardedFile` (symlinks followed, typed errors); throws
@@ -62,10 +76,24 @@ public struct PinSet: Sendable {
         return set
     }
 
-    /// The pin lines whose patterns match any of `names`.
+    /// The pin lines whose patterns match any of `names`, in file order: literal names through
+    /// the index (each hit checked against the line), the other lines evaluated.
     public func lines(for names: [String]) -> [PinLine] {
         let lowered = Set(names).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
-        return lines.filter { line in lowered.contains { line.patterns.match($0) == .match } }
+        var candidates = Set(patternLines.map(Int.init))
+        for name in lowered {
+            let hash = KnownHostsFile.hash(name)
+            var low = 0, high = literalIndex.count
+            while low < high {
+                let middle = (low + high) / 2
+                if literalIndex[middle].hash < hash { low = middle + 1 } else { high = middle }
+            }
+            while low < literalIndex.count, literalIndex[low].hash == hash {
+                candidates.insert(Int(literalIndex[low].line))
+                low += 1
+            }
+        }
+        return candidates.sorted().map { lines[$0] }.filter { line in lowered.contains { line.patterns.match($0) == .match } }
     }
 
     /// The names a pin line is matched against for a host: its inventory name, its address
@@ -114,6 +142,29 @@ public struct PinLine: Sendable, Hashable {
     public let expiresAt: UInt64?
 
     public func isExpired(at now: UInt64) -> Bool { expiresAt.map { now >= $0 } ?? false }
+}
+
+/// The good lines of a pin file as a collection over the file's one buffer: a line's
+/// `PinLine` is parsed when asked for (a pin file of many thousand lines is not held as as many
+/// parsed sets of strings).
+public struct PinLineList: RandomAccessCollection, Sendable {
+    let bytes: [UInt8]
+    /// Where each good pin line starts in `bytes`, and its line number.
+    let starts: [UInt32]
+    let numbers: [UInt32]
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { starts.count }
+
+    public subscript(index: Int) -> PinLine {
+        let start = Int(starts[index])
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+        // Indexed only after this same parser accepted the line.
+        guard case .success(let line)? = PinFileParser.parseLine(bytes[start..<end], number: Int(numbers[index])) else {
+            preconditionFailure("pin line \(numbers[index]) no longer parses as it did when indexed")
+        }
+        return line
+    }
 }
 
 /// A pin file line that cannot be read, with where it is.
