@@ -41,7 +41,10 @@ struct FleetOptions: ParsableArguments {
         valueName: "file"))
     var tlsCAFiles: [String] = []
 
-    @Option(help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
+    // Unconditional: `--cert-warn-days -1` takes -1 as its value (and is refused with the range),
+    // not as an unknown option leaving the value missing.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
     @Option(help: "Seconds allowed for each connection attempt (more than 0, at most 3600).", transform: parseTimeout)

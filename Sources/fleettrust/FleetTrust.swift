@@ -36,6 +36,10 @@ struct FleetTrust: AsyncParsableCommand {
     /// one line on standard error, `fleettrust: MESSAGE (see 'fleettrust COMMAND --help')`, and
     /// exit status 64, like every unreadable input, rather than argument-parser's usage block.
     static func main() async {
+        if let word = CommandLine.arguments.dropFirst().first, let problem = unknownCommand(word) {
+            printError(problem)
+            exit(withError: ExitCode(64))
+        }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? AsyncParsableCommand {
@@ -51,6 +55,14 @@ struct FleetTrust: AsyncParsableCommand {
             printError(message + UsageHint.from(fullMessage(for: error)))
             exit(withError: ExitCode(code.rawValue))
         }
+    }
+
+    /// A first word that is neither an option nor a command (`fleettrust scna`) is named as such,
+    /// rather than reaching the dashboard and being told to give an inventory.
+    static func unknownCommand(_ word: String) -> String? {
+        let commands = configuration.subcommands.map { $0._commandName }
+        guard !word.hasPrefix("-"), word != "help", !commands.contains(word) else { return nil }
+        return "unknown command '\(Sanitizer.clean(word, limit: 64))' (commands: \(commands.joined(separator: ", ")); see 'fleettrust --help')"
     }
 
     /// `fleettrust --version`: the version this binary was built as, and the libssh and OpenSSL it

@@ -112,6 +112,8 @@ final class BadInputCommandTests: XCTestCase {
             (["discover", "-t", "ed448", "127.0.0.1"], ["ed448"]),
             (["verify", "h", "x", "--port", "0"], ["between 1 and 65535"]),
             (["scan", "--bogus"] + inventory, ["--bogus"]),
+            (["scan", "--cert-warn-days", "-1"] + inventory, ["--cert-warn-days", "between 0 and 3650"]),
+            (["scna"] + inventory, ["unknown command 'scna'", "scan", "tidy", "fleettrust --help"]),
         ]
         for (arguments, expected) in table {
             try assertOneSentence(arguments, naming: expected)
