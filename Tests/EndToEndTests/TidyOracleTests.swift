@@ -5,7 +5,10 @@ import FleetTrustTestFleet
 /// `fleettrust tidy` on crafted known_hosts files for a real sshd, with `ssh-keygen -F` and
 /// `ssh -o StrictHostKeyChecking=yes` as the oracle for what each line matches: a line tidy
 /// calls unmatchable is never used, both lines of a conflicting pair are accepted by ssh, a
-/// hashed+plain duplicate both match, and `--fix --kind duplicate --yes` removes exactly that line.
+/// hashed+plain duplicate both match, and `--fix --kind duplicate --yes` removes exactly that line;
+/// a plain line a `@revoked` line revokes does not make ssh accept the host (nor does removing it
+/// make ssh stop refusing); a line no inventory lookup name finds is never what ssh uses; one key
+/// under unrelated names authenticates the server under each of them.
 final class TidyOracleTests: XCTestCase {
     private var directory = ""
     private var sshd: SpawnedProcess?
@@ -65,9 +68,23 @@ final class TidyOracleTests: XCTestCase {
         return SSHOracle.classifyHandshake(outcome.transcript)
     }
 
-    /// `ssh-keygen -F name -f file`: the 1-based numbers of the lines it reports.
-    private func keygenFind(_ knownHosts: String) throws -> [Int] {
-        let output = try Tool.run("/usr/bin/ssh-keygen", ["-F", lookupName, "-f", knownHosts]).stdout
+    /// A fresh ed25519 key nobody serves, as `ssh-ed25519 BASE64`.
+    private func freshKey(_ label: String) throws -> String {
+        try KeyFiles.generate(type: "ed25519", path: "\(directory)/\(label)")
+        return try KeyFiles.line(publicKeyFile: "\(directory)/\(label).pub")
+    }
+
+    /// The file's bytes without its 1-based line `number`, every other byte kept.
+    private func removing(line number: Int, from bytes: Data) -> Data {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated().filter { $0.offset != number - 1 }.map { Data($0.element) }
+        return Data(lines.joined(separator: [UInt8(ascii: "\n")]))
+    }
+
+    /// `ssh-keygen -F name -f file` (default name: the sshd's lookup name): the 1-based numbers
+    /// of the lines it reports.
+    private func keygenFind(_ knownHosts: String, name: String? = nil) throws -> [Int] {
+        let output = try Tool.run("/usr/bin/ssh-keygen", ["-F", name ?? lookupName, "-f", knownHosts]).stdout
         return output.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("# Host "), let range = line.range(of: "found: line ") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
@@ -140,11 +157,104 @@ final class TidyOracleTests: XCTestCase {
         let fixed = try tidy(["--known-hosts", path, "--fix", "--kind", "duplicate", "--yes"])
         XCTAssertEqual(fixed.findings, [], fixed.run.stdoutText + fixed.run.stderrText)
         XCTAssertEqual(fixed.run.status, 0, fixed.run.stderrText)
-        let expected = before.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            .enumerated().filter { $0.offset != 3 }.map { Data($0.element) }
-        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), Data(expected.joined(separator: [UInt8(ascii: "\n")])),
+        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), removing(line: 4, from: before),
                        "only line 4 is removed; every other byte is kept")
         XCTAssertEqual(try keygenFind(path), [2])
         XCTAssertEqual(try ssh(path).finding, .accepted, "ssh still accepts the host after --fix")
+    }
+
+    func testRevokedRecordedLineDoesNotMakeSSHAcceptAndFixRemovesOnlyItWhileSSHStillRefuses() throws {
+        let path = try write("known_hosts", ["# kept comment", "\(lookupName) \(realKey)", "other.fleet.test \(otherKey)",
+                                             "@revoked \(lookupName) \(realKey)"])
+        XCTAssertEqual(try keygenFind(path), [2, 4], "ssh-keygen -F finds the plain line (and the @revoked one)")
+        let verdict = try ssh(path)
+        XCTAssertEqual(verdict.finding, .revoked, "ssh refuses although line 2 records the key: \(verdict.finalMessage)")
+        XCTAssertTrue(verdict.transcript.contains("Host key verification failed"), verdict.transcript)
+
+        let (findings, run) = try tidy(["--known-hosts", path])
+        XCTAssertEqual(findings, [Finding(line: 2, kind: "revoked-recorded", names: [lookupName])], run.stdoutText)
+        XCTAssertTrue(run.stdoutText.contains("revoked by the @revoked line at line 4"), run.stdoutText)
+        XCTAssertEqual(run.status, 2, "a revoked-recorded finding exits 2")
+
+        let before = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        let fixed = try tidy(["--known-hosts", path, "--fix", "--kind", "revoked-recorded", "--yes"])
+        XCTAssertEqual(fixed.findings, [], fixed.run.stdoutText + fixed.run.stderrText)
+        XCTAssertEqual(fixed.run.status, 0, fixed.run.stderrText)
+        XCTAssertTrue(fixed.run.stderrText.contains("\(path):2: \(lookupName) \(realKey)"), "shows the line it removes: \(fixed.run.stderrText)")
+        XCTAssertFalse(fixed.run.stderrText.contains("\(path):4:"), "never offers the @revoked line: \(fixed.run.stderrText)")
+        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), removing(line: 2, from: before),
+                       "only line 2 is removed; the @revoked line and every other byte are kept")
+        XCTAssertEqual(try keygenFind(path), [3], "only the @revoked line is left for the name")
+        let after = try ssh(path)
+        XCTAssertEqual(after.finding, .revoked, "ssh still refuses the host: \(after.finalMessage)")
+    }
+
+    func testLinesNoInventoryLookupNameFindsAreUnknownHostsAndTheHostsOwnLinesAreNot() throws {
+        let inventory = try write("hosts", ["127.0.0.1:\(port)"])
+        // A name of another host, another address on the port, and the `host:port` spelling ssh never looks up.
+        let stale = [("stale.example", try freshKey("stale1")), ("[127.0.0.9]:\(port)", try freshKey("stale2")),
+                     ("127.0.0.1:\(port)", try freshKey("stale3"))]
+        let path = try write("known_hosts", ["\(lookupName) \(realKey)"] + stale.map { "\($0.0) \($0.1)" })
+        // ssh looks the host up as [127.0.0.1]:PORT, then retries the bare 127.0.0.1.
+        XCTAssertEqual(try keygenFind(path), [1], "the host's own line only")
+        XCTAssertEqual(try keygenFind(path, name: "127.0.0.1"), [], "no stale line under the bare name")
+        for (index, (name, _)) in stale.enumerated() {
+            XCTAssertEqual(try keygenFind(path, name: name), [index + 2], "\(name): the stale line is valid and matches its own name")
+        }
+        let verdict = try ssh(path)
+        XCTAssertEqual(verdict.finding, .accepted, verdict.finalMessage)
+        XCTAssertTrue(verdict.transcript.contains("Found key in \(path):1"), "ssh uses the host's own line: \(verdict.transcript)")
+
+        let (findings, run) = try tidy(["--known-hosts", path, "--inventory", inventory])
+        XCTAssertEqual(findings, stale.enumerated().map { Finding(line: $0.offset + 2, kind: "unknown-host", names: [$0.element.0]) },
+                       run.stdoutText)
+        XCTAssertEqual(run.status, 1, run.stderrText)
+
+        // Control: the bare name ssh retries is a name the host uses.
+        let bare = try write("bare", ["127.0.0.1 \(realKey)"])
+        let bareVerdict = try ssh(bare)
+        XCTAssertEqual(bareVerdict.finding, .accepted, bareVerdict.finalMessage)
+        XCTAssertTrue(bareVerdict.transcript.contains("found matching key w/out port"), bareVerdict.transcript)
+        let control = try tidy(["--known-hosts", bare, "--inventory", inventory])
+        XCTAssertEqual(control.findings, [], control.run.stdoutText)
+        XCTAssertEqual(control.run.status, 0, control.run.stderrText)
+    }
+
+    func testOneKeyUnderUnrelatedNamesIsSharedButNotUnderOneHostsNames() throws {
+        let unrelated = try write("unrelated", ["\(lookupName) \(realKey)", "unrelated.example \(realKey)"])
+        for (line, name) in [(1, lookupName), (2, "unrelated.example")] {
+            let output = try Tool.run("/usr/bin/ssh-keygen", ["-F", name, "-f", unrelated]).stdout
+            XCTAssertEqual(try keygenFind(unrelated, name: name), [line], output)
+            XCTAssertTrue(output.contains("\(name) \(realKey)"), "ssh-keygen -F \(name) prints the same key: \(output)")
+        }
+        XCTAssertEqual(try ssh(unrelated).finding, .accepted, "the key is the server's")
+        let (findings, run) = try tidy(["--known-hosts", unrelated])
+        XCTAssertEqual(findings, [Finding(line: 1, kind: "shared-key", names: [lookupName]),
+                                  Finding(line: 2, kind: "shared-key", names: ["unrelated.example"])], run.stdoutText)
+        for (name, other) in [(lookupName, 2), ("unrelated.example", 1)] {
+            XCTAssertTrue(run.stdoutText.contains("the key of \(name) is also recorded for unrelated hosts at line \(other)"), run.stdoutText)
+        }
+        XCTAssertEqual(run.status, 1, run.stderrText)
+
+        // One host with and without its port: ssh accepts the server through the bare line too.
+        let ported = try write("ported", ["\(lookupName) \(realKey)", "127.0.0.1 \(realKey)"])
+        XCTAssertEqual(try ssh(try write("bare", ["127.0.0.1 \(realKey)"])).finding, .accepted)
+        let portedRun = try tidy(["--known-hosts", ported])
+        XCTAssertEqual(portedRun.findings, [], portedRun.run.stdoutText)
+        XCTAssertEqual(portedRun.run.status, 0, portedRun.run.stderrText)
+
+        // One inventory host's alias: ssh looks the host up under its HostKeyAlias.
+        let config = try write("ssh_config", ["Host web1", "  HostName 127.0.0.1", "  Port \(port)", "  HostKeyAlias alias.example"])
+        let aliased = try write("aliased", ["alias.example \(realKey)", "\(lookupName) \(realKey)"])
+        let viaAlias = try SSHOracle.handshake(host: "web1", config: config, extraOptions: [
+            "UserKnownHostsFile=\(aliased)", "GlobalKnownHostsFile=/dev/null", "HostKeyAlgorithms=ssh-ed25519"])
+        XCTAssertEqual(viaAlias.finding, .accepted, viaAlias.finalMessage)
+        XCTAssertTrue(viaAlias.transcript.contains("Found key in \(aliased):1"), viaAlias.transcript)
+        XCTAssertTrue(try ssh(aliased).transcript.contains("Found key in \(aliased):2"), "and under its address")
+        let withInventory = try tidy(["--known-hosts", aliased, "--inventory", config, "--inventory-format", "ssh-config"])
+        XCTAssertEqual(withInventory.findings, [], withInventory.run.stdoutText + withInventory.run.stderrText)
+        XCTAssertEqual(withInventory.run.status, 0, withInventory.run.stderrText)
+        let withoutInventory = try tidy(["--known-hosts", aliased])
+        XCTAssertEqual(withoutInventory.findings.map(\.kind), ["shared-key", "shared-key"], "without the inventory the names are unrelated")
     }
 }

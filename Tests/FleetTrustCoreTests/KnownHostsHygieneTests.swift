@@ -43,4 +43,18 @@ final class KnownHostsHygieneTests: XCTestCase {
         XCTAssertThrowsError(try TidyFix(file: file).apply(removing: [2]))
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), text + "db \(TestKeys.b.openSSHLine)\n")
     }
+
+    /// A plain list's `127.0.0.1:2222` is the line's text, not a name `ssh` looks up: a known_hosts
+    /// line under it is an unknown host (`ssh-keygen -F '[127.0.0.1]:2222'` never prints it), while
+    /// an Ansible host's inventory name stays one of its names.
+    func testAPlainInventoryLinesHostPortTextIsNoNameTheHostUses() {
+        let plain = InventoryHost(name: "127.0.0.1:2222", address: "127.0.0.1", port: 2222, format: .plain)
+        XCTAssertEqual(HygieneHost(plain).names, ["[127.0.0.1]:2222", "127.0.0.1"])
+        let text = "127.0.0.1:2222 \(TestKeys.a.openSSHLine)\n[127.0.0.1]:2222 \(TestKeys.b.openSSHLine)\n"
+        let result = KnownHostsHygiene(files: [TestKeys.file(text)], inventory: [HygieneHost(plain)]).findings()
+        XCTAssertEqual(result.map(\.location.line), [1])
+        XCTAssertEqual(result.map(\.kind), [.unknownHost])
+        let ini = InventoryHost(name: "web1", address: "127.0.0.1", port: 2222, format: .ansibleINI)
+        XCTAssertEqual(Set(HygieneHost(ini).names), ["[127.0.0.1]:2222", "127.0.0.1", "[web1]:2222", "web1"])
+    }
 }

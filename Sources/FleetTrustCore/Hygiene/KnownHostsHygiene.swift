@@ -103,11 +103,12 @@ public struct HygieneHost: Sendable, Hashable {
     public let names: [String]
 
     /// The lookup strings (`LookupName`) of the host's address (with the bare retry for a non-22
-    /// port), of its `HostKeyAlias`, of its inventory name and of its additional names.
+    /// port), of its `HostKeyAlias` and of its additional names (its inventory name, except a
+    /// plain list's line text: `127.0.0.1:2222` is no name `ssh` looks up).
     public init(_ host: InventoryHost) {
         var names: [String] = []
         for lookup in [LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias),
-                       LookupName(host: host.address, port: host.port), LookupName(host: host.name, port: host.port)]
+                       LookupName(host: host.address, port: host.port)]
             + host.additionalNames.map({ LookupName(host: $0, port: host.port) }) {
             names.append(lookup.hostString)
             if let retry = lookup.retryString { names.append(retry) }
