@@ -58,7 +58,12 @@ final class SpawnedProcessTests: XCTestCase {
         let child = try SpawnedProcess("/bin/sleep", ["600"], stderrPath: log)
         defer { child.terminate() }
         let proc = "/proc/\(child.pid)"
-        XCTAssertTrue(waitUntil { (try? String(contentsOfFile: proc + "/comm", encoding: .utf8)) == "sleep\n" })
+        // `comm` changes early in exec, before the descriptors marked close-on-exec are closed and
+        // the new environment is in place: wait until `sleep` is asleep in its own code.
+        XCTAssertTrue(waitUntil {
+            (try? Self.procFile(proc + "/comm")) == "sleep\n"
+                && (try? Self.procFile(proc + "/stat"))?.split(separator: ")").last?.split(separator: " ").first == "S"
+        })
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: proc + "/fd").compactMap { Int($0) }.sorted()
         XCTAssertEqual(descriptors, [0, 1, 2], "no descriptor of the runner but stdio")
         let targets = try (0...2).map { try FileManager.default.destinationOfSymbolicLink(atPath: proc + "/fd/\($0)") }
@@ -67,16 +72,23 @@ final class SpawnedProcessTests: XCTestCase {
             .first { $0.hasPrefix("flags:") }.flatMap { Int32($0.split(separator: "\t").last ?? "", radix: 8) }
         XCTAssertNotEqual(try XCTUnwrap(flags) & O_APPEND, 0, "stderr is appended to")
         XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8), "earlier\n", "and not truncated")
-        let environment = try String(contentsOfFile: proc + "/environ", encoding: .utf8).split(separator: "\0")
+        let environment = try Self.procFile(proc + "/environ").split(separator: "\0")
         XCTAssertTrue(environment.contains("FT_SPAWNED_PROBE=inherited"))
         // Signals 1-31 only: glibc keeps 32 and 33 (its own) out of every signal set it resets.
         XCTAssertEqual(Self.signalMask("SigIgn", of: child.pid).map { $0 & 0x7fff_ffff }, 0, "no signal ignored")
         XCTAssertEqual(Self.signalMask("SigBlk", of: child.pid).map { $0 & 0x7fff_ffff }, 0, "no signal blocked")
     }
 
+    /// A /proc file read to its end (they report size 0).
+    private static func procFile(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CocoaError(.fileNoSuchFile) }
+        defer { try? handle.close() }
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
     /// A signal mask (`SigIgn`, `SigBlk`) of a process, as `/proc/PID/status` shows it.
     private static func signalMask(_ name: String, of pid: pid_t) -> UInt64? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        guard let status = try? procFile("/proc/\(pid)/status"),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
         return UInt64(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces), radix: 16)
     }
