@@ -23,9 +23,10 @@ import Glibc
 /// One step of `run` escapes that executor: as `run` ends it awaits an unstructured `Task` of its
 /// own (its cancellation watch), which needs a cooperative thread for a moment. So the end of the
 /// child is seen in two ways: `hasExited` polls our own pidfd (readable once the child has exited,
-/// whoever reaps it, and needing no thread of anyone's), while `ending` and `hasEnded` wait for
-/// `run` to return with the status. `stop` waits on the pidfd, then for the reap for at most
-/// `reapWait`, so a caller on a starved cooperative pool is delayed, never deadlocked.
+/// whoever reaps it, and needing no thread of anyone's), while `ending` and `hasEnded` answer
+/// only once `run` has returned with the status. `stop` waits on the pidfd, then for the reap for
+/// at most `reapWait`, so a caller on a starved cooperative pool is delayed, never deadlocked
+/// (with `reapWait: nil`, as `SpawnedProcess` asks, it waits for the reap however long it takes).
 ///
 /// What the child gets: `standardIO` (or /dev/null) as stdin and stdout, the parent keeping its
 /// own copy; `standardError` as stderr (closed here once the child has it); every signal at its
@@ -146,7 +147,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then SIGKILL after `grace`; returns once the child has exited and, unless the
-    /// cooperative pool is too busy to let `run` end within `reapWait`, is reaped.
+    /// cooperative pool is too busy to let `run` end within `reapWait` (nil: no bound), is reaped.
     public func stop(grace: Duration, reapWait: Duration? = .seconds(2)) {
         if signal(SIGTERM), !waitForExit(until: .now + grace) {
             signal(SIGKILL)
