@@ -59,6 +59,8 @@ final class SpawnedProcessTests: XCTestCase {
         defer { child.terminate() }
         let proc = "/proc/\(child.pid)"
         XCTAssertTrue(waitUntil { (try? String(contentsOfFile: proc + "/comm", encoding: .utf8)) == "sleep\n" })
+        // exec names the process before it lays out the new environment: until then /proc shows none.
+        XCTAssertTrue(waitUntil { (try? String(contentsOfFile: proc + "/environ", encoding: .utf8)).map { !$0.isEmpty } ?? false })
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: proc + "/fd").compactMap { Int($0) }.sorted()
         XCTAssertEqual(descriptors, [0, 1, 2], "no descriptor of the runner but stdio")
         let targets = try (0...2).map { try FileManager.default.destinationOfSymbolicLink(atPath: proc + "/fd/\($0)") }
