@@ -211,7 +211,7 @@ public final class BastionConnections: Sendable {
             return state.entries.values.compactMap { if case .ready(_, let master) = $0 { master } else { nil } }
         }
         // All told at once, then each reaped: the waits overlap, so closing costs one grace period.
-        for master in masters { _ = kill(master.pid, SIGTERM) }
+        for master in masters { master.requestStop() }
         for master in masters { master.stop() }
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }

@@ -5,99 +5,66 @@ import FleetTrustCore
 /// One child process of a route: an `ssh` control master to a bastion, an `ssh -W` channel
 /// through one, or a ProxyCommand.
 ///
-/// Spawned with `posix_spawn` from the probe's dedicated thread (not swift-subprocess, whose API
-/// is async: these children are started, waited on and stopped inside blocking probe code, and
-/// need a connected socket as their stdin and stdout). Each runs in a process group of its own,
-/// so stopping it stops whatever it started too (the `ssh` of a ProxyCommand pipeline); it is
-/// stopped and reaped by its PID, never by name. Its standard error goes to a file in the scan's
-/// private directory, read once it has exited to say why a hop failed.
+/// Started synchronously from the probe's dedicated thread through `ChildProcess` (swift-subprocess
+/// spawns it and reaps it; `init` returns as soon as it has the PID), then polled (`exitStatus`)
+/// and stopped (`stop`) from blocking probe code. Its standard input and output are one end of a
+/// socketpair (the probe keeps the other; the caller closes its copy of this one) or /dev/null;
+/// its signals start at their default dispositions, none blocked. Each runs in a process group of
+/// its own, so stopping it stops whatever it started too (the `ssh` of a ProxyCommand pipeline);
+/// it is signalled while its pidfd says it has not exited, never by name. Its standard error goes
+/// to a file in the scan's private directory (created 0600, truncated), read once it has exited
+/// to say why a hop failed.
 ///
 /// A control master is the exception: it stays in fleettrust's process group, so a Ctrl-C at the
 /// terminal stops it together with fleettrust, and it is registered to be stopped when the
 /// process exits (`LiveMasters`), so an interrupted scan leaves no login open on a bastion.
 final class RouteChild: @unchecked Sendable {
-    let pid: pid_t
     let stderrPath: String
-    /// Whether the child leads a process group of its own (stopped as a group).
-    private let ownGroup: Bool
-    private var status: Int32?
+    private let process: ChildProcess
+
+    var pid: pid_t { process.pid }
 
     /// Starts `argv` with `stdio` (or /dev/null) as standard input and output; `ownGroup: false`
     /// for a long-lived master that must share fleettrust's fate.
     init(_ argv: [String], stdio: Int32?, stderrPath: String, ownGroup: Bool = true) throws(ProbeFailure) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let stdio {
-            posix_spawn_file_actions_adddup2(&actions, stdio, 0)
-            posix_spawn_file_actions_adddup2(&actions, stdio, 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGQUIT, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
-                                                    | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
-        let arguments = argv.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, argv[0], &actions, &attributes, arguments, environ)
-        guard rc == 0 else {
+        let command = Sanitizer.clean(argv[0], limit: 80)
+        let errorFile = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard errorFile >= 0 else {
             throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed,
-                               message: "cannot run \(Sanitizer.clean(argv[0], limit: 80)): \(String(cString: strerror(rc)))")
+                               message: "cannot run \(command): \(stderrPath): \(String(cString: strerror(errno)))")
         }
-        pid = child
+        do {
+            process = try ChildProcess(argv[0], Array(argv.dropFirst()), standardIO: stdio,
+                                       standardError: errorFile, ownGroup: ownGroup)
+        } catch {
+            throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed,
+                               message: "cannot run \(command): \(Sanitizer.clean(error.reason, limit: 200))")
+        }
         self.stderrPath = stderrPath
-        self.ownGroup = ownGroup
-        if !ownGroup { LiveMasters.add(child) }
+        if !ownGroup { LiveMasters.add(process) }
     }
 
-    /// The child, or its whole group when it leads one.
-    private func signal(_ number: Int32) {
-        _ = kill(ownGroup ? -pid : pid, number)
-    }
-
-    /// The exit status once the child has exited (reaping it), nil while it runs.
+    /// The exit status (a signal as 128 + its number) once the child has exited and been reaped,
+    /// nil while it runs; never blocks.
     func exitStatus() -> Int32? {
-        if let status { return status }
-        var raw: Int32 = 0
-        let reaped = waitpid(pid, &raw, WNOHANG)
-        guard reaped == pid || reaped < 0 else { return nil }
-        status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        return status
+        switch process.ending {
+        case .exited(let code)?: code
+        case .signaled(let signal)?: 128 + signal
+        // A run that threw once the child was started has still reaped it; its status is lost.
+        case nil: process.hasEnded ? 128 + SIGKILL : nil
+        }
     }
 
-    /// Stops the child's whole process group (SIGTERM, then SIGKILL after `grace`) and reaps it.
+    /// Asks the child (its group when it leads one) to end, without waiting: `stop` then waits.
+    func requestStop() {
+        process.signal(SIGTERM)
+    }
+
+    /// Stops the child's whole process group (SIGTERM, then SIGKILL after `grace`) and returns
+    /// once it has exited and (see `ChildProcess.stop`) been reaped.
     func stop(grace: Duration = .milliseconds(300)) {
-        defer { if !ownGroup { LiveMasters.remove(pid) } }
-        guard exitStatus() == nil else {
-            if ownGroup { signal(SIGKILL) }
-            return
-        }
-        signal(SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while exitStatus() == nil {
-            if ContinuousClock.now > deadline {
-                signal(SIGKILL)
-                var raw: Int32 = 0
-                _ = waitpid(pid, &raw, 0)
-                status = 128 + SIGKILL
-                break
-            }
-            usleep(2_000)
-        }
-        if ownGroup { signal(SIGKILL) }
+        defer { if !process.ownGroup { LiveMasters.remove(process) } }
+        process.stop(grace: grace)
     }
 
     /// The end (at most 4 KiB) of what the child wrote to standard error, as written.
@@ -123,7 +90,8 @@ final class RouteChild: @unchecked Sendable {
     }
 
     deinit {
-        if exitStatus() == nil { stop() }
+        if !process.hasEnded { stop() }
+        if !process.ownGroup { LiveMasters.remove(process) }
         unlink(stderrPath)
     }
 }
