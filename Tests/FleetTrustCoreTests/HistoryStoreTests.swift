@@ -76,6 +76,24 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(journal, "delete", "its journal mode was not switched to WAL")
     }
 
+    /// The moment another fleettrust is creating the file: GRDB has made its bookkeeping table,
+    /// the first migration (which sets the application id) has not run yet. Seen in a CI run as
+    /// one of four processes starting on a fresh file calling it another program's database.
+    func testAFileAnotherFleettrustIsCreatingRightNowIsOpenedNotCalledForeign() throws {
+        let path = directory.file("h.sqlite")
+        try DatabaseQueue(path: path).write {
+            try $0.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        }
+        let store = try XCTUnwrap(try HistoryStore.open(path: path))
+        try store.record([sighting("web1", [("ssh-ed25519", "A")], at: 1_000)])
+        XCTAssertEqual(try store.sightingCount(), 1)
+        let other = directory.file("other.sqlite")
+        try DatabaseQueue(path: other).write {
+            try $0.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY); CREATE TABLE notes (t TEXT)")
+        }
+        XCTAssertThrowsError(try HistoryStore.open(path: other)) { XCTAssertEqual($0 as? HistoryError, .foreign(path: other)) }
+    }
+
     func testAHistoryFromANewerFleettrustIsRefused() throws {
         let path = directory.file("h.sqlite")
         _ = try HistoryStore.open(path: path)

@@ -183,7 +183,10 @@ public final class HistoryStore: Sendable {
             defer { try? queue.close() }
             try queue.read { db in
                 let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                // GRDB's own bookkeeping table is made before the first migration, which sets the
+                // application id: another fleettrust creating this file at this very moment
+                // leaves it alone, and is not another program.
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE tbl_name != 'grdb_migrations'") ?? 0
                 if id != HistorySchema.applicationID {
                     if tables > 0 || id != 0 { throw HistoryError.foreign(path: path) }
                     return
