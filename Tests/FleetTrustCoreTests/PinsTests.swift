@@ -192,6 +192,28 @@ final class PinsTests: XCTestCase {
                        original + "\n[db]:2222 \(a.sha256Fingerprint)\n")
     }
 
+    /// The indexed lookup finds exactly the lines that evaluating every line's patterns finds,
+    /// whatever the spelling: case, wildcards, negation, ports, brackets, CIDR-looking and empty
+    /// elements, non-ASCII. An index that missed a line would leave a pinned host unpinned.
+    func testIndexedLookupFindsExactlyTheLinesEveryPatternMatches() throws {
+        var generator = SeededGenerator(seed: 0x9105)
+        let words = ["web1", "WEB1", "Web1", "web*", "w?b1", "!web1", "[web1]:2222", "[WEB1]:2222", "10.0.0.1", "10.0.0.0/8",
+                     "db.example", "DB.Example", "*", "", "héllo", "HÉLLO", "[::1]:22", "a,b"]
+        for _ in 0..<300 {
+            let lines = (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+                (0..<Int.random(in: 1...3, using: &generator)).map { _ in words.randomElement(using: &generator)! }
+                    .joined(separator: ",") + " SHA256:\(a.sha256Fingerprint)"
+            }
+            let set = PinSet(path: "p", bytes: Array(lines.joined(separator: "\n").utf8))
+            for _ in 0..<8 {
+                let names = (0..<Int.random(in: 1...3, using: &generator)).map { _ in words.randomElement(using: &generator)! }
+                let lowered = Set(names).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
+                let everyLine = set.lines.filter { line in lowered.contains { line.patterns.match($0) == .match } }
+                XCTAssertEqual(set.lines(for: names).map(\.number), everyLine.map(\.number), "\(lines) for \(names)")
+            }
+        }
+    }
+
     func testRandomBytesNeverCrashTheReader() {
         let alphabet = Array("SHA256:\(a.sha256Fingerprint) ,!*?#=expires-2027\r\n\t\u{0}".utf8) + [0xff, 0xc3]
         for _ in 0..<2_000 {

@@ -15,21 +15,14 @@ public struct KnownHostsFile: Sendable {
     public let bytes: [UInt8]
     /// Where each line starts in `bytes`.
     let lineStarts: [UInt32]
-    /// (hash of a lowercased literal name, line index), sorted.
-    let literalIndex: [LiteralName]
+    /// Which lines list a literal name.
+    let literalIndex: LiteralNameIndex
     /// Entries with hashed names that can match, laid out for the batch loop.
     let hashedLines: [HashedLine]
     /// Entries whose pattern lists must be evaluated, with their parsed lists.
     let patternLines: [(line: Int32, list: PatternList)]
     /// Hashed lines matching each lookup string prepared by `preparing(lookups:)`.
     private(set) var hashedMatchCache: [[UInt8]: [Int]]?
-
-    /// 8 bytes: the name's hash cut to 32 bits (a hit is always checked against the line).
-    struct LiteralName: Sendable, Comparable {
-        let hash: UInt32
-        let line: Int32
-        static func < (a: LiteralName, b: LiteralName) -> Bool { (a.hash, a.line) < (b.hash, b.line) }
-    }
 
     /// Every line, parsed when asked for.
     public var lines: KnownHostsLineList { KnownHostsLineList(bytes: bytes, starts: lineStarts) }
@@ -41,11 +34,11 @@ public struct KnownHostsFile: Sendable {
         self.path = path
         self.bytes = bytes
         self.lineStarts = KnownHostsLineList.lineStarts(bytes)
-        var literal: [LiteralName] = [], hashed: [HashedLine] = [], patterns: [(line: Int32, list: PatternList)] = []
+        var hashed: [HashedLine] = [], patterns: [(line: Int32, list: PatternList)] = []
         // Sized before filling: an array that doubles as it grows holds its old and new copies at once.
         let hashedBound = KnownHostsFile.hashedLineBound(bytes, starts: lineStarts)
         hashed.reserveCapacity(hashedBound)
-        literal.reserveCapacity(lineStarts.count - hashedBound)
+        var literal = LiteralNameIndex(capacity: lineStarts.count - hashedBound)
         let list = KnownHostsLineList(bytes: bytes, starts: lineStarts)
         for index in list.indices {
             guard let entry = list[index].entry else { continue }
@@ -54,13 +47,13 @@ public struct KnownHostsFile: Sendable {
                 if let line = HashedLine(line: index, name: name) { hashed.append(line) }
             case .patterns(let patternList):
                 if let names = patternList.literalNames {
-                    for name in Set(names) { literal.append(LiteralName(hash: KnownHostsFile.hash(name), line: Int32(index))) }
+                    literal.add(names, line: index)
                 } else {
                     patterns.append((Int32(index), patternList))
                 }
             }
         }
-        literal.sort()
+        literal.seal()
         self.literalIndex = literal
         self.hashedLines = hashed
         self.patternLines = patterns
@@ -83,12 +76,6 @@ public struct KnownHostsFile: Sendable {
             }
             return count
         }
-    }
-
-    static func hash(_ name: [UInt8]) -> UInt32 {
-        var hasher = Hasher()
-        name.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
     /// Reads a file; a missing file reads as empty, as it does for `ssh`. Any other failure (a
@@ -119,22 +106,13 @@ public struct KnownHostsFile: Sendable {
         return found.count > 1 ? found.sorted() : found
     }
 
-    /// The lines listing `lowered` literally: the index's hits for its hash, each confirmed
-    /// against the line itself (a hash can collide).
+    /// The lines listing `lowered` literally: the index's candidates, each confirmed against the
+    /// line itself (a hash can collide).
     private func literalLines(_ lowered: [UInt8]) -> [Int] {
-        let hash = KnownHostsFile.hash(lowered)
-        var low = 0, high = literalIndex.count
-        while low < high {
-            let middle = (low + high) / 2
-            if literalIndex[middle].hash < hash { low = middle + 1 } else { high = middle }
+        literalIndex.candidates(lowered).filter { index in
+            if case .patterns(let list) = lines[index].entry?.hosts { return list.literalNames?.contains(lowered) == true }
+            return false
         }
-        var found: [Int] = []
-        while low < literalIndex.count, literalIndex[low].hash == hash {
-            let index = Int(literalIndex[low].line)
-            if case .patterns(let list) = lines[index].entry?.hosts, list.literalNames?.contains(lowered) == true { found.append(index) }
-            low += 1
-        }
-        return found
     }
 
     /// A copy that knows, for each of `lookups`, which hashed lines match it. Each hashed line

@@ -37,8 +37,8 @@ public struct PinSet: Sendable {
     public let lines: PinLineList
     /// The lines that were skipped, and why.
     public let errors: [PinFileError]
-    /// (hash of a lowercased literal name, index into `lines`), sorted.
-    private let literalIndex: [KnownHostsFile.LiteralName]
+    /// Which lines (indices into `lines`) list a literal name.
+    private let literalIndex: LiteralNameIndex
     /// Indices into `lines` of lines whose patterns are not all literal names: every lookup
     /// evaluates them.
     private let patternLines: [Int32]
@@ -47,15 +47,15 @@ public struct PinSet: Sendable {
     /// are kept once, with where each good line starts; a line's value is parsed when asked
     /// for, by the parser that accepted it here.
     public init(path: String, bytes: [UInt8]) {
-        var literal: [KnownHostsFile.LiteralName] = [], patterns: [Int32] = []
+        var literal = LiteralNameIndex(), patterns: [Int32] = []
         let parsed = PinFileParser.index(path: path, bytes: bytes) { index, line in
             if let names = line.patterns.literalNames {
-                for name in Set(names) { literal.append(KnownHostsFile.LiteralName(hash: KnownHostsFile.hash(name), line: Int32(index))) }
+                literal.add(names, line: index)
             } else {
                 patterns.append(Int32(index))
             }
         }
-        literal.sort()
+        literal.seal()
         self.path = path
         self.errors = parsed.errors
         self.lines = PinLineList(bytes: bytes, starts: parsed.starts, numbers: parsed.numbers)
@@ -81,18 +81,7 @@ public struct PinSet: Sendable {
     public func lines(for names: [String]) -> [PinLine] {
         let lowered = Set(names).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
         var candidates = Set(patternLines.map(Int.init))
-        for name in lowered {
-            let hash = KnownHostsFile.hash(name)
-            var low = 0, high = literalIndex.count
-            while low < high {
-                let middle = (low + high) / 2
-                if literalIndex[middle].hash < hash { low = middle + 1 } else { high = middle }
-            }
-            while low < literalIndex.count, literalIndex[low].hash == hash {
-                candidates.insert(Int(literalIndex[low].line))
-                low += 1
-            }
-        }
+        for name in lowered { candidates.formUnion(literalIndex.candidates(name)) }
         return candidates.sorted().map { lines[$0] }.filter { line in lowered.contains { line.patterns.match($0) == .match } }
     }
 
