@@ -60,11 +60,12 @@ public final class TLSTestLab: @unchecked Sendable {
     /// A certificate `name.pem` for key `key`, signed by `issuer` (its `.pem` and `.key`), valid
     /// from `start` to `end` (`YYYYMMDDHHMMSSZ`), naming `dnsNames` (or a CA when `ca`).
     public func signed(_ name: String, key: String, subject: String, by issuer: String, dnsNames: [String] = [], ca: Bool = false,
-                       start: String? = nil, end: String? = nil, days: Int = 365) throws {
+                       start: String? = nil, end: String? = nil, days: Int = 365, extensions more: [String] = []) throws {
         try openssl(["req", "-new", "-key", path(key + ".key"), "-subj", "/CN=\(subject)", "-out", path(name + ".csr")])
         var extensions = "[ext]\n"
         if ca { extensions += "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n" }
         if !dnsNames.isEmpty { extensions += "subjectAltName=" + dnsNames.map { "DNS:\($0)" }.joined(separator: ",") + "\n" }
+        extensions += more.map { $0 + "\n" }.joined()
         try write(name + ".ext", extensions)
         try write("serial", String(format: "%04X\n", nextSerial()))
         var arguments = ["ca", "-batch", "-notext", "-config", path("ca.cnf"), "-cert", path(issuer + ".pem"), "-keyfile", path(issuer + ".key"),

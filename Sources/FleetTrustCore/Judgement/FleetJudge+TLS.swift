@@ -59,7 +59,10 @@ extension FleetJudge {
         if certificates.contains(where: \.hasWeakKey) { warnings.append(.weakKey) }
         if certificates.contains(where: { $0.signedWithSHA1 && !$0.selfSigned }) { warnings.append(.sha1Signature) }
 
-        let (pin, pinned) = Self.judgeSPKIPins(everyCertificate, names: names, pins: pins, mode: pinMode, now: now)
+        // Pins bind to the validated path: a certificate the server merely appended proves nothing,
+        // so when the chain does not validate only the leaf's key can satisfy a pin.
+        let pinnable = chain.validates ? chain.built : [leaf]
+        let (pin, pinned) = Self.judgeSPKIPins(pinnable, names: names, pins: pins, mode: pinMode, now: now)
         let facts = TLSJudgement(handshake: handshake, certificates: certificates, unreadable: unreadable, chain: chain,
                                  anchorsSource: tlsAnchors.source, checkedName: checkedName, nameMatches: nameMatches,
                                  outOfValidity: outOfValidity, leafExpiresInDays: leafDays, chainExpiresInDays: chainDays,
@@ -100,8 +103,8 @@ extension FleetJudge {
         }
     }
 
-    /// The SPKI pins in force for the endpoint against every certificate of its chain (presented
-    /// or built up to the anchor): matched when any one's key is pinned. Only pin lines carrying
+    /// The SPKI pins in force for the endpoint against the certificates given (the validated
+    /// chain up to the anchor, or the leaf alone): matched when any one's key is pinned. Only pin lines carrying
     /// `pin-sha256:` entries apply to TLS endpoints.
     static func judgeSPKIPins(_ certificates: [TLSCertificate], names: [String], pins: PinSet?, mode: PinMode,
                               now: UInt64) -> (PinJudgement, TLSCertificate?) {

@@ -125,7 +125,7 @@ public struct PinLine: Sendable, Hashable {
     /// Normalised `SHA256:...` fingerprints of CA keys (written `ca:SHA256:...`).
     public var authorities: Set<String> = []
     /// TLS public-key pins: padded base64 SHA-256 of a SubjectPublicKeyInfo (written
-    /// `pin-sha256:BASE64`), matching the leaf or any certificate of the chain.
+    /// `pin-sha256:BASE64`), matching the leaf or any certificate of the validated chain.
     public var spkiPins: Set<String> = []
     /// Seconds since the epoch from which the pin no longer binds.
     public let expiresAt: UInt64?

@@ -37,6 +37,10 @@ public struct TLSChainCheck: Hashable, Sendable {
             ERR_clear_error()
             return TLSChainCheck(validates: false, problem: CleanText("the chain cannot be checked"), built: [])
         }
+        // As libssl checks a server: the TLS-server purpose (a leaf only for client auth fails),
+        // and security level 1 (an MD5 signature or an RSA key under 1024 bits fails).
+        X509_STORE_CTX_set_default(context, "ssl_server")
+        X509_VERIFY_PARAM_set_auth_level(X509_STORE_CTX_get0_param(context), 1)
         X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(context), UInt(X509_V_FLAG_NO_CHECK_TIME))
         let verified = X509_verify_cert(context) == 1
         let code = X509_STORE_CTX_get_error(context)

@@ -62,7 +62,9 @@ public struct TLSHandshake: Hashable, Sendable {
         self.version = CleanText(version, limit: 32).value
         self.cipher = CleanText(cipher, limit: 96).value
         self.serverName = serverName
-        self.chain = Array(chain.prefix(Self.maximumCertificates).filter { $0.count <= Self.maximumCertificateBytes })
+        // Kept in place even when too large to read: dropping one would make the next certificate
+        // the leaf (the judge refuses a leaf it cannot read).
+        self.chain = Array(chain.prefix(Self.maximumCertificates))
         self.ocspStapled = ocspStapled
         self.handshakeMilliseconds = handshakeMilliseconds
     }
