@@ -158,6 +158,11 @@ struct TidyCommand: ParsableCommand {
             say("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", "")
             chosen = TidyCommand.selection(readLine() ?? "", from: removable)
         }
+        let guarded = TidyFix.keepingEveryNamesLastLine(chosen, files: files)
+        for location in Set(guarded.kept.map(\.location)).sorted() {
+            say("kept \(Sanitizer.clean(location.path)):\(location.line): the last line recording its name (removing every one would make a changed key look new)", "\n")
+        }
+        chosen = guarded.remove
         let lines = Dictionary(grouping: chosen, by: \.location).keys.sorted()
         guard !lines.isEmpty else {
             say("nothing removed", "\n")
@@ -210,7 +215,8 @@ struct TidyCommand: ParsableCommand {
             if word == "all" { chosen.formUnion(findings.indices) }
             if let kind = TidyReport.kind(word: String(word)) { chosen.formUnion(findings.indices.filter { findings[$0].kind == kind }) }
             let bounds = word.split(separator: "-").compactMap { Int($0) }
-            if bounds.count == 1 || bounds.count == 2, let low = bounds.first, let high = bounds.last, low >= 1, high >= low {
+            if bounds.count == 1 || bounds.count == 2, let low = bounds.first, let high = bounds.last, low >= 1, high >= low,
+               low <= findings.count {
                 chosen.formUnion((low...min(high, findings.count)).map { $0 - 1 })
             }
         }

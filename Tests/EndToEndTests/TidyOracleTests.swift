@@ -69,8 +69,8 @@ final class TidyOracleTests: XCTestCase {
     }
 
     /// A fresh ed25519 key nobody serves, as `ssh-ed25519 BASE64`.
-    private func freshKey(_ label: String) throws -> String {
-        try KeyFiles.generate(type: "ed25519", path: "\(directory)/\(label)")
+    private func freshKey(_ label: String, type: String = "ed25519") throws -> String {
+        try KeyFiles.generate(type: type, path: "\(directory)/\(label)")
         return try KeyFiles.line(publicKeyFile: "\(directory)/\(label).pub")
     }
 
@@ -163,7 +163,7 @@ final class TidyOracleTests: XCTestCase {
         XCTAssertEqual(try ssh(path).finding, .accepted, "ssh still accepts the host after --fix")
     }
 
-    func testRevokedRecordedLineDoesNotMakeSSHAcceptAndFixRemovesOnlyItWhileSSHStillRefuses() throws {
+    func testRevokedRecordedLineDoesNotMakeSSHAcceptAndFixKeepsTheNamesLastPlainLine() throws {
         let path = try write("known_hosts", ["# kept comment", "\(lookupName) \(realKey)", "other.fleet.test \(otherKey)",
                                              "@revoked \(lookupName) \(realKey)"])
         XCTAssertEqual(try keygenFind(path), [2, 4], "ssh-keygen -F finds the plain line (and the @revoked one)")
@@ -176,17 +176,28 @@ final class TidyOracleTests: XCTestCase {
         XCTAssertTrue(run.stdoutText.contains("revoked by the @revoked line at line 4"), run.stdoutText)
         XCTAssertEqual(run.status, 2, "a revoked-recorded finding exits 2")
 
+        // Line 2 is the name's only plain line: without it a different key would be new to ssh, not changed.
         let before = try XCTUnwrap(FileManager.default.contents(atPath: path))
         let fixed = try tidy(["--known-hosts", path, "--fix", "--kind", "revoked-recorded", "--yes"])
-        XCTAssertEqual(fixed.findings, [], fixed.run.stdoutText + fixed.run.stderrText)
-        XCTAssertEqual(fixed.run.status, 0, fixed.run.stderrText)
-        XCTAssertTrue(fixed.run.stderrText.contains("\(path):2: \(lookupName) \(realKey)"), "shows the line it removes: \(fixed.run.stderrText)")
+        XCTAssertEqual(fixed.findings, findings, fixed.run.stdoutText + fixed.run.stderrText)
+        XCTAssertEqual(fixed.run.status, 2, fixed.run.stderrText)
+        XCTAssertTrue(fixed.run.stderrText.contains("kept \(path):2: the last line recording its name"), fixed.run.stderrText)
         XCTAssertFalse(fixed.run.stderrText.contains("\(path):4:"), "never offers the @revoked line: \(fixed.run.stderrText)")
-        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), removing(line: 2, from: before),
+        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), before, "nothing is removed")
+        XCTAssertEqual(try ssh(path).finding, .revoked, "ssh still refuses the host")
+
+        // With another plain line for the name (a second key type), the revoked one goes and only it.
+        let second = try freshKey("second", type: "ecdsa")
+        let path2 = try write("known_hosts2", ["# kept comment", "\(lookupName) \(realKey)", "\(lookupName) \(second)",
+                                               "@revoked \(lookupName) \(realKey)"])
+        let before2 = try XCTUnwrap(FileManager.default.contents(atPath: path2))
+        let fixed2 = try tidy(["--known-hosts", path2, "--fix", "--kind", "revoked-recorded", "--yes"])
+        XCTAssertEqual(fixed2.findings, [], fixed2.run.stdoutText + fixed2.run.stderrText)
+        XCTAssertEqual(fixed2.run.status, 0, fixed2.run.stderrText)
+        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path2)), removing(line: 2, from: before2),
                        "only line 2 is removed; the @revoked line and every other byte are kept")
-        XCTAssertEqual(try keygenFind(path), [3], "only the @revoked line is left for the name")
-        let after = try ssh(path)
-        XCTAssertEqual(after.finding, .revoked, "ssh still refuses the host: \(after.finalMessage)")
+        XCTAssertEqual(try keygenFind(path2), [2, 3], "the other key's line and the @revoked line are left")
+        XCTAssertEqual(try ssh(path2).finding, .revoked, "ssh still refuses the revoked key")
     }
 
     func testLinesNoInventoryLookupNameFindsAreUnknownHostsAndTheHostsOwnLinesAreNot() throws {

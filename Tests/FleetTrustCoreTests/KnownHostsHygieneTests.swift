@@ -33,6 +33,20 @@ final class KnownHostsHygieneTests: XCTestCase {
         XCTAssertThrowsError(try fix.rendered(removing: [5]), "a @revoked line is never removed")
     }
 
+    /// Findings decided one line at a time must not together remove every plain line for a
+    /// name: a different key would then be new to ssh instead of changed.
+    func testFixKeepsTheFirstOfANamesLastPlainLines() {
+        let file = TestKeys.file("db \(TestKeys.a.openSSHLine)\ndb \(TestKeys.b.openSSHLine)\nweb \(TestKeys.c.openSSHLine)\n"
+            + "web \(TestKeys.c.openSSHLine)\n")
+        let all = KnownHostsHygiene(files: [file]).findings()
+        XCTAssertEqual(all.filter { $0.kind == .conflicting }.map(\.location.line), [1, 2])
+        let plan = TidyFix.keepingEveryNamesLastLine(all.filter(\.removable), files: [file])
+        XCTAssertEqual(plan.kept.map(\.location.line), [1], "one of the conflicting pair stays")
+        XCTAssertEqual(Set(plan.remove.map(\.location.line)), [2, 4], "the other, and the duplicate whose twin stays")
+        let alone = all.filter { $0.location.line == 4 }
+        XCTAssertEqual(TidyFix.keepingEveryNamesLastLine(alone, files: [file]).remove.map(\.location.line), [4])
+    }
+
     func testFixIsRefusedWhenTheFileChangedSinceItWasRead() throws {
         let path = NSTemporaryDirectory() + "tidy-cas-\(getpid())"
         defer { unlink(path) }
