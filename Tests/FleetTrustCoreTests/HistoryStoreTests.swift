@@ -94,6 +94,27 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertThrowsError(try HistoryStore.open(path: other)) { XCTAssertEqual($0 as? HistoryError, .foreign(path: other)) }
     }
 
+    /// A hand-edited file: a time that is not a number, a fingerprint carrying an escape
+    /// sequence. Reading it is one error naming the file, never a trap or raw terminal bytes.
+    func testHandEditedValuesAreTheFilesDamageNotATrapOrRawText() throws {
+        for edit in ["UPDATE host_key SET first_seen = 'abc'", "UPDATE sighting SET seen_at = 'x'",
+                     "UPDATE host_key SET fingerprint = 'SHA256:\u{1b}[2J'", "UPDATE sighting_key SET key_type = 'ssh-ed25519\u{1b}]0;x\u{07}'"] {
+            let path = directory.file("edited-\(UUID().uuidString.prefix(6)).sqlite")
+            let store = try XCTUnwrap(try HistoryStore.open(path: path))
+            try store.record([sighting("web1", [("ssh-ed25519", "SHA256:" + String(repeating: "A", count: 43))], at: 1_000)])
+            try DatabaseQueue(path: path).write { try $0.execute(sql: edit) }
+            let reread = try XCTUnwrap(try HistoryStore.open(path: path))
+            var errors: [Error] = []
+            do { _ = try reread.history(for: ["web1"]) } catch { errors.append(error) }
+            do { _ = try reread.sightings(of: "web1") } catch { errors.append(error) }
+            XCTAssertFalse(errors.isEmpty, "\(edit) was read as if it were fine")
+            for error in errors {
+                XCTAssertTrue(error is HistoryError, "\(edit): \(error)")
+                XCTAssertFalse("\(error)".contains("\u{1b}"), "\(edit): \(error)")
+            }
+        }
+    }
+
     func testAHistoryFromANewerFleettrustIsRefused() throws {
         let path = directory.file("h.sqlite")
         _ = try HistoryStore.open(path: path)

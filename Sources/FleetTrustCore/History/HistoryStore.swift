@@ -104,19 +104,20 @@ public final class HistoryStore: Sendable {
                     ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: byHost + " WHERE host = ?"), arguments: [$0]) }
                     : try Row.fetchAll(db, sql: byHost)
                 for row in keyRows {
-                    let host: String = row[0]
+                    let host: String = try row.decode(atIndex: 0)
                     guard wanted.contains(host) else { continue }
-                    keys[host, default: []].append(KeyHistory(key: KeyIdentity(type: row[1], fingerprint: row[2]),
-                                                              firstSeen: UInt64(max(0, row[3] as Int64)), lastSeen: UInt64(max(0, row[4] as Int64)),
-                                                              lastSighting: row[5], sightings: row[6]))
+                    keys[host, default: []].append(KeyHistory(key: try recordedKey(row, 1), firstSeen: try milliseconds(row, 3),
+                                                              lastSeen: try milliseconds(row, 4), lastSighting: try row.decode(atIndex: 5),
+                                                              sightings: try row.decode(atIndex: 6)))
                 }
                 let latestRows = few
                     ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.host = ?"), arguments: [$0]) }
                     : try Row.fetchAll(db, sql: latestKeys)
                 for row in latestRows {
-                    let host: String = row[0]
+                    let host: String = try row.decode(atIndex: 0)
                     guard wanted.contains(host) else { continue }
-                    latest[host, default: ([], row[1])].keys.insert(KeyIdentity(type: row[2], fingerprint: row[3]))
+                    let complete: Bool = try row.decode(atIndex: 1)
+                    latest[host, default: ([], complete)].keys.insert(try recordedKey(row, 2))
                 }
                 var fleet = FleetHistory()
                 for (host, remembered) in keys {
@@ -126,6 +127,22 @@ public final class HistoryStore: Sendable {
                 return fleet
             }
         }
+    }
+
+    /// Columns `index` and `index + 1` as a key's type and fingerprint: printable ASCII of
+    /// bounded length, as fleettrust records them. Anything else (a hand-edited file) is the file's
+    /// damage, one sentence: never a trap, and never bytes that reach a terminal raw.
+    private func recordedKey(_ row: Row, _ index: Int) throws -> KeyIdentity {
+        let type: String = try row.decode(atIndex: index), fingerprint: String = try row.decode(atIndex: index + 1)
+        for text in [type, fingerprint] where text.isEmpty || text.utf8.count > 128 || !text.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) {
+            throw HistoryError.notADatabase(path: path, detail: "a recorded key is damaged")
+        }
+        return KeyIdentity(type: type, fingerprint: fingerprint)
+    }
+
+    /// Column `index` as a time in milliseconds (a negative one reads as 0).
+    private func milliseconds(_ row: Row, _ index: Int) throws -> UInt64 {
+        UInt64(max(0, try row.decode(Int64.self, atIndex: index)))
     }
 
     /// One host's recorded probes since a time (milliseconds), oldest first; `host` is the
@@ -142,11 +159,12 @@ public final class HistoryStore: Sendable {
                     """, arguments: [host, host, host, Int64(min(since, UInt64(Int64.max)))])
                 var sightings: [StoredSighting] = []
                 for row in rows {
-                    let id: Int64 = row[0]
-                    let key = KeyIdentity(type: row[6], fingerprint: row[7])
+                    let id: Int64 = try row.decode(atIndex: 0)
+                    let key = try recordedKey(row, 6)
                     if sightings.last?.id == id { sightings[sightings.count - 1].keys.append(key); continue }
-                    sightings.append(StoredSighting(id: id, host: row[1], endpoint: row[2], seenAt: UInt64(max(0, row[3] as Int64)),
-                                                    source: row[4], complete: row[5], keys: [key]))
+                    sightings.append(StoredSighting(id: id, host: try row.decode(atIndex: 1), endpoint: try row.decode(atIndex: 2),
+                                                    seenAt: try milliseconds(row, 3), source: try row.decode(atIndex: 4),
+                                                    complete: try row.decode(atIndex: 5), keys: [key]))
                 }
                 return sightings
             }
