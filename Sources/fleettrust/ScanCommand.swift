@@ -67,34 +67,35 @@ struct ScanCommand: AsyncParsableCommand {
             let (hosts, results, skipped) = try await gather()
             let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
             let judging = try fleet.judging(hosts, results, history: remembered)
+            let recording = store != nil && !readOnly
             let seenAt = HistoryTime.nowMilliseconds()
-            var exitStatus: Int32
+            var sightings: [HistorySighting] = []
+            let hostsStatus: Int32
+            var judged: [JudgedHost] = []
             if format == .json {
                 // Streamed: each host is judged, written and let go (10,000 hosts in little memory).
-                var sightings: [HistorySighting] = []
-                let recording = store != nil && !readOnly
                 var stream = ScanDocumentStream(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
                                                 sink: output.write)
                 for index in hosts.indices {
-                    let judged = judging.judged(index)
-                    if recording, let sighting = HistorySighting(judged, source: .scan, seenAt: seenAt) { sightings.append(sighting) }
-                    try stream.append(judged)
+                    let host = judging.judged(index)
+                    if recording, let sighting = HistorySighting(host, source: .scan, seenAt: seenAt) { sightings.append(sighting) }
+                    try stream.append(host)
                 }
                 try stream.finish(skipped: skipped)
                 try output.finish()
-                exitStatus = ScanDocument.exitStatus(stream.exitStatus, skipped: skipped)
-                if let store, !readOnly, let problem = await Self.record(sightings, in: store) {
-                    printError(problem)
-                    exitStatus = max(exitStatus, 1)
-                }
+                hostsStatus = stream.exitStatus
             } else {
-                let judged = hosts.indices.map(judging.judged)
-                exitStatus = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
-                let sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: seenAt) }
-                if let store, !readOnly, let problem = await Self.record(sightings, in: store) {
-                    printError(problem)
-                    exitStatus = max(exitStatus, 1)
-                }
+                judged = hosts.indices.map(judging.judged)
+                if recording { sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: seenAt) } }
+                hostsStatus = ScanReport.exitStatus(for: judged)
+            }
+            var exitStatus = ScanDocument.exitStatus(hostsStatus, skipped: skipped)
+            if let store, recording, let problem = await Self.record(sightings, in: store) {
+                printError(problem)
+                exitStatus = max(exitStatus, 1)
+            }
+            if format != .json {
+                // After recording: the prometheus metrics carry the exit status a failed record raises.
                 let duration = started.duration(to: .now)
                 try await emit(judged, skipped: skipped, exitStatus: exitStatus, to: output,
                                seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)

@@ -15,11 +15,8 @@ public struct ScanDocumentStream {
     private let knownHostsFiles: [String]
     private let pinFiles: [String]
     private let encoder: JSONEncoder
-    private var total = 0
-    private var byStatus: [String: Int] = [:]
-    private var byDrift: [String: Int] = [:]
-    private var statuses = Set<HostStatus>()
-    private var reverted = false
+    /// Counted as the hosts go by; its exit status is the hosts' alone (skipped entries come at the end).
+    private var summary = ScanReport.Summary(total: 0, byStatus: [:], exitStatus: 0)
 
     /// `sink` receives the document in pieces, in order.
     public init(generatedAt: Date = Date(), knownHostsFiles: [String], pinFiles: [String], sink: @escaping (Data) throws -> Void) {
@@ -32,31 +29,25 @@ public struct ScanDocumentStream {
     }
 
     /// The hosts' exit status so far (what `summary.exit_status` says before skipped entries).
-    public var exitStatus: Int32 {
-        max(ScanReport.exitStatus(for: Array(statuses)), reverted ? 2 : 0)
-    }
+    public var exitStatus: Int32 { summary.exitStatus }
 
     /// Writes one judged host, in inventory order.
     public mutating func append(_ judged: JudgedHost) throws {
         let entry = try encoder.encode(ScanReport.Host(judged))
-        if total == 0 {
+        if summary.total == 0 {
             try sink(try head())
         } else {
             try sink(Data(",\n".utf8))
         }
         try sink(Self.indented(entry, by: 4))
-        total += 1
-        byStatus[judged.status.rawValue, default: 0] += 1
-        if let drift = judged.drift { byDrift[drift.kind.rawValue, default: 0] += 1 }
-        statuses.insert(judged.status)
-        if judged.drift?.kind == .reverted { reverted = true }
+        summary.count(judged)
     }
 
     /// Writes the rest of the document (`skipped`, `summary` and the file lists) and its final newline.
     public mutating func finish(skipped: [SkippedInventoryEntry]) throws {
-        let summary = ScanReport.Summary(total: total, byStatus: byStatus,
-                                         exitStatus: ScanDocument.exitStatus(exitStatus, skipped: skipped), byDrift: byDrift)
-        guard total > 0 else {
+        var summary = self.summary
+        summary.exitStatus = ScanDocument.exitStatus(summary.exitStatus, skipped: skipped)
+        guard summary.total > 0 else {
             // No host: the whole (small) document at once, empty `hosts` written as the encoder writes it.
             let report = ScanReport(version: ScanReport.currentVersion, generatedAt: generatedAt, knownHostsFiles: knownHostsFiles,
                                     pinFiles: pinFiles, hosts: [], summary: summary)

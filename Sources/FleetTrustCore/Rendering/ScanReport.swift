@@ -397,6 +397,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
             exitStatus = try c.decode(Int32.self, forKey: .exitStatus)
             byDrift = try c.decodeIfPresent([String: Int].self, forKey: .byDrift) ?? [:]
         }
+
+        /// Counts one more host (the whole report and the streamed one count the same way).
+        mutating func count(_ host: JudgedHost) {
+            total += 1
+            byStatus[host.status.rawValue, default: 0] += 1
+            if let drift = host.drift { byDrift[drift.kind.rawValue, default: 0] += 1 }
+            exitStatus = max(exitStatus, ScanReport.exitStatus(of: host))
+        }
     }
 
     public var version: Int
@@ -417,11 +425,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
         self.knownHostsFiles = knownHostsFiles
         self.pinFiles = pinFiles
         self.hosts = judged.map(Host.init)
-        var counts: [String: Int] = [:]
-        for host in judged { counts[host.status.rawValue, default: 0] += 1 }
-        var drifts: [String: Int] = [:]
-        for host in judged { if let drift = host.drift { drifts[drift.kind.rawValue, default: 0] += 1 } }
-        self.summary = Summary(total: judged.count, byStatus: counts, exitStatus: ScanReport.exitStatus(for: judged), byDrift: drifts)
+        var summary = Summary(total: 0, byStatus: [:], exitStatus: 0)
+        for host in judged { summary.count(host) }
+        self.summary = summary
     }
 
     init(version: Int, generatedAt: String, knownHostsFiles: [String], pinFiles: [String], hosts: [Host], summary: Summary) {
@@ -433,18 +439,17 @@ public struct ScanReport: Codable, Sendable, Equatable {
         self.summary = summary
     }
 
-    /// The statuses' exit status, raised to 2 when a host presents a key it had before another
-    /// (`reverted` drift): a classic sign of an intermittent man in the middle. Other drift
-    /// never changes the exit status (a new key `ssh` does not know is already `changed`).
+    /// The loudest host's exit status (`exitStatus(of:)`): 0 all trusted; 1 some new, unreachable
+    /// or failed; 2 any changed, revoked, pin-mismatch or invalid certificate.
     public static func exitStatus(for judged: [JudgedHost]) -> Int32 {
-        let reverted = judged.contains { $0.drift?.kind == .reverted }
-        return max(exitStatus(for: judged.map(\.status)), reverted ? 2 : 0)
+        judged.map(exitStatus(of:)).max() ?? 0
     }
 
-    /// 0 all trusted; 1 some new, unreachable or failed; 2 any changed, revoked, pin-mismatch
-    /// or invalid certificate: the loudest `alarmLevel`.
-    public static func exitStatus(for statuses: [HostStatus]) -> Int32 {
-        statuses.map(\.alarmLevel).max() ?? 0
+    /// A host's status's exit status, raised to 2 when it presents a key it had before another
+    /// (`reverted` drift): a classic sign of an intermittent man in the middle. Other drift
+    /// never changes the exit status (a new key `ssh` does not know is already `changed`).
+    public static func exitStatus(of judged: JudgedHost) -> Int32 {
+        max(judged.status.alarmLevel, judged.drift?.kind == .reverted ? 2 : 0)
     }
 
     public func encoded() throws -> Data {
