@@ -39,32 +39,24 @@ struct ReplayDocument {
         mutating func topLevel() throws -> (version: Int?, hosts: [Range<Int>]?) {
             var version: Int?, hosts: [Range<Int>]?
             skipBlanks()
-            try expect(UInt8(ascii: "{"))
-            skipBlanks()
-            if peek == UInt8(ascii: "}") {
-                at += 1
-            } else {
-                while true {
-                    skipBlanks()
-                    let keyStart = at
-                    try skipString()
-                    let key = String(decoding: bytes[(keyStart + 1)..<(at - 1)], as: UTF8.self)
-                    skipBlanks()
-                    try expect(UInt8(ascii: ":"))
-                    skipBlanks()
-                    switch key {
-                    case "hosts": hosts = try elements()
-                    case "version":
-                        let start = at
-                        try skipValue(depth: 1)
-                        version = Int(String(decoding: bytes[start..<at], as: UTF8.self))
-                        if version == nil { throw Malformed(description: "wrong type at .version") }
-                    default: try skipValue(depth: 1)
+            try members { scanner, key in
+                switch String(decoding: scanner.bytes[key], as: UTF8.self) {
+                case "hosts":
+                    guard scanner.peek == UInt8(ascii: "[") else { throw Malformed(description: "wrong type at .hosts") }
+                    var ranges: [Range<Int>] = []
+                    try scanner.elements { scanner in
+                        let start = scanner.at
+                        try scanner.skipValue(depth: 3)
+                        ranges.append((scanner.base + start)..<(scanner.base + scanner.at))
                     }
-                    skipBlanks()
-                    if peek == UInt8(ascii: ",") { at += 1; continue }
-                    try expect(UInt8(ascii: "}"))
-                    break
+                    hosts = ranges
+                case "version":
+                    let start = scanner.at
+                    try scanner.skipValue(depth: 2)
+                    version = Int(String(decoding: scanner.bytes[start..<scanner.at], as: UTF8.self))
+                    if version == nil { throw Malformed(description: "wrong type at .version") }
+                default:
+                    try scanner.skipValue(depth: 2)
                 }
             }
             skipBlanks()
@@ -72,25 +64,40 @@ struct ReplayDocument {
             return (version, hosts)
         }
 
-        /// The byte ranges (in the document's indices) of an array's elements.
-        mutating func elements() throws -> [Range<Int>] {
-            guard peek == UInt8(ascii: "[") else { throw Malformed(description: "wrong type at .hosts") }
-            at += 1
-            var ranges: [Range<Int>] = []
+        /// An object, from its `{` to after its `}`: `value` gets each member's key (the range
+        /// inside its quotes) with the scanner at the member's value, and steps over the value.
+        mutating func members(_ value: (inout Scanner, Range<Int>) throws -> Void) throws {
+            try expect(UInt8(ascii: "{"))
             skipBlanks()
-            if peek == UInt8(ascii: "]") {
-                at += 1
-                return ranges
-            }
+            if peek == UInt8(ascii: "}") { at += 1; return }
             while true {
                 skipBlanks()
-                let start = at
-                try skipValue(depth: 2)
-                ranges.append((base + start)..<(base + at))
+                let keyStart = at
+                try skipString()
+                let key = (keyStart + 1)..<(at - 1)
+                skipBlanks()
+                try expect(UInt8(ascii: ":"))
+                skipBlanks()
+                try value(&self, key)
+                skipBlanks()
+                if peek == UInt8(ascii: ",") { at += 1; continue }
+                try expect(UInt8(ascii: "}"))
+                return
+            }
+        }
+
+        /// An array, from its `[` to after its `]`: `element` steps over each element.
+        mutating func elements(_ element: (inout Scanner) throws -> Void) throws {
+            try expect(UInt8(ascii: "["))
+            skipBlanks()
+            if peek == UInt8(ascii: "]") { at += 1; return }
+            while true {
+                skipBlanks()
+                try element(&self)
                 skipBlanks()
                 if peek == UInt8(ascii: ",") { at += 1; continue }
                 try expect(UInt8(ascii: "]"))
-                return ranges
+                return
             }
         }
 
@@ -129,25 +136,10 @@ struct ReplayDocument {
             switch byte {
             case UInt8(ascii: "\""):
                 try skipString()
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let close = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                at += 1
-                skipBlanks()
-                if peek == close { at += 1; return }
-                while true {
-                    skipBlanks()
-                    if close == UInt8(ascii: "}") {
-                        try skipString()
-                        skipBlanks()
-                        try expect(UInt8(ascii: ":"))
-                        skipBlanks()
-                    }
-                    try skipValue(depth: depth + 1)
-                    skipBlanks()
-                    if peek == UInt8(ascii: ",") { at += 1; continue }
-                    try expect(close)
-                    return
-                }
+            case UInt8(ascii: "{"):
+                try members { scanner, _ in try scanner.skipValue(depth: depth + 1) }
+            case UInt8(ascii: "["):
+                try elements { scanner in try scanner.skipValue(depth: depth + 1) }
             default:
                 let start = at
                 while let next = peek, next != UInt8(ascii: ","), next != UInt8(ascii: "}"), next != UInt8(ascii: "]"),
