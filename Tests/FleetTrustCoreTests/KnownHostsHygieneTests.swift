@@ -47,6 +47,19 @@ final class KnownHostsHygieneTests: XCTestCase {
         XCTAssertEqual(TidyFix.keepingEveryNamesLastLine(alone, files: [file]).remove.map(\.location.line), [4])
     }
 
+    /// A line duplicated in another file is that file's only line for the name: a host whose
+    /// UserKnownHostsFile is that file reads nothing else, so the line stays.
+    func testFixKeepsTheLastPlainLineOfEachFile() {
+        let main = TestKeys.file("lab1 \(TestKeys.a.openSSHLine)\n", path: "main_kh")
+        let lab = TestKeys.file("lab1 \(TestKeys.a.openSSHLine)\n", path: "lab_kh")
+        let all = KnownHostsHygiene(files: [main, lab]).findings()
+        let duplicate = all.filter { $0.kind == .duplicate }
+        XCTAssertEqual(duplicate.map(\.location.path), ["lab_kh"])
+        let plan = TidyFix.keepingEveryNamesLastLine(duplicate, files: [main, lab])
+        XCTAssertEqual(plan.remove, [])
+        XCTAssertEqual(plan.kept.map(\.location.path), ["lab_kh"])
+    }
+
     func testFixIsRefusedWhenTheFileChangedSinceItWasRead() throws {
         let path = NSTemporaryDirectory() + "tidy-cas-\(getpid())"
         defer { unlink(path) }

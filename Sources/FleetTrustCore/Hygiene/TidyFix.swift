@@ -56,12 +56,12 @@ public struct TidyFix: Sendable {
 }
 
 extension TidyFix {
-    /// The chosen findings less those whose lines are the last plain (unmarked) lines recording
-    /// a name their findings stand for. Each finding was decided one line at a time; together
+    /// The chosen findings less those whose lines are the last plain (unmarked) lines of a file
+    /// recording a name their findings stand for. Each finding was decided one line at a time; together
     /// they could remove every line for a name (both lines of a conflicting pair, the only plain
     /// line beside a `@revoked` one), and a later different key would then be `new` where `ssh`
-    /// refuses it as changed today. For each such name the first of its chosen lines (in file
-    /// order) is kept. Unknown-host and unmatchable findings are left as chosen: no inventory
+    /// refuses it as changed today; and a host whose own UserKnownHostsFile is one of the files
+    /// reads only that one. For each such name and file the first of its chosen lines is kept. Unknown-host and unmatchable findings are left as chosen: no inventory
     /// host uses those names, or nothing matches the line.
     public static func keepingEveryNamesLastLine(_ chosen: [TidyFinding], files: [KnownHostsFile]) -> (remove: [TidyFinding], kept: [TidyFinding]) {
         let guardedKinds: Set<TidyFindingKind> = [.duplicate, .conflicting, .revokedRecorded]
@@ -74,9 +74,12 @@ extension TidyFix {
             let plain = knownHosts.entries(matching: name).filter { $0.entry.marker == nil }.map { match in
                 TidyLocation(path: match.path, line: match.line, fileIndex: files.firstIndex { $0.path == match.path } ?? 0)
             }
-            guard !plain.isEmpty, plain.allSatisfy(removing.contains), let first = plain.min() else { continue }
-            removing.remove(first)
-            keep.insert(first)
+            // Per file: a host may read only one of them (its own UserKnownHostsFile).
+            for (_, inFile) in Dictionary(grouping: plain, by: \.path) {
+                guard inFile.allSatisfy(removing.contains), let first = inFile.min() else { continue }
+                removing.remove(first)
+                keep.insert(first)
+            }
         }
         return (chosen.filter { !keep.contains($0.location) }, chosen.filter { keep.contains($0.location) })
     }
