@@ -93,17 +93,7 @@ public struct TLSProbe: Sendable {
                 return .failure(cancellation.isCancelled ? ProbeFailures.cancelled : TLSProbeFailures.timeout)
             }
         }
-        var chain: [[UInt8]] = []
-        if let stack = SSL_get_peer_cert_chain(ssl) {
-            for index in 0..<min(fleettrust_x509_stack_count(stack), Int32(TLSHandshake.maximumCertificates)) {
-                guard let certificate = fleettrust_x509_stack_at(stack, index) else { continue }
-                var bytes: UnsafeMutablePointer<UInt8>?
-                let length = i2d_X509(certificate, &bytes)
-                guard length > 0, let bytes else { continue }
-                chain.append(Array(UnsafeBufferPointer(start: bytes, count: Int(length))))
-                CRYPTO_free(bytes, #fileID, #line)
-            }
-        }
+        let chain = SSL_get_peer_cert_chain(ssl).map { TLSCertificate.derChain($0, limit: TLSHandshake.maximumCertificates) } ?? []
         let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "?"
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "?"
         let stapled = fleettrust_ssl_ocsp_response_length(ssl) > 0

@@ -95,6 +95,21 @@ public struct TLSCertificate: Hashable, Sendable {
     }
 
     /// Parses DER, refusing trailing bytes; the caller frees the result.
+    /// The DER of an OpenSSL certificate stack, in order, at most `limit`; it stops at the first
+    /// certificate it cannot encode rather than skip it (skipping one would make the next the leaf).
+    public static func derChain(_ stack: OpaquePointer, limit: Int) -> [[UInt8]] {
+        var chain: [[UInt8]] = []
+        for index in 0..<min(Int(fleettrust_x509_stack_count(stack)), limit) {
+            guard let certificate = fleettrust_x509_stack_at(stack, Int32(index)) else { break }
+            var bytes: UnsafeMutablePointer<UInt8>?
+            let length = i2d_X509(certificate, &bytes)
+            guard length > 0, let bytes else { break }
+            chain.append(Array(UnsafeBufferPointer(start: bytes, count: Int(length))))
+            CRYPTO_free(bytes, #fileID, #line)
+        }
+        return chain
+    }
+
     static func parse(_ der: [UInt8]) -> OpaquePointer? {
         der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             guard let base = buffer.baseAddress else { return nil }

@@ -44,19 +44,8 @@ public struct TLSChainCheck: Hashable, Sendable {
         X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(context), UInt(X509_V_FLAG_NO_CHECK_TIME))
         let verified = X509_verify_cert(context) == 1
         let code = X509_STORE_CTX_get_error(context)
-        var built: [TLSCertificate] = []
-        if let stack = X509_STORE_CTX_get0_chain(context) {
-            for index in 0..<min(fleettrust_x509_stack_count(stack), 16) {
-                guard let certificate = fleettrust_x509_stack_at(stack, index) else { continue }
-                var bytes: UnsafeMutablePointer<UInt8>?
-                let length = i2d_X509(certificate, &bytes)
-                guard length > 0, let bytes else { continue }
-                defer { CRYPTO_free(bytes, #fileID, #line) }
-                if let read = try? TLSCertificate(der: Array(UnsafeBufferPointer(start: bytes, count: Int(length)))) {
-                    built.append(read)
-                }
-            }
-        }
+        let built = X509_STORE_CTX_get0_chain(context).map { TLSCertificate.derChain($0, limit: 16) }?
+            .compactMap { try? TLSCertificate(der: $0) } ?? []
         ERR_clear_error()
         let problem = verified ? nil : CleanText(String(cString: X509_verify_cert_error_string(Int(code))), limit: 200)
         return TLSChainCheck(validates: verified, problem: problem, built: built)
