@@ -210,7 +210,7 @@ public final class HistoryStore: Sendable {
                     return
                 }
                 if try HistorySchema.migrator.hasBeenSuperseded(db) { throw HistoryError.newerSchema(path: path) }
-                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM host_key")
+                _ = try Int.fetchOne(db, sql: "SELECT 1 FROM host_key LIMIT 1")
             }
         } catch let error as HistoryError {
             throw error

@@ -27,7 +27,7 @@ public struct KnownHostsHygiene: Sendable {
         let content: KnownHostsLine.Content
         var entry: KnownHostsEntry? { if case .entry(let entry) = content { return entry }; return nil }
         var text: String { String(decoding: raw, as: UTF8.self) }
-        var isMarked: Bool { raw.drop { $0 == 0x20 || $0 == 0x09 }.first == UInt8(ascii: "@") }
+        var isMarked: Bool { KnownHostsLine.startsWithMarker(raw) }
     }
 
     /// Every finding, in file and line order.

@@ -27,7 +27,7 @@ public struct TidyFix: Sendable {
         let list = file.lines
         for number in lines {
             guard number >= 1, number <= list.count else { throw Refusal.noSuchLine(path: file.path, line: number) }
-            if list.raw(at: number - 1).drop(while: { $0 == 0x20 || $0 == 0x09 }).first == UInt8(ascii: "@") {
+            if KnownHostsLine.startsWithMarker(list.raw(at: number - 1)) {
                 throw Refusal.markerLine(path: file.path, line: number)
             }
         }

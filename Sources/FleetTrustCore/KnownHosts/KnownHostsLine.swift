@@ -21,6 +21,12 @@ public struct KnownHostsLine: Sendable, Hashable {
         if case .entry(let entry) = content { return entry }
         return nil
     }
+
+    /// Whether the line's first word is a marker (`@cert-authority`, `@revoked`, or one OpenSSH
+    /// does not know): such lines are never tidied away, valid or not.
+    static func startsWithMarker(_ raw: [UInt8]) -> Bool {
+        raw.drop { $0 == 0x20 || $0 == 0x09 }.first == UInt8(ascii: "@")
+    }
 }
 
 /// The marker that starts a line, if any.
