@@ -22,7 +22,7 @@ struct FleetOptions: ParsableArguments {
             + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
     var knownHostsFiles: [String] = []
 
-    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (see the README for its format).", valueName: "file"))
+    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (format: FILE FORMATS in man fleettrust).", valueName: "file"))
     var pinFile: String?
 
     var pinFiles: [String] { pinFile.map { [$0] } ?? [] }
