@@ -118,11 +118,12 @@ public struct DiscoveryProgress: Equatable, Sendable {
 
 /// A confirmation the user is looking at.
 public enum Confirmation: Equatable, Sendable {
-    /// `y` saves these new hosts; `skipped` says which marked hosts were left out and why.
-    case trust(items: [DecisionItem], skipped: [String])
+    /// `y` saves these new hosts; `skipped` says which marked hosts were left out and why;
+    /// `marked` is how many marked hosts the batch was made from (0: the host on screen alone).
+    case trust(items: [DecisionItem], skipped: [String], marked: Int)
     /// A changed key: saving takes typing the host name.
     case replace(item: DecisionItem, typed: String)
-    case pin(items: [DecisionItem])
+    case pin(items: [DecisionItem], marked: Int)
     case forget(item: DecisionItem)
 }
 

@@ -72,6 +72,13 @@ enum HeaderView {
             counts.append(String(repeating: " ", count: filled), .progressDone)
             counts.append(String(repeating: "·", count: barWidth - filled), .progressTodo)
         }
+        let marked = state.markedIndices
+        if !marked.isEmpty {
+            let hidden = Set(marked).subtracting(state.visible).count
+            counts.append(" * \(marked.count) marked" + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "") + " ",
+                          hidden > 0 ? .warning : .marked)
+            counts.append(" ")
+        }
         var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
         if !state.filterText.isEmpty { view += " · /\(CleanText(state.filterText, limit: 200))" }
         if counts.width + DisplayWidth.of(view) < width { counts.append(view, .dim) }
@@ -152,7 +159,8 @@ enum StatusLineView {
         guard let row = state.selectedRow else { return [] }
         var hints: [(String, String)] = []
         if !state.settings.readOnly {
-            if row.status == .new || (row.status == .changed && state.markedIndices.isEmpty) || !state.markedIndices.isEmpty {
+            let marked = state.mode == .detail ? [] : state.markedIndices
+            if row.status == .new || (row.status == .changed && marked.isEmpty) || !marked.isEmpty {
                 hints.append(("t", row.status == .changed ? "replace" : "trust"))
             }
             if state.settings.pinFile != nil, row.status == .new || row.status == .trusted { hints.append(("p", "pin")) }
