@@ -50,6 +50,10 @@ struct FleetTrust: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
+            if !message(for: error).hasPrefix("Unknown option"), let mistyped = MistypedOption.problem(in: Array(CommandLine.arguments.dropFirst()), root: self) {
+                printError(mistyped + UsageHint.from(fullMessage(for: error)))
+                exit(withError: ExitCode(code.rawValue))
+            }
             let message = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespaceOnBothSides() }
                 .joined(separator: " ")
             printError(message + UsageHint.from(fullMessage(for: error)))

@@ -114,6 +114,12 @@ final class BadInputCommandTests: XCTestCase {
             (["scan", "--bogus"] + inventory, ["--bogus"]),
             (["scan", "--cert-warn-days", "-1"] + inventory, ["--cert-warn-days", "between 0 and 3650"]),
             (["scna"] + inventory, ["unknown command 'scna'", "scan", "tidy", "fleettrust --help"]),
+            // A mistyped option is named whatever else is missing or wrong.
+            (["scan", "--invntory", "x"], ["Unknown option '--invntory'", "Did you mean '--inventory'?", "fleettrust scan --help"]),
+            (["sync", "--invntory", "x"], ["Did you mean '--inventory'?"]),
+            (["--invntory", "x"], ["Did you mean '--inventory'?"]),
+            (["scan", "--concurrency", "0", "--pinz", "p"] + inventory, ["Unknown option '--pinz'", "Did you mean '--pins'?"]),
+            (["tidy", "--fxi"], ["Did you mean '--fix'?"]),
         ]
         for (arguments, expected) in table {
             try assertOneSentence(arguments, naming: expected)
