@@ -44,6 +44,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed (table or json), and probe nothing.")
     var dryRun = false
 
+    @Flag(help: "Table: full rows, however wide (by default the table fits the terminal, or COLUMNS).")
+    var wide = false
+
     func validate() throws {
         try fleet.validateShared()
         try history.validateHistory()
@@ -193,9 +196,23 @@ struct ScanCommand: AsyncParsableCommand {
                                              skippedEntries: skipped.count, exitStatus: exitStatus)
             try output.write(Data(metrics.rendered().utf8))
         case .table:
-            try output.write(Data((ScanTable.render(judged) + "\n" + Self.skippedLines(skipped)).utf8))
+            try output.write(Data((ScanTable.render(judged, layout: tableLayout()) + "\n" + Self.skippedLines(skipped)).utf8))
         }
         try output.finish()
+    }
+
+    /// The table fits the terminal it is printed on (or `COLUMNS`), in colour there unless
+    /// `NO_COLOR`; a file (`--output`), a pipe without `COLUMNS` and `--wide` get full rows, never colour.
+    func tableLayout(environment: [String: String] = ProcessInfo.processInfo.environment) -> ScanTable.Layout {
+        guard output == nil else { return ScanTable.Layout() }
+        let terminal = isatty(1) == 1
+        var width = environment["COLUMNS"].flatMap(Int.init).flatMap { (20...10_000).contains($0) ? $0 : nil }
+        if width == nil, terminal {
+            var size = winsize()
+            if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { width = Int(size.ws_col) }
+        }
+        let color = terminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        return ScanTable.Layout(width: wide ? nil : width, color: color)
     }
 
     /// The table's list of skipped inventory entries (nothing when none was skipped).
