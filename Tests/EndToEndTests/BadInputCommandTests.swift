@@ -57,6 +57,21 @@ final class BadInputCommandTests: XCTestCase {
         }
     }
 
+    func testEveryBadLineOfAPinOrPolicyFileIsALineOfItsOwn() throws {
+        try write("twobadpins", "web1 SHA256:short\nweb2 nonsense\n")
+        try write("twobadpolicies", "web1 nope\nweb2 alsono\n")
+        let inventory = ["--inventory", root + "/inv.ini", "--dry-run"]
+        for (option, file) in [("--pins", "twobadpins"), ("--policy", "twobadpolicies")] {
+            let run = try fleettrust(["scan", option, root + "/" + file] + inventory)
+            XCTAssertEqual(run.status, 64, run.stderrText)
+            let lines = run.stderrText.split(separator: "\n")
+            XCTAssertEqual(lines.count, 2, run.stderrText)
+            XCTAssertTrue(lines[0].hasPrefix("fleettrust: " + root + "/\(file):1: "), "\(lines[0])")
+            XCTAssertTrue(lines[1].hasPrefix("fleettrust: " + root + "/\(file):2: "), "\(lines[1])")
+            XCTAssertFalse(run.stderrText.contains("?" + root), "lines joined by '?': \(run.stderrText)")
+        }
+    }
+
     func testUnusableFilesAreOneSentenceNamingTheFileAndExit64() throws {
         let r: String = root
         let inventory = ["scan", "--dry-run", "--inventory", r + "/inv.ini"]
