@@ -150,10 +150,11 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         let firstJudge = try loadJudge()
         let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
-        let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
+        var settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
+        settings.missingKnownHostsFiles = Set(fleet.knownHostsFiles.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
         let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
             prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),

@@ -86,6 +86,10 @@ public struct DashboardSettings: Equatable, Sendable {
     public var pinFile: String?
     public var readOnly: Bool
     public var auditLogPath: String
+    /// known_hosts files named on the command line that did not exist when the dashboard opened
+    /// (most often a typo): the header marks them, since a warning printed before the screen
+    /// opened is never seen.
+    public var missingKnownHostsFiles: Set<String> = []
 
     public init(inventoryPath: String, knownHostsFiles: [String], pinFile: String? = nil, readOnly: Bool = false,
                 auditLogPath: String) {

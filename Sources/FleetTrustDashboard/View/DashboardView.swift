@@ -39,6 +39,11 @@ enum HeaderView {
         var title = ScreenLine(fill: .header)
         title.append(" fleettrust ", .header)
         if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
+        // First, where the line is never cut: a known_hosts path that did not exist is most often a typo.
+        let missing = state.settings.knownHostsFiles.filter(state.settings.missingKnownHostsFiles.contains)
+        if !missing.isEmpty {
+            title.append(" NO SUCH known_hosts FILE: " + missing.map { Sanitizer.clean($0, limit: 120) }.joined(separator: ", ") + " ", .danger)
+        }
         if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
             title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
         }
@@ -50,7 +55,11 @@ enum HeaderView {
         title.append(" inventory ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
         title.append(" known_hosts ", .headerLabel)
-        title.append(state.settings.knownHostsFiles.map { Sanitizer.clean($0, limit: 120) }.joined(separator: ", ") + " ", .header)
+        for (number, file) in state.settings.knownHostsFiles.enumerated() {
+            title.append((number == 0 ? "" : ", ") + Sanitizer.clean(file, limit: 120), .header)
+            if state.settings.missingKnownHostsFiles.contains(file) { title.append(" (no such file at start)", .danger) }
+        }
+        title.append(" ", .header)
         if let pins = state.settings.pinFile {
             title.append(" pins ", .headerLabel)
             title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
