@@ -123,7 +123,7 @@ final class DecisionFlowTests: XCTestCase {
     func testPinAsksAndWritesThePresentedKeysToThePinFile() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         let asking = Fixtures.press(state, .character("p")).0
-        XCTAssertTrue(DashboardView.view(asking).text.contains("Pin the presented keys of host0 in /tmp/pins"), DashboardView.view(asking).text)
+        XCTAssertTrue(DashboardView.view(asking).text.contains("Pin the presented keys of 1 host in /tmp/pins"), DashboardView.view(asking).text)
         let effects = Fixtures.press(asking, .character("y")).1
         guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
         XCTAssertEqual(decision.kind, .pin)

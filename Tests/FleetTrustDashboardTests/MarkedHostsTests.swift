@@ -34,7 +34,9 @@ final class MarkedHostsTests: XCTestCase {
         guard case .confirm(.pin(let items, let marked)) = state.mode else { return XCTFail("\(state.mode)") }
         XCTAssertEqual(items.map(\.index), [1])
         XCTAssertEqual(marked, 0)
-        XCTAssertTrue(DashboardView.view(state).text.contains("Pin the presented keys of host1 in /tmp/pins?"))
+        let text = DashboardView.view(state).text
+        XCTAssertTrue(text.contains("Pin the presented keys of 1 host in /tmp/pins?") && text.contains(" host1 "), text)
+        XCTAssertFalse(text.contains("batch"), text)
     }
 
     func testABatchDialogSaysItIsABatchOfMarkedHosts() {

@@ -35,7 +35,7 @@ enum ConfirmationView {
 
     /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
     static func subject(_ items: [DecisionItem], marked: Int) -> String {
-        guard marked > 0 else { return items.count == 1 ? clean(items[0].host.name) : "\(items.count) hosts" }
+        guard marked > 0 else { return "\(items.count) host\(items.count == 1 ? "" : "s")" }
         return "a batch of \(items.count) of your \(marked) marked host\(marked == 1 ? "" : "s")"
     }
 

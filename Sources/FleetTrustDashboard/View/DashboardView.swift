@@ -40,9 +40,8 @@ enum HeaderView {
         title.append(" fleettrust ", .header)
         if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
         // First, where the line is never cut: a known_hosts path that did not exist is most often a typo.
-        let missing = state.settings.knownHostsFiles.filter(state.settings.missingKnownHostsFiles.contains)
-        if !missing.isEmpty {
-            title.append(" NO SUCH known_hosts FILE: " + missing.map { Sanitizer.clean($0, limit: 120) }.joined(separator: ", ") + " ", .danger)
+        if state.settings.knownHostsFiles.contains(where: state.settings.missingKnownHostsFiles.contains) {
+            title.append(" known_hosts file missing ", .danger)
         }
         if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
             title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
