@@ -19,7 +19,7 @@ public enum DashboardView {
         case .detail:
             body = Array(DetailView.lines(state, width: width).dropFirst(state.detailScroll))
         case .help:
-            body = HelpView.lines(width: width)
+            body = Array(HelpView.lines(width: width).dropFirst(state.detailScroll))
         case .confirm(let confirmation):
             body = ConfirmationView.lines(confirmation, state: state, width: width)
         }
@@ -148,7 +148,7 @@ enum StatusLineView {
     /// The keys that do something for the current mode and selection.
     static func hints(_ state: DashboardState) -> [(String, String)] {
         switch state.mode {
-        case .help: return [("any key", "back"), ("q", "back")]
+        case .help: return [("j/k", "scroll"), ("any other key", "back"), ("q", "back")]
         case .confirm(.replace(let item, let typed)):
             return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to replace"), ("Enter", "confirm"),
                     ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
