@@ -63,30 +63,78 @@ public struct AuditLog: Sendable {
         return environment["USER"] ?? String(getuid())
     }
 
-    /// Appends the records; creates the directory (mode 0700) and file (0600) when missing.
+    /// Appends the records, all or none; creates the directory (mode 0700) and file (0600) when missing.
+    ///
+    /// The batch goes in one checked `write` under an exclusive `flock` (another fleettrust appending
+    /// at once waits). A short or failed write (a full disk) is cut back off with `ftruncate`, so
+    /// the file never keeps half a line for the next record to be glued onto, and the error names
+    /// the real cause. A file whose last line was left unfinished by an older writer gets a line
+    /// break first, so each record stays a line of its own.
     public func append(_ records: [Record]) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = Data()
+        var data: [UInt8] = []
         for record in records {
-            data.append(try encoder.encode(record))
+            data += try encoder.encode(record)
             data.append(0x0a)
         }
+        guard !data.isEmpty else { return }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AuditLogError(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
         defer { close(fd) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count else { throw AuditLogError(path: path, reason: String(cString: strerror(errno))) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw AuditLogError(path: path, code: errno) }
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw AuditLogError(path: path, code: errno) }
+        let before = status.st_size
+        if before > 0, let last = Self.lastByte(fd, size: before), last != 0x0a { data.insert(0x0a, at: 0) }
+        let failure = Self.writeWhole(fd, data)
+        guard let failure else { return }
+        if ftruncate(fd, before) != 0 {
+            throw AuditLogError(path: path, code: failure, detail: "and cutting off the partial record failed too: "
+                                + String(cString: strerror(errno)))
+        }
+        throw AuditLogError(path: path, code: failure)
+    }
+
+    private static func lastByte(_ fd: Int32, size: off_t) -> UInt8? {
+        var byte: UInt8 = 0
+        return pread(fd, &byte, 1, size - 1) == 1 ? byte : nil
+    }
+
+    /// One `write` of the whole batch; nil when it all went in, else the errno that stopped it
+    /// (a short write is asked again for the rest, which reports why, typically ENOSPC).
+    private static func writeWhole(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if written == 0 { return ENOSPC }
+            offset += written
+        }
+        return nil
     }
 }
 
+/// Why records could not be appended: the path and the system's own reason for the failing call.
+/// Nothing of the records is left in the file.
 public struct AuditLogError: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
-    public var description: String { "cannot append to the audit log \(path): \(reason)" }
+
+    init(path: String, code: Int32, detail: String? = nil) {
+        self.path = path
+        self.reason = String(cString: strerror(code)).lowercased() + (detail.map { " (\($0))" } ?? "")
+    }
+
+    public var description: String { "cannot append to the audit log \(path): \(reason); nothing of this record was written" }
 }
 
 extension AuditLog {
