@@ -82,7 +82,7 @@ public struct AuditLog: Sendable {
             data.append(0x0a)
         }
         guard !data.isEmpty else { return }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {

@@ -6,7 +6,7 @@ import Foundation
 /// removed with the directory once `ssh` has returned.
 struct PrivateKnownHosts {
     let directory: String
-    var path: String { directory + "/known_hosts" }
+    var path: String { directory + "/policy-keys" }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -19,7 +19,7 @@ struct PrivateKnownHosts {
             throw Failure(description: "Could not make a private directory in \(base) for ssh's known_hosts: \(String(cString: strerror(errno)))")
         }
         directory = made
-        let fd = open(directory + "/known_hosts", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         let bytes = Array(lines.utf8)
         let written = fd < 0 ? -1 : bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let code = errno
