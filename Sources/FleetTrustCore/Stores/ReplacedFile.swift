@@ -50,13 +50,15 @@ public struct ReplacedFile: Sendable {
     /// Makes what was written the file's content, at once: fsync, close, rename, fsync of the directory.
     public func install() throws {
         let directory = FileSystemCalls.directory(of: resolvedPath)
-        if fsync(descriptor) != 0 || close(descriptor) != 0 {
-            let code = errno
+        var code: Int32 = 0
+        if fsync(descriptor) != 0 { code = errno }
+        if close(descriptor) != 0 && code == 0 { code = errno }
+        guard code == 0 else {
             unlink(temporary)
             throw StoreError.from(errno: code, path: path, directory: directory, operation: "write")
         }
         guard rename(temporary, resolvedPath) == 0 else {
-            let code = errno
+            code = errno
             unlink(temporary)
             throw StoreError.from(errno: code, path: path, directory: directory, operation: "rename")
         }

@@ -66,7 +66,7 @@ public struct AuditLog: Sendable {
     /// Appends the records, all or none; creates the directory (mode 0700) and file (0600) when missing.
     ///
     /// The batch goes in one checked `write` under an exclusive `flock` (another fleettrust appending
-    /// at once waits). A short or failed write (a full disk) is cut back off with `ftruncate`, so
+    /// at once waits, at most 10 seconds). A short or failed write (a full disk) is cut back off with `ftruncate`, so
     /// the file never keeps half a line for the next record to be glued onto, and the error names
     /// the real cause. A file whose last line was left unfinished by an older writer gets a line
     /// break first, so each record stays a line of its own.
@@ -85,8 +85,12 @@ public struct AuditLog: Sendable {
         let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AuditLogError(path: path, code: errno) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                throw AuditLogError(path: path, code: errno == EWOULDBLOCK ? ETIMEDOUT : errno)
+            }
+            usleep(20_000)
         }
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw AuditLogError(path: path, code: errno) }
@@ -95,8 +99,8 @@ public struct AuditLog: Sendable {
         let failure = Self.writeWhole(fd, data)
         guard let failure else { return }
         if ftruncate(fd, before) != 0 {
-            throw AuditLogError(path: path, code: failure, detail: "and cutting off the partial record failed too: "
-                                + String(cString: strerror(errno)))
+            throw AuditLogError(path: path, code: failure, partial: "cutting off the partial record failed too: "
+                                + String(cString: strerror(errno)).lowercased())
         }
         throw AuditLogError(path: path, code: failure)
     }
@@ -106,8 +110,9 @@ public struct AuditLog: Sendable {
         return pread(fd, &byte, 1, size - 1) == 1 ? byte : nil
     }
 
-    /// One `write` of the whole batch; nil when it all went in, else the errno that stopped it
-    /// (a short write is asked again for the rest, which reports why, typically ENOSPC).
+    /// Writes the whole batch (one `write`, unless it is cut short); nil when it all went in, else
+    /// the errno that stopped it: after a short write the rest is asked for again, which reports
+    /// why (typically ENOSPC).
     private static func writeWhole(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
@@ -124,17 +129,21 @@ public struct AuditLog: Sendable {
 }
 
 /// Why records could not be appended: the path and the system's own reason for the failing call.
-/// Nothing of the records is left in the file.
+/// Nothing of the records is left in the file, unless `partial` says why part of them is.
 public struct AuditLogError: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
+    public var partial: String?
 
-    init(path: String, code: Int32, detail: String? = nil) {
+    init(path: String, code: Int32, partial: String? = nil) {
         self.path = path
-        self.reason = String(cString: strerror(code)).lowercased() + (detail.map { " (\($0))" } ?? "")
+        self.reason = String(cString: strerror(code)).lowercased()
+        self.partial = partial
     }
 
-    public var description: String { "cannot append to the audit log \(path): \(reason); nothing of this record was written" }
+    public var description: String {
+        "cannot append to the audit log \(path): \(reason); " + (partial ?? "nothing of the record was written")
+    }
 }
 
 extension AuditLog {
