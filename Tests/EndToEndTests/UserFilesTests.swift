@@ -97,10 +97,16 @@ final class UserFilesTests: XCTestCase {
         try scratch.write("quoted.yaml", "all:\n  vars:\n    x: \(String(repeating: "[']', ", count: depth))\(close)\n")
         try scratch.write("script", "#!/usr/bin/python3\nprint('{\"all\": {\"hosts\": ' + '[' * \(depth) + ']' * \(depth) + '}}')\n")
         chmod(scratch.file("script"), 0o755)
+        // A script whose --list has no _meta: each host's variables come from --host, nested as deep.
+        try scratch.write("hostscript", "#!/usr/bin/python3\nimport sys\nif sys.argv[1] == '--list': print('{\"all\": [\"web1\"]}')\n"
+                          + "else: print('{\"x\": ' + '[' * \(depth) + ']' * \(depth) + '}')\n")
+        chmod(scratch.file("hostscript"), 0o755)
         for (file, shown) in [("deep.json", "deep.json:1:"), ("deep.yaml", "deep.yaml:4:"), ("quoted.json", "quoted.json:1:"),
-                              ("quoted.yaml", "quoted.yaml:3:"), ("script", "script --list:1:")] {
+                              ("quoted.yaml", "quoted.yaml:3:"), ("script", "script --list:1:"),
+                              ("hostscript", "hostscript --host web1:1:")] {
             let run = try fleettrust(["scan", "--dry-run", "--inventory", scratch.file(file)])
-            XCTAssertEqual(run.status, 64, "\(file): \(run.stderrText)")
+            // The --host script still lists web1, without the variables it could not read.
+            XCTAssertEqual(run.status, file == "hostscript" ? 1 : 64, "\(file): \(run.stderrText)")
             XCTAssertTrue(run.stderrText.contains("\(scratch.file(shown)) nested more than 500 levels deep; file skipped"),
                           "\(file): \(run.stderrText)")
         }
