@@ -45,6 +45,13 @@ final class AtomicOutputFile {
         do { try file.install() } catch { throw Failure(description: "cannot write \(file.path): \(error)") }
     }
 
+    /// Removes the temporary file; the target is left as it was.
+    func abandon() {
+        guard !committed else { return }
+        committed = true
+        file.abandon()
+    }
+
     deinit {
         if !committed { file.abandon() }
     }
@@ -64,6 +71,12 @@ final class CommandOutput {
     func write(_ data: Data) throws {
         buffer.append(data)
         if buffer.count >= Self.piece { try flush() }
+    }
+
+    /// Drops what was gathered; a file's temporary copy is removed and the target keeps its content.
+    func abandon() {
+        buffer.removeAll()
+        file?.abandon()
     }
 
     /// Writes what is left; for a file, makes it the file's content.

@@ -65,9 +65,13 @@ struct ScanCommand: AsyncParsableCommand {
                 return
             }
             let started = ContinuousClock.now
+            let interruption = ScanInterruption()
             // A replay judges an old probe: no drift against today's history, and nothing recorded.
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
-            let (hosts, results, skipped) = try await gather()
+            let (hosts, results, skipped) = try await gather(interruption: interruption)
+            if let signal = interruption.receivedSignal {
+                try await stopped(by: signal, hosts: hosts, results: results, store: store, output: output)
+            }
             let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
             let judging = try fleet.judging(hosts, results, history: remembered)
             let recording = store != nil && !readOnly
@@ -113,6 +117,31 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
+    /// The end of a scan a signal stopped: the probes that finished are recorded, the output is
+    /// dropped (a `--output` file keeps its old content), one line says what happened, and the
+    /// exit status is the shell's for the signal.
+    private func stopped(by signal: Int32, hosts: [InventoryHost], results: [ProbeResult], store: HistoryStore?,
+                         output: CommandOutput) async throws -> Never {
+        output.abandon()
+        let finished = results.filter { !$0.keys.isEmpty }.count
+        var line = "interrupted by \(ScanInterruption.name(signal)): \(finished) of \(hosts.count) hosts proved their keys"
+        if let store, !readOnly {
+            let seenAt = HistoryTime.nowMilliseconds()
+            let judging = try fleet.judging(hosts, results)
+            let sightings = hosts.indices.compactMap { index -> HistorySighting? in
+                results[index].keys.isEmpty ? nil : HistorySighting(judging.judged(index), source: .scan, seenAt: seenAt)
+            }
+            if let problem = await Self.record(sightings, in: store) {
+                line += "; the history could not record them: \(problem)"
+            } else {
+                line += " and are recorded in the history"
+            }
+        }
+        if let output = self.output { line += "; \(output) was left as it was" } else { line += "; no report was printed" }
+        printError(line)
+        throw ExitCode(128 + signal)
+    }
+
     /// Records every host that proved keys; returns why it could not, if it could not.
     static func record(_ sightings: [HistorySighting], in store: HistoryStore) async -> String? {
         do {
@@ -145,7 +174,7 @@ struct ScanCommand: AsyncParsableCommand {
         if plan.summary.exitStatus != 0 { throw ExitCode(plan.summary.exitStatus) }
     }
 
-    private func gather() async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
+    private func gather(interruption: ScanInterruption) async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             let data: Data
@@ -162,7 +191,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         let inventory = try fleet.loadInventory()
-        return (inventory.hosts, await fleet.probe(inventory.hosts), SkippedInventoryEntry.entries(in: inventory))
+        return (inventory.hosts, await fleet.probe(inventory.hosts, interruption: interruption), SkippedInventoryEntry.entries(in: inventory))
     }
 
     /// Every format but json (which is streamed), from all the judged hosts.
