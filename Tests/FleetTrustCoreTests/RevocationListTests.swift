@@ -241,3 +241,34 @@ final class RevocationListTests: XCTestCase {
         XCTAssertEqual(try KRLParser.bitmapRanges(offset: 10, bitmap: [0x00, 0b1011_0001]), [10...10, 14...15, 17...17])
     }
 }
+
+/// `RevokedHostKeys` as `ssh` 9.2 reads it, from ssh_config and from Ansible's `-o` options: the
+/// first value wins, `none` means no file, and the path is used as written (no `~` or `%` expansion).
+final class RevokedHostKeysReaderTests: XCTestCase {
+    func testSSHConfigTakesTheFirstValueAndNoneMeansNoFile() {
+        let inventory = InventoryFixtures.read(text: """
+            Host web
+              RevokedHostKeys /etc/ssh/revoked.krl
+            Host off
+              RevokedHostKeys none
+            Host *
+              RevokedHostKeys ~/.ssh/revoked_%h
+            Host plain
+            """, format: .sshConfig)
+        XCTAssertEqual(inventory["web"]?.sshOptions.revokedHostKeys, ["/etc/ssh/revoked.krl"], "the first value obtained wins")
+        XCTAssertEqual(inventory["off"]?.sshOptions.revokedHostKeys, [], "none: no file")
+        XCTAssertEqual(inventory["plain"]?.sshOptions.revokedHostKeys, ["~/.ssh/revoked_%h"], "used as ssh 9.2 uses it: as written")
+    }
+
+    func testAnsibleSSHArgumentsCarryTheOption() {
+        let inventory = InventoryFixtures.read(text: """
+            [web]
+            a ansible_ssh_common_args="-o RevokedHostKeys=/srv/revoked.krl"
+            b ansible_ssh_extra_args="-oRevokedHostKeys=none"
+            c
+            """, format: .ansibleINI)
+        XCTAssertEqual(inventory["a"]?.sshOptions.revokedHostKeys, ["/srv/revoked.krl"])
+        XCTAssertEqual(inventory["b"]?.sshOptions.revokedHostKeys, [])
+        XCTAssertNil(inventory["c"]?.sshOptions.revokedHostKeys)
+    }
+}
