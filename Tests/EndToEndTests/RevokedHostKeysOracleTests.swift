@@ -65,6 +65,7 @@ final class RevokedHostKeysOracleTests: XCTestCase {
                 switch ssh {
                 case .revokedByFile:
                     XCTAssertEqual(host.status, .revoked, label)
+                    XCTAssertTrue(host.reason.contains("revoked by RevokedHostKeys \(file)"), "\(label): \(host.reason)")
                     XCTAssertTrue(evidence.contains("RevokedHostKeys \(file) revokes") || evidence.contains("\(file):"), "\(label): \(evidence)")
                 case .fileError:
                     XCTAssertEqual(host.status, .error, label)
