@@ -185,6 +185,57 @@ final class RevocationListTests: XCTestCase {
         XCTAssertGreaterThan(refused, 10)
     }
 
+    /// Appends signature sections to a KRL, as `ssh_krl_to_blob` writes them: the signing key, then
+    /// its signature over everything before it (`ssh-keygen` 9.2 writes no signed KRLs itself).
+    private func sign(_ krl: String, with signers: [String], damage: Bool = false, trailingSection: Bool = false) throws -> String {
+        let output = krl + ".signed-\(signers.joined(separator: "-"))\(damage ? "-damaged" : "")\(trailingSection ? "-trailing" : "")"
+        let script = """
+            import sys, struct
+            from cryptography.hazmat.primitives import serialization as S
+            def string(b): return struct.pack(">I", len(b)) + b
+            krl, out, damage, trailing = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
+            data = open(krl, "rb").read()
+            for path in sys.argv[5:]:
+                key = S.load_ssh_private_key(open(path, "rb").read(), None)
+                raw = key.public_key().public_bytes(S.Encoding.Raw, S.PublicFormat.Raw)
+                data += b"\\x04" + string(string(b"ssh-ed25519") + string(raw))
+                signature = bytearray(key.sign(data))
+                if damage: signature[5] ^= 1
+                data += string(string(b"ssh-ed25519") + string(bytes(signature)))
+            if trailing: data += b"\\x02" + string(b"")
+            open(out, "wb").write(data)
+            """
+        let run = try Tool.run("/usr/bin/python3", ["-c", script, krl, output, damage ? "1" : "0", trailingSection ? "1" : "0"] + signers.map(path))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return output
+    }
+
+    func testSignedKRLsAreVerifiedAsSshKeygenVerifiesThem() throws {
+        _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-N", "", "-t", "ed25519", "-f", path("signer")])
+        _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-N", "", "-t", "ed25519", "-f", path("signer2")])
+        let plain = try krl("plain", "key: \(try line("k1"))\nserial: 100\n", ca: "ca")
+        let signed = try sign(plain, with: ["signer", "signer2"])
+        XCTAssertEqual(try ours(signed), try XCTUnwrap(try oracle(signed)), "a good signature: read, and the same answers")
+        let selfRevoking = try sign(try krl("self", "key: \(try line("signer"))\n"), with: ["signer"])
+        let cases: [(String, String, RevocationListError.Problem?)] = [
+            ("damaged signature", try sign(plain, with: ["signer"], damage: true), nil),
+            ("signed twice by one key", try sign(plain, with: ["signer", "signer"]), .badSignature("the KRL is signed twice with the same key")),
+            ("a section after the signature", try sign(plain, with: ["signer"], trailingSection: true),
+             .badSignature("a KRL section follows its signature")),
+            ("every signer revoked", selfRevoking, .signersRevoked),
+        ]
+        for (label, file, problem) in cases {
+            XCTAssertNil(try oracle(file), "\(label): ssh-keygen refuses it")
+            XCTAssertThrowsError(try RevocationList.read(path: file), label) { error in
+                guard let problem else {
+                    guard case .badSignature? = (error as? RevocationListError)?.problem else { return XCTFail("\(label): \(error)") }
+                    return
+                }
+                XCTAssertEqual((error as? RevocationListError)?.problem, problem, label)
+            }
+        }
+    }
+
     func testHandMadeBadFieldsGiveTypedErrors() {
         func document(version: UInt32 = 1, sections: (inout SSHWireWriter) -> Void) -> [UInt8] {
             var writer = SSHWireWriter()
