@@ -185,6 +185,39 @@ final class RevocationListTests: XCTestCase {
         XCTAssertGreaterThan(refused, 10)
     }
 
+    /// Thousands of KRLs damaged harder (lengths set huge, bytes inserted and dropped, cut short):
+    /// each is read or refused with a typed error, within bounds, never a crash or a hang.
+    func testHeavilyDamagedKRLsNeverCrashTheParser() throws {
+        var evenSerials = "key: \(try line("spare"))\nsha256: \(try line("k2"))\nid: a\nid: b\n"
+        for serial in stride(from: 2, through: 400, by: 2) { evenSerials += "serial: \(serial)\n" }
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: try krl("fuzz", evenSerials, ca: "ca")).map { Array($0) })
+        var generator = SeededGenerator(seed: 0x4b52_4c)
+        var read = 0, refused = 0
+        let started = Date()
+        for _ in 0..<3000 {
+            var damaged = bytes
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let at = Int.random(in: KRLParser.magic.count..<damaged.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: damaged.replaceSubrange(at..<min(at + 4, damaged.count), with: [0x7F, 0xFF, 0xFF, Int.random(in: 0...255, using: &generator)].map(UInt8.init))
+                case 1: damaged.insert(contentsOf: (0..<Int.random(in: 1...9, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: at)
+                case 2: damaged.removeSubrange(at..<min(at + Int.random(in: 1...9, using: &generator), damaged.count))
+                default: damaged = Array(damaged.prefix(at))
+                }
+                if damaged.count <= KRLParser.magic.count { break }
+            }
+            do {
+                _ = try RevocationList.parse(path: "fuzz", bytes: damaged)
+                read += 1
+            } catch {
+                refused += 1
+            }
+        }
+        XCTAssertEqual(read + refused, 3000)
+        XCTAssertGreaterThan(refused, 2000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+    }
+
     /// Appends signature sections to a KRL, as `ssh_krl_to_blob` writes them: the signing key, then
     /// its signature over everything before it (`ssh-keygen` 9.2 writes no signed KRLs itself).
     private func sign(_ krl: String, with signers: [String], damage: Bool = false, trailingSection: Bool = false) throws -> String {
