@@ -164,6 +164,7 @@ final class PolicyTests: XCTestCase {
             judge.revocationLists = RevocationLists.read(hosts: [host])
             let judged = judge.judge(host, ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: hostKey)]), now: now)
             XCTAssertEqual(judged.status, policy == "off" ? .unchecked : .error, policy)
+            XCTAssertEqual(judged.standardStatus, policy == "off" ? .error : nil, "\(policy): what ssh alone would do is fail")
             if policy != "off" {
                 XCTAssertEqual(judged.failure?.stage, .hostKey, policy)
                 XCTAssertTrue(judged.failure?.message.value.contains("RevokedHostKeys \(directory)/absent: no such file") == true,

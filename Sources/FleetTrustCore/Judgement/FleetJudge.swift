@@ -117,9 +117,14 @@ public struct FleetJudge: Sendable {
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
             var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
+            var standardStatus = status
             if !keys.isEmpty {
-                decision = policy.decision(PolicyFacts(standard: decision, keys: keys, pin: pin))
-                    .overruled(byRevocationsIn: keys, unusableList: revocationLists.unusable(for: host))
+                // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
+                let unusable = revocationLists.unusable(for: host)
+                let standard = decision.overruled(byRevocationsIn: keys, unusableList: unusable)
+                standardStatus = standard.status
+                decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
+                    .overruled(byRevocationsIn: keys, unusableList: unusable)
             }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
                                     status: decision.status, reason: decision.reason, keys: keys, negotiated: negotiated,
@@ -129,7 +134,7 @@ public struct FleetJudge: Sendable {
                                     sharesKeysWith: sharesKeysWith, stricterThanSSH: stricter)
             judged.policy = policy.name
             judged.policySource = policySource
-            if decision.status != status { judged.standardStatus = status }
+            if decision.status != standardStatus { judged.standardStatus = standardStatus }
             judged.drift = drift(host, result, now: now)
             return judged
         }
