@@ -131,6 +131,8 @@ struct FleetOptions: ParsableArguments {
         var judge = FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
                                useAdditionalNames: additionalNames, policies: PolicyResolver(file: try loadPolicies()))
         judge.certificateWarnDays = certWarnDays
+        // A RevokedHostKeys file that cannot be used is each naming host's error, as for `ssh`, not exit 64.
+        judge.revocationLists = RevocationLists.read(hosts: hosts)
         if !tlsCAFiles.isEmpty {
             do {
                 judge.tlsAnchors = try TLSTrustAnchors.files(tlsCAFiles.map(expandTilde))

@@ -157,7 +157,9 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.missingKnownHostsFiles = Set(fleet.knownHostsFiles.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
         let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
-            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
+            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles
+                                                             + Set(hosts.flatMap { $0.sshOptions.revokedHostKeys ?? [] }).sorted(),
+                                                    hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
             connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),

@@ -180,7 +180,8 @@ struct AnsibleInventoryModel {
                                  sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
                                                             globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
                                                             checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
-                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
+                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag),
+                                                            revokedHostKeys: options["revokedhostkeys"].map { $0.lowercased() == "none" ? [] : [$0] }))
         if let policy = vars["fleettrust_policy"]?.value {
             guard PolicyName(rawValue: policy) != nil else {
                 log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",

@@ -83,13 +83,17 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     public var checkHostIP: Bool?
     /// `HashKnownHosts`: whether new entries for this host are written hashed.
     public var hashKnownHosts: Bool?
+    /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
+    /// `ssh` 9.2 uses it (no `~` or `%` expansion); empty for `none`, nil when unset.
+    public var revokedHostKeys: [String]?
 
     public init(hostKeyAlgorithms: String? = nil, globalKnownHostsFiles: [String]? = nil, checkHostIP: Bool? = nil,
-                hashKnownHosts: Bool? = nil) {
+                hashKnownHosts: Bool? = nil, revokedHostKeys: [String]? = nil) {
         self.hostKeyAlgorithms = hostKeyAlgorithms
         self.globalKnownHostsFiles = globalKnownHostsFiles
         self.checkHostIP = checkHostIP
         self.hashKnownHosts = hashKnownHosts
+        self.revokedHostKeys = revokedHostKeys
     }
 }
 

@@ -19,6 +19,8 @@ struct SSHConfigLayout {
         case globalKnownHostsFiles([String])
         case checkHostIP(Bool)
         case hashKnownHosts(Bool)
+        /// `RevokedHostKeys`: one file as written, or none (`none`).
+        case revokedHostKeys([String])
     }
 
     struct Segment {
@@ -143,6 +145,9 @@ struct SSHConfigLayout {
                 return nil
             }
             setting = directive.keyword == "checkhostip" ? .checkHostIP(flag) : .hashKnownHosts(flag)
+        case "revokedhostkeys":
+            single = true
+            setting = .revokedHostKeys(arguments[0].lowercased() == "none" ? [] : [arguments[0]])
         case "proxyjump", "proxycommand":
             single = directive.keyword == "proxyjump"
             let keyword = directive.keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"

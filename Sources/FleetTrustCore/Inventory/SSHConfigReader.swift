@@ -62,6 +62,7 @@ enum SSHConfigReader {
                 case .globalKnownHostsFiles(let value): globalFiles = globalFiles ?? value
                 case .checkHostIP(let value): sshOptions.checkHostIP = sshOptions.checkHostIP ?? value
                 case .hashKnownHosts(let value): sshOptions.hashKnownHosts = sshOptions.hashKnownHosts ?? value
+                case .revokedHostKeys(let value): sshOptions.revokedHostKeys = sshOptions.revokedHostKeys ?? value
                 }
             }
         }

@@ -47,7 +47,8 @@ public enum ScanReplay {
                                  userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
                                  sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
                                                             globalKnownHostsFiles: settings?.globalKnownHostsFiles,
-                                                            checkHostIP: settings?.checkHostIP))
+                                                            checkHostIP: settings?.checkHostIP,
+                                                            revokedHostKeys: settings?.revokedHostKeys))
         if entry.policySource == "inventory" { host.policy = entry.policy }
         host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
         if entry.endpointProtocol == .tls {

@@ -185,11 +185,13 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// Every file the host was judged against, in order.
         public var knownHostsFiles: [String]
         public var checkHostIP: Bool?
+        /// `RevokedHostKeys` (null: unset; empty: `none`), so a replay judges against it too.
+        public var revokedHostKeys: [String]?
 
         enum CodingKeys: String, CodingKey {
             case hostKeyAlias = "host_key_alias", hostKeyAlgorithms = "host_key_algorithms"
             case userKnownHostsFiles = "user_known_hosts_files", globalKnownHostsFiles = "global_known_hosts_files"
-            case knownHostsFiles = "known_hosts_files", checkHostIP = "check_host_ip"
+            case knownHostsFiles = "known_hosts_files", checkHostIP = "check_host_ip", revokedHostKeys = "revoked_host_keys"
         }
 
         public init(from decoder: Decoder) throws {
@@ -200,6 +202,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             globalKnownHostsFiles = try c.decodeIfPresent([String].self, forKey: .globalKnownHostsFiles)
             knownHostsFiles = try c.decodeIfPresent([String].self, forKey: .knownHostsFiles) ?? []
             checkHostIP = try c.decodeIfPresent(Bool.self, forKey: .checkHostIP)
+            revokedHostKeys = try c.decodeIfPresent([String].self, forKey: .revokedHostKeys)
         }
 
         init(_ judged: JudgedHost) {
@@ -210,6 +213,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             globalKnownHostsFiles = host.sshOptions.globalKnownHostsFiles?.map { CleanText($0, limit: 1024).value }
             knownHostsFiles = judged.knownHostsFiles.map { CleanText($0, limit: 1024).value }
             checkHostIP = host.sshOptions.checkHostIP
+            revokedHostKeys = host.sshOptions.revokedHostKeys?.map { CleanText($0, limit: 1024).value }
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -218,6 +222,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(userKnownHostsFiles, forKey: .userKnownHostsFiles)
             try c.encode(globalKnownHostsFiles, forKey: .globalKnownHostsFiles)
             try c.encode(knownHostsFiles, forKey: .knownHostsFiles); try c.encode(checkHostIP, forKey: .checkHostIP)
+            try c.encode(revokedHostKeys, forKey: .revokedHostKeys)
         }
     }
 

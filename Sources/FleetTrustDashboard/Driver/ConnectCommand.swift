@@ -28,25 +28,44 @@ public struct ConnectCommand: Equatable, Sendable {
 
     /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
     /// `ssh` instead, so it still checks the key strictly: the pinned keys the host presented, or a
-    /// `@cert-authority` line for the pinned CA that signed its certificate. Nil for other hosts.
+    /// `@cert-authority` line for the pinned CA that signed its certificate, and always first a
+    /// `@revoked` line for every revoked key the judgement found, so `ssh` refuses what was judged
+    /// revoked under every policy. Nil for other hosts (their own files, revocations and all, are used).
     public static func policyKnownHosts(for judged: JudgedHost) -> String? {
         let name = judged.lookup.hostString
+        let trusted: [String]
         switch judged.policy {
         case PolicyName.pinOnly.rawValue:
-            let lines = judged.keys.compactMap { key -> String? in
+            trusted = judged.keys.compactMap { key -> String? in
                 guard let plain = key.key, !plain.isCertificate, key.pin == .matched else { return nil }
                 return "\(name) \(plain.openSSHLine)"
             }
-            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
         case PolicyName.ca.rawValue:
-            let lines = judged.keys.compactMap { key -> String? in
+            trusted = judged.keys.compactMap { key -> String? in
                 guard let certificate = key.certificate, key.pin == .matched else { return nil }
                 return "@cert-authority \(name) \(certificate.signatureKey.openSSHLine)"
             }
-            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
         default:
             return nil
         }
+        return trusted.isEmpty ? nil : (revocationLines(for: judged) + trusted).joined(separator: "\n") + "\n"
+    }
+
+    /// `@revoked * KEY` for each key the judgement found revoked (by known_hosts or by the
+    /// `RevokedHostKeys` file): the key itself (a certificate's certified key), or its CA when the
+    /// evidence names the CA.
+    static func revocationLines(for judged: JudgedHost) -> [String] {
+        var seen = Set<String>()
+        return judged.keys.flatMap { key -> [String] in
+            guard let presented = key.key, let judgement = key.judgement,
+                  key.verdict == .revoked || judgement.plainKeyVerdict == .revoked else { return [] }
+            let authority = key.certificate?.signatureKey
+            return judgement.evidence.filter { $0.role == .revocation || $0.role == .revokedHostKeys }.map { evidence in
+                let revoked = authority.flatMap { $0.sha256Fingerprint == evidence.fingerprint ? $0 : nil }
+                    ?? key.certificate?.key ?? presented
+                return "@revoked * \(revoked.openSSHLine)"
+            }
+        }.filter { seen.insert($0).inserted }
     }
 
     /// The options that make `ssh` judge this host exactly as it was judged; `knownHosts` replaces
@@ -74,6 +93,7 @@ public struct ConnectCommand: Equatable, Sendable {
         if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
         if let algorithms = host.sshOptions.hostKeyAlgorithms { options += ["-o", "HostKeyAlgorithms=\(algorithms)"] }
         if let check = host.sshOptions.checkHostIP { options += ["-o", "CheckHostIP=\(check ? "yes" : "no")"] }
+        if let revoked = host.sshOptions.revokedHostKeys?.first { options += ["-o", "RevokedHostKeys=\(Self.list([revoked]))"] }
         return options
     }
 
