@@ -3,35 +3,37 @@ import XCTest
 
 /// Routes read from what the inventory readers record, as `ssh` would take them.
 final class HostRouteTests: XCTestCase {
-    func testProxyJumpChainKeepsHopsInOrderWithUsersAndPorts() {
-        let route = HostRoute(proxy: "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
-        XCTAssertEqual(route.jumpHosts, [JumpHost(user: "admin", host: "gate.example", port: 2222), JumpHost(host: "inner"),
-                                         JumpHost(host: "2001:db8::1", port: 22)])
+    func testProxyJumpChainKeepsHopsInOrderWithUsersAndPorts() throws {
+        let route = try HostRoute(proxy: "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
+        XCTAssertEqual(route.jumpHosts, [try JumpHost(user: "admin", host: "gate.example", port: 2222), try JumpHost(host: "inner"),
+                                         try JumpHost(host: "2001:db8::1", port: 22)])
         XCTAssertEqual(route.proxyDirective, "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
-        XCTAssertEqual(JumpHost("ssh://ops@edge:2200"), JumpHost(user: "ops", host: "edge", port: 2200))
+        XCTAssertEqual(try JumpHost("ssh://ops@edge:2200"), try JumpHost(user: "ops", host: "edge", port: 2200))
     }
 
-    func testNoneAndAbsentAreDirectAndAHopThatWouldBeAnOptionIsRefused() {
-        XCTAssertTrue(HostRoute(proxy: nil).isDirect)
-        XCTAssertTrue(HostRoute(proxy: "ProxyJump none").isDirect)
-        XCTAssertNil(JumpHost("-oProxyCommand=evil"))
-        XCTAssertNil(JumpHost("gate:99999"))
+    func testNoneAndAbsentAreDirectAndAHopThatWouldBeAnOptionIsRefused() throws {
+        XCTAssertTrue(try HostRoute(proxy: nil).isDirect)
+        XCTAssertTrue(try HostRoute(proxy: "ProxyJump none").isDirect)
+        XCTAssertThrowsError(try JumpHost("-oProxyCommand=evil"))
+        XCTAssertThrowsError(try JumpHost("gate:99999"))
     }
 
-    func testAnsibleArgumentsGiveTheFirstProxyOptionAsSshReadsThem() {
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-J ops@gate,inner").jumpHosts.map(\.description), ["ops@gate", "inner"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump=gate -o ForwardAgent=no").jumpHosts.map(\.host), ["gate"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_extra_args=-oProxyJump=edge").jumpHosts.map(\.host), ["edge"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"").hops,
+    func testAnsibleArgumentsGiveTheFirstProxyOptionAsSshReadsThem() throws {
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-J ops@gate,inner").jumpHosts.map(\.description), ["ops@gate", "inner"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump=gate -o ForwardAgent=no").jumpHosts.map(\.host), ["gate"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_extra_args=-oProxyJump=edge").jumpHosts.map(\.host), ["edge"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"").hops,
                        [.command("ssh -W %h:%p gate")])
-        XCTAssertEqual(HostRoute(proxy: "ProxyCommand nc -X 5 -x socks:1080 %h %p").hops, [.command("nc -X 5 -x socks:1080 %h %p")])
+        XCTAssertEqual(try HostRoute(proxy: "ProxyCommand nc -X 5 -x socks:1080 %h %p").hops, [.command("nc -X 5 -x socks:1080 %h %p")])
     }
 
     func testProxyCommandTokensExpandAsSshExpandsThem() throws {
-        XCTAssertEqual(try ProxyCommandTokens.expand("ssh -l %r -W [%h]:%p gate # %n 100%%", host: "10.0.0.5", port: 2222,
-                                                     user: "deploy", name: "web"),
+        let web = try SSHDestination(name: "web", address: "10.0.0.5", user: nil)
+        XCTAssertEqual(try ProxyCommandTokens.expand("ssh -l %r -W [%h]:%p gate # %n 100%%", destination: web, port: 2222,
+                                                     user: SSHUserName("deploy")),
                        "ssh -l deploy -W [10.0.0.5]:2222 gate # web 100%")
-        XCTAssertThrowsError(try ProxyCommandTokens.expand("ssh %Q", host: "h", port: 22, user: "u", name: "n"))
+        let plain = try SSHDestination(name: "n", address: "h", user: "u")
+        XCTAssertThrowsError(try ProxyCommandTokens.expand("ssh %Q", destination: plain, port: 22, user: SSHUserName("u")))
     }
 
     func testTheJudgedHostCarriesTheRouteAndReplayRestoresIt() throws {

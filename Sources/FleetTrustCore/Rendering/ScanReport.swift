@@ -243,7 +243,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// The route these hops describe (what replay judges again).
         public static func route(_ hops: [Hop]) -> HostRoute {
             HostRoute(hops: hops.compactMap { hop in
-                hop.kind == "proxy-command" ? .command(hop.hop) : JumpHost(hop.hop).map(HostRoute.Hop.jump)
+                hop.kind == "proxy-command" ? .command(hop.hop) : (try? JumpHost(hop.hop)).map(HostRoute.Hop.jump)
             })
         }
     }
