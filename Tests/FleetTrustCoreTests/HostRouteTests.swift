@@ -50,4 +50,39 @@ final class HostRouteTests: XCTestCase {
         let replayed = try ScanReplay.load(data, source: "scan.json")[0]
         XCTAssertEqual(replayed.host.route, judged.route)
     }
+
+    func testEveryProxyJumpSshRefusesIsARouteErrorNeverAShorterOrDirectRoute() {
+        for bad in ["gate:0", "gate:65536", "gate:99999", "gate:22x", "gate:+22", "gate:-1", "-gate", "-oProxyCommand=evil",
+                    "-l@gate", "@gate", "ops@", "[::1", "[::1]x", "[::1]:0", "ok,gate:0", "gate:0,ok", "ok,,ok", "a;b", "u`id`@gate",
+                    "ssh://gate:0", "2001:db8::1"] {
+            XCTAssertThrowsError(try HostRoute(proxy: "ProxyJump \(bad)"), bad) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.hasPrefix("ProxyJump \""), text)
+                XCTAssertTrue(text.hasSuffix("; ssh refuses it (Invalid ProxyJump)"), text)
+            }
+        }
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_common_args=-J host:0"), "Ansible's -J is ssh's -J")
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_extra_args=-o ProxyJump=-evil"))
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump="))
+        XCTAssertThrowsError(try HostRoute(proxy: "ProxyJump gate:0")) { error in
+            XCTAssertTrue("\(error)".contains("port \"0\" is not a number from 1 to 65535"), "\(error)")
+        }
+        XCTAssertEqual(try HostRoute(proxy: "ProxyJump [2001:db8::1]").jumpHosts.map(\.host), ["2001:db8::1"])
+    }
+
+    func testAHostKeepsItsParsedRouteOrItsRouteErrorAndIsRefusedForTheError() throws {
+        var host = InventoryHost(name: "web", address: "10.0.0.5", source: SourceLocation(file: "hosts", line: 3),
+                                 proxy: "ansible_ssh_common_args=-J gate:0")
+        XCTAssertTrue(host.route.isDirect)
+        let refusal = try XCTUnwrap(host.refusal, "a route that does not parse refuses the host")
+        XCTAssertEqual(refusal.code, .invalidRoute)
+        XCTAssertEqual(refusal.failure.stage, .proxy)
+        XCTAssertTrue(refusal.description.hasPrefix("hosts:3: its ProxyJump \"gate:0\" is invalid"), refusal.description)
+        host.proxy = "ProxyJump gate:2222"
+        XCTAssertNil(host.routeError)
+        XCTAssertNil(host.refusal)
+        XCTAssertEqual(host.route.jumpHosts.map(\.description), ["gate:2222"])
+        host.proxy = nil
+        XCTAssertTrue(host.route.isDirect)
+    }
 }
