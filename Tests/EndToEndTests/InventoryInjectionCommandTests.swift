@@ -176,6 +176,11 @@ final class InventoryInjectionCommandTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: directory + "/runs/ran-good")
         }
         XCTAssertEqual(server.connections, 0, "nothing was probed directly:\n\(server.log)")
+        let plan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--dry-run", "--format", "json", "--inventory", ini], limit: 30)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(plan.stdout)) as? [String: Any], plan.stderrText)
+        let probes = (document["hosts"] as? [[String: Any]] ?? []).map { ($0["route"] as? [String: Any])?["probe"] as? String }
+        XCTAssertEqual(probes, ["none", "none"], "the dry run says neither would be probed")
+        XCTAssertEqual((document["summary"] as? [String: Any])?["probed"] as? Int, 0)
 
         let oracle = try ProgramRun.run("/usr/bin/ssh", ["-F", config, "-o", "BatchMode=yes", "range", "true"], limit: 30)
         XCTAssertEqual(oracle.status, 255)
