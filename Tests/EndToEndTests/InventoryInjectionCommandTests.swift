@@ -141,6 +141,24 @@ final class InventoryInjectionCommandTests: XCTestCase {
         XCTAssertEqual(runs, ["ran-good"])
     }
 
+    /// Where fleettrust is stricter than `ssh`, on purpose: `ssh` checks only what its command line
+    /// gives it and trusts `HostName` and `User` from its own configuration, so a payload there
+    /// reaches its ProxyCommand's shell. fleettrust reads that file as an inventory from anywhere,
+    /// and refuses the host (the scan tests above).
+    func testRealSSHTrustsHostNameAndUserFromItsOwnConfigWhichFleettrustRefuses() throws {
+        // ssh lower-cases the HostName it expands for %h, so this marker's path is lower case.
+        let carried = directory + "/carried"
+        let config = try write("trusting_config", "Host carried\n  HostName x;>\(carried);\n  ProxyCommand \(proxyCommand)\n"
+                                   + "  BatchMode yes\n  UserKnownHostsFile /dev/null\n  ConnectTimeout 3\n")
+        let run = try ProgramRun.run("/usr/bin/ssh", ["-F", config, "carried", "true"], limit: 30)
+        XCTAssertEqual(run.status, 255)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: carried), "ssh ran the HostName's payload: \(run.stderrText)")
+        try? FileManager.default.removeItem(atPath: carried)
+        let (scanned, hosts) = try scan(config)
+        XCTAssertEqual(hosts["carried"]?.error?.code, .unsafeName, scanned.stderrText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: carried), "fleettrust ran nothing")
+    }
+
     /// A ProxyJump `ssh` cannot parse: the host is refused at stage `proxy`, and the real `sshd` at
     /// the address a direct probe would have reached sees no connection at all. `ssh` refuses the
     /// same configuration.

@@ -32,6 +32,9 @@ final class HostRouteTests: XCTestCase {
         XCTAssertEqual(try ProxyCommandTokens.expand("ssh -l %r -W [%h]:%p gate # %n 100%%", destination: web, port: 2222,
                                                      user: SSHUserName("deploy")),
                        "ssh -l deploy -W [10.0.0.5]:2222 gate # web 100%")
+        let mixed = try SSHDestination(name: "Web", address: "Web.Example", user: nil)
+        XCTAssertEqual(try ProxyCommandTokens.expand("%h %n", destination: mixed, port: 22, user: SSHUserName("u")), "web.example Web",
+                       "ssh lower-cases the host name it connects to, not the alias")
         let plain = try SSHDestination(name: "n", address: "h", user: "u")
         XCTAssertThrowsError(try ProxyCommandTokens.expand("ssh %Q", destination: plain, port: 22, user: SSHUserName("u")))
     }

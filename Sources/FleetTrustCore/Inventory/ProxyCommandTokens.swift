@@ -1,6 +1,7 @@
 /// `%` tokens in a `ProxyCommand`, expanded as `ssh` expands them before running it through the
-/// shell: `%h` the host name to connect to (`HostName`), `%p` the port, `%r` the remote user, `%n`
-/// the name as given (the alias), `%%` a percent sign.
+/// shell: `%h` the host name to connect to (`HostName`, lower-cased, or an address in its
+/// canonical form, as ssh.c makes it), `%p` the port, `%r` the remote user, `%n` the name as
+/// given (the alias), `%%` a percent sign.
 ///
 /// The values are checked names (`SSHDestination`, `SSHUserName`), never raw inventory text: as
 /// for `ssh`, nothing a shell reads as syntax (`$(…)`, a backquote, `;`, `|`, `&`, a newline) can
@@ -21,7 +22,7 @@ public enum ProxyCommandTokens {
                 continue
             }
             switch iterator.next() {
-            case "h": output += destination.hostName.value
+            case "h": output += LookupName.canonicalHost(destination.hostName.value)
             case "p": output += String(port)
             case "r": output += user.value
             case "n": output += destination.alias.value
