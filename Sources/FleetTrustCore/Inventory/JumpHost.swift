@@ -98,32 +98,3 @@ public struct JumpHost: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 }
-
-/// A proxy setting `ssh` refuses ("Invalid ProxyJump", "Missing argument"): the host it was given
-/// for is refused at stage `proxy`, never probed directly.
-public struct RouteError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
-    /// `ProxyJump` or `ProxyCommand` (`-J` reads as `ProxyJump`).
-    public var setting: String
-    /// The value as written (untrusted).
-    public var value: String
-    /// Why it does not parse, in words.
-    public var reason: String
-
-    public init(setting: String, value: String, problem: JumpHost.Problem) {
-        self.init(setting: setting, value: value, reason: problem.description)
-    }
-
-    static func missingArgument(_ setting: String) -> RouteError {
-        RouteError(setting: setting, value: "", reason: "it has no value")
-    }
-
-    init(setting: String, value: String, reason: String) {
-        self.setting = setting
-        self.value = value
-        self.reason = reason
-    }
-
-    public var description: String {
-        "\(setting) \"\(Sanitizer.clean(value, limit: 120))\" is invalid: \(reason); ssh refuses it (Invalid \(setting))"
-    }
-}
