@@ -50,7 +50,7 @@ public enum ScanReplay {
                                                             checkHostIP: settings?.checkHostIP,
                                                             revokedHostKeys: settings?.revokedHostKeys))
         if entry.policySource == "inventory" { host.policy = entry.policy }
-        host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
+        host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
             host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)

@@ -101,25 +101,35 @@ public struct ConnectCommand: Equatable, Sendable {
         files.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
     }
 
-    /// A host or user that starts with `-` would be read by `ssh` as an option (`-oProxyCommand=…`).
+    /// Why connect will not hand a host to `ssh`: a name, address or user `ssh` refuses on its
+    /// command line (shell metacharacters, a leading `-` it would read as an option), or the
+    /// inventory's refusal of the host.
     public struct UnsafeTarget: Error, CustomStringConvertible {
-        public var value: String
-        public var description: String { "refusing to connect: '\(Sanitizer.clean(value, limit: 80))' would be read as an option" }
+        public var reason: String
+        public var description: String { "refusing to connect: \(reason)" }
     }
 
     public func arguments(for judged: JudgedHost, knownHosts: [String]? = nil) throws(UnsafeTarget) -> [String] {
         let host = judged.host
-        let login = host.user ?? user
-        for value in [host.address, host.name, login ?? ""] where value.hasPrefix("-") { throw UnsafeTarget(value: value) }
-        let destination = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>" ? host.name : host.address
-        let target = login.map { "\($0)@\(destination)" } ?? destination
+        if let refusal = host.refusal { throw UnsafeTarget(reason: refusal.description) }
+        let destination: SSHDestination
+        let login: SSHUserName?
+        do throws(SSHNameError) {
+            destination = try SSHDestination(host)
+            if let given = destination.user { login = given } else { login = try user.map { text throws(SSHNameError) in try SSHUserName(text) } }
+        } catch {
+            throw UnsafeTarget(reason: "its \(error.description)")
+        }
+        let name = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>"
+            ? destination.alias : destination.hostName
+        let target = login.map { "\($0.value)@\(name.value)" } ?? name.value
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
             if word == "{options}" { return options(for: judged, knownHosts: knownHosts) }
             return [String(word)
                 .replacingAll("{port}", with: String(host.port))
                 .replacingAll("{target}", with: target)
-                .replacingAll("{host}", with: host.address)
-                .replacingAll("{name}", with: host.name)]
+                .replacingAll("{host}", with: destination.hostName.value)
+                .replacingAll("{name}", with: destination.alias.value)]
         }
     }
 }
