@@ -134,4 +134,24 @@ final class KeyEncodingOracleTests: XCTestCase {
         }
         for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
     }
+
+    func testACertificateAuthorityWrittenPaddedVouchesAndRevokesAsSshDecides() throws {
+        let certificate = FakeHostKey(privateKeyPath: fixture("ed25519"), presentedBlob: try KeyFiles.blob(publicKeyFile: fixture("cert-by-rsa-ca.pub")),
+                                      algorithms: ["ssh-ed25519-cert-v01@openssh.com"])
+        let knownHosts = path("known_hosts")
+        let config = try start([("by-rsa-ca", [certificate, try FakeHostKey.plain(fixture("ed25519"), algorithms: ["ssh-ed25519"])])],
+                               knownHosts: knownHosts)
+        let padded = try KeyFiles.line(publicKeyFile: fixture("padded-ca-rsa2048.pub"))
+        for (label, text, finding, status) in [
+            ("CA written padded", "@cert-authority * \(padded)\n", SSHOracle.Finding.acceptedByCA, HostStatus.trusted),
+            ("CA written padded and revoked padded", "@cert-authority * \(padded)\n@revoked * \(padded)\n", .revoked, .revoked),
+        ] {
+            try text.write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let ssh = try SSHOracle.handshake(host: "by-rsa-ca", config: config)
+            XCTAssertEqual(ssh.finding, finding, "\(label): ssh \(ssh.finalMessage)\n\(ssh.transcript)")
+            let row = try XCTUnwrap(try scan(config: config, knownHosts: knownHosts)["by-rsa-ca"], label)
+            XCTAssertEqual(row.status, status, "\(label): \(row.reason)")
+        }
+        for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
+    }
 }

@@ -112,6 +112,14 @@ final class KeyEncodingTests: XCTestCase {
                        "a server sending the revoked key padded is still revoked")
     }
 
+    func testACertificateAuthorityWrittenPaddedVouchesForItsCertificatesAndRevokesThem() throws {
+        let certificate = try HostKey(openSSHLine: try line("cert-by-rsa-ca.pub"))
+        let padded = try line("padded-ca-rsa2048.pub")
+        XCTAssertEqual(try HostCertificate(certificate).signatureKey, try HostKey(openSSHLine: try line("ca-rsa2048.pub")))
+        XCTAssertEqual(try TestKeys.verdict("@cert-authority * \(padded)", certificate, host: "127.0.0.1"), .trustedByCA)
+        XCTAssertEqual(try TestKeys.verdict("@cert-authority * \(padded)\n@revoked * \(padded)", certificate, host: "127.0.0.1"), .revoked)
+    }
+
     func testSecurityKeyLinesAreComparedInTheirCanonicalEncoding() throws {
         var writer = SSHWireWriter()
         writer.writeString("sk-ssh-ed25519@openssh.com")

@@ -1,4 +1,7 @@
 import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The checks OpenSSH 9.2 makes on an ECDSA public point before it calls it a key
 /// (`sshbuf_get_eckey` then `sshkey_ec_validate_public`).
@@ -28,9 +31,8 @@ enum ECPublicPoint {
     /// 200,000-line known_hosts of ECDSA keys must load in well under a second.
     static func validate(_ point: [UInt8], curve: Curve) throws(Problem) {
         guard !point.isEmpty, point.count <= maximumLength, point[0] == 4 else { throw .badEncoding }
-        guard let group = curve.group, let ecPoint = EC_POINT_new(group) else { throw .notOnCurve }
-        defer { EC_POINT_free(ecPoint) }
-        guard point.withUnsafeBufferPointer({ EC_POINT_oct2point(group, ecPoint, $0.baseAddress, $0.count, nil) }) == 1 else {
+        guard let group = curve.group, let scratch = Scratch.current, let ecPoint = scratch.point(for: curve) else { throw .notOnCurve }
+        guard point.withUnsafeBufferPointer({ EC_POINT_oct2point(group, ecPoint, $0.baseAddress, $0.count, scratch.context) }) == 1 else {
             throw .notOnCurve
         }
         let coordinateLength = (point.count - 1) / 2
@@ -51,6 +53,44 @@ enum ECPublicPoint {
         if trimmed.count != b.count { return trimmed.count < b.count }
         for (left, right) in zip(trimmed, b) where left != right { return left < right }
         return false
+    }
+
+    /// A thread's reusable OpenSSL working memory (a `BN_CTX` and one point per curve): made
+    /// afresh for each key, they were most of the cost of reading a large known_hosts of ECDSA keys.
+    final class Scratch {
+        let context: OpaquePointer?
+        private var points: [ObjectIdentifier: OpaquePointer] = [:]
+
+        private init() { context = BN_CTX_new() }
+
+        deinit {
+            for point in points.values { EC_POINT_free(point) }
+            BN_CTX_free(context)
+        }
+
+        func point(for curve: Curve) -> OpaquePointer? {
+            if let point = points[ObjectIdentifier(curve)] { return point }
+            guard let group = curve.group, let point = EC_POINT_new(group) else { return nil }
+            points[ObjectIdentifier(curve)] = point
+            return point
+        }
+
+        private static let key: pthread_key_t? = {
+            var key = pthread_key_t()
+            let made = pthread_key_create(&key) { pointer in
+                if let pointer { Unmanaged<Scratch>.fromOpaque(pointer).release() }
+            }
+            return made == 0 ? key : nil
+        }()
+
+        /// This thread's scratch, made on first use and released when the thread ends.
+        static var current: Scratch? {
+            guard let key else { return nil }
+            if let existing = pthread_getspecific(key) { return Unmanaged<Scratch>.fromOpaque(existing).takeUnretainedValue() }
+            let scratch = Scratch()
+            guard scratch.context != nil, pthread_setspecific(key, Unmanaged.passRetained(scratch).toOpaque()) == 0 else { return nil }
+            return scratch
+        }
     }
 
     /// One of the curves of `ecdsa-sha2-nistp*`, with what the checks need from OpenSSL, made once.
