@@ -154,4 +154,24 @@ final class KeyEncodingOracleTests: XCTestCase {
         }
         for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
     }
+
+    /// A plain key `ssh` cannot parse (an ECDSA point off its curve) fails `ssh`'s connection when
+    /// it meets it; fleettrust never calls such a host trusted or new.
+    func testAServerKeySshCannotParseIsNeverTrustedOrNew() throws {
+        try KeyFiles.generate(type: "ecdsa", bits: 256, path: path("ecdsa"))
+        var offCurve = try KeyFiles.blob(publicKeyFile: path("ecdsa.pub"))
+        offCurve[offCurve.count - 1] ^= 1
+        let knownHosts = path("known_hosts")
+        let config = try start([("off-curve", [FakeHostKey(privateKeyPath: path("ecdsa"), presentedBlob: offCurve, algorithms: ["ecdsa-sha2-nistp256"])])],
+                               knownHosts: knownHosts)
+        for (label, text) in [("nothing recorded", ""),
+                              ("the valid key recorded", "[127.0.0.1]:\(port(of: 0)) \(try KeyFiles.line(publicKeyFile: path("ecdsa.pub")))\n")] {
+            try text.write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let ssh = try SSHOracle.handshake(host: "off-curve", config: config)
+            XCTAssertTrue(ssh.finalMessage.hasPrefix("ssh_dispatch_run_fatal:"), "\(label): ssh fails the connection: \(ssh.finalMessage)")
+            let row = try XCTUnwrap(try scan(config: config, knownHosts: knownHosts)["off-curve"], label)
+            XCTAssertFalse([HostStatus.trusted, .new].contains(row.status), "\(label): \(row.status.rawValue): \(row.reason)")
+            XCTAssertTrue(row.keys.isEmpty, "\(label): no key is reported as proved")
+        }
+    }
 }

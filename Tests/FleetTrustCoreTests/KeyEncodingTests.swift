@@ -65,6 +65,9 @@ final class KeyEncodingTests: XCTestCase {
         for name in names {
             XCTAssertNil(try sshKeygenFingerprint(name), "\(name): ssh-keygen refuses it")
             XCTAssertThrowsError(try HostKey(openSSHLine: try line(name)), name)
+            if name != "refused-ecdsa-name-mismatch.pub" {  // its blob is a good key; only the line misnames it
+                XCTAssertThrowsError(try HostKey(blob: try blob(name)), "\(name) as a server's K_S")
+            }
             let file = TestKeys.file("host.example \(try line(name))")
             XCTAssertNil(file.lines[0].entry, "\(name): ssh ignores the known_hosts line")
         }
