@@ -118,9 +118,9 @@ enum KeyBlobParser {
     /// `SSHBUF_MAX_BIGNUM` bytes (one more for a leading zero), leading zero bytes dropped.
     private static func integerBits(_ reader: inout SSHWireReader,
                                     into writer: inout SSHWireWriter?) throws(HostKey.ParseError) -> (Bool, Int) {
-        let raw = try wire { try reader.readString(limit: maximumIntegerBytes + 1) }
+        let raw = try wire { try reader.readString() }
         if let first = raw.first, first & 0x80 != 0 { throw .negativeInteger }
-        if raw.count == maximumIntegerBytes + 1, raw[0] != 0 { throw .integerTooLarge }
+        if raw.count > maximumIntegerBytes + 1 || (raw.count == maximumIntegerBytes + 1 && raw[0] != 0) { throw .integerTooLarge }
         let magnitude = raw.drop { $0 == 0 }
         writer?.writeMPInt(unsigned: Array(magnitude))
         let bits = magnitude.first.map { (magnitude.count - 1) * 8 + (8 - $0.leadingZeroBitCount) } ?? 0
@@ -149,6 +149,8 @@ enum KeyBlobParser {
     static func wire<T>(_ read: () throws -> T) throws(HostKey.ParseError) -> T {
         do {
             return try read()
+        } catch SSHWireReader.Failure.oversized {
+            throw .malformedBlob("a field is longer than OpenSSH allows")
         } catch {
             throw .malformedBlob("truncated")
         }
