@@ -123,6 +123,56 @@ final class KeyEncodingTests: XCTestCase {
         XCTAssertEqual(try TestKeys.verdict("@cert-authority * \(padded)\n@revoked * \(padded)", certificate, host: "127.0.0.1"), .revoked)
     }
 
+    /// A KRL (PROTOCOL.krl) with one section.
+    private func krl(section type: UInt8, _ data: [UInt8]) -> [UInt8] {
+        var writer = SSHWireWriter()
+        writer.writeRaw(Array("SSHKRL\n".utf8) + [0])
+        writer.writeUInt32(1)
+        writer.writeUInt64(1)
+        writer.writeUInt64(0)
+        writer.writeUInt64(0)
+        writer.writeString([])
+        writer.writeString([])
+        writer.writeByte(type)
+        writer.writeString(data)
+        return writer.bytes
+    }
+
+    /// `ssh-keygen -Q -f KRL KEY`: whether OpenSSH finds the key revoked.
+    private func sshKeygenRevokes(_ krl: [UInt8], _ keyFile: String) throws -> Bool {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ft-krl-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try Data(krl).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try Tool.run("/usr/bin/ssh-keygen", ["-Q", "-f", file, path(keyFile)]).stdout.contains("REVOKED")
+    }
+
+    func testAKRLNamingItsCAPaddedRevokesItsCertificatesAsSshDoes() throws {
+        var section = SSHWireWriter()
+        section.writeString(try blob("padded-ca-rsa2048.pub"))
+        section.writeString([])
+        var ids = SSHWireWriter()
+        ids.writeString(try HostCertificate(try HostKey(openSSHLine: try line("cert-by-rsa-ca.pub"))).keyID)
+        section.writeByte(0x23)
+        section.writeString(ids.bytes)
+        let bytes = krl(section: 1, section.bytes)
+        XCTAssertTrue(try sshKeygenRevokes(bytes, "cert-by-rsa-ca.pub"), "ssh-keygen -Q: revoked")
+        let list = try RevocationList.parse(path: "krl", bytes: bytes)
+        XCTAssertNotNil(list.revocation(of: try HostKey(openSSHLine: try line("cert-by-rsa-ca.pub"))))
+    }
+
+    func testAKRLListingAKeyPaddedRevokesNothingAsSshDoes() throws {
+        var section = SSHWireWriter()
+        section.writeString(try blob("same-rsa-modulus-padded.pub"))
+        let bytes = krl(section: 2, section.bytes)
+        XCTAssertFalse(try sshKeygenRevokes(bytes, "rsa2048.pub"), "ssh compares a KRL's listed key as bytes")
+        XCTAssertNil(try RevocationList.parse(path: "krl", bytes: bytes).revocation(of: try HostKey(openSSHLine: try line("rsa2048.pub"))))
+        var plain = SSHWireWriter()
+        plain.writeString(try blob("rsa2048.pub"))
+        XCTAssertTrue(try sshKeygenRevokes(krl(section: 2, plain.bytes), "rsa2048.pub"), "control: listed as written, it is revoked")
+        XCTAssertNotNil(try RevocationList.parse(path: "krl", bytes: krl(section: 2, plain.bytes))
+            .revocation(of: try HostKey(openSSHLine: try line("rsa2048.pub"))))
+    }
+
     func testSecurityKeyLinesAreComparedInTheirCanonicalEncoding() throws {
         var writer = SSHWireWriter()
         writer.writeString("sk-ssh-ed25519@openssh.com")
