@@ -62,7 +62,7 @@ final class ThemeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for name in ["dark", "light"] { try "normal = white, black\n".write(toFile: "\(directory)/\(name).theme", atomically: true, encoding: .utf8) }
         XCTAssertThrowsError(try Theme.load("nope", searching: [directory, directory, "/a"])) {
-            XCTAssertTrue("\($0)".contains("theme not found; the themes are dark, light"), "\($0)")
+            XCTAssertTrue("\($0)".contains("theme not found (looked for \(directory)/nope.theme); the themes are dark, light"), "\($0)")
         }
         let searched = Theme.searchDirectories(executable: "/opt/x/bin/fleettrust", environment: [:])
         XCTAssertEqual(searched.count, Set(searched).count, "a directory searched twice: \(searched)")

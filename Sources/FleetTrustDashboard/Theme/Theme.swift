@@ -103,7 +103,8 @@ extension Theme {
             }).sorted()
             throw ThemeError(file: nameOrPath, line: 0, message: available.isEmpty
                 ? "theme not found, and no theme is installed (looked for \(candidates.joined(separator: ", ")))"
-                : "theme not found; the themes are \(available.joined(separator: ", ")) (or give the path of a .theme file)")
+                : "theme not found (looked for " + candidates.filter { FileManager.default.fileExists(atPath: URL(fileURLWithPath: $0).deletingLastPathComponent().path) }
+                    .joined(separator: ", ") + "); the themes are \(available.joined(separator: ", ")) (or give the path of a .theme file)")
         }
         let data: [UInt8]
         do {
