@@ -112,6 +112,9 @@ struct AnsibleInventoryModel {
 
     static let maxGroups = 10_000
 
+    /// The home directory and user `ssh` expands `~` and `%` tokens with in `-o` file options.
+    private static let readOptions = InventoryReadOptions()
+
     mutating func addChild(_ child: String, to parent: String) -> ChildLink {
         if groups.count >= Self.maxGroups && (groups[child] == nil || groups[parent] == nil) { return .tooManyGroups }
         declareGroup(parent)
@@ -170,17 +173,29 @@ struct AnsibleInventoryModel {
         let address = vars[addressKey]?.value ?? name
         let user = vars[userKey]?.value
         let plain = vars.mapValues(\.value)
-        let options = AnsibleSSHArguments.sshOptions(in: plain)
-        var item = InventoryHost(name: name, address: address, port: port, user: user,
-                                 groups: direct, hostKeyAlias: options["hostkeyalias"],
-                                 userKnownHostsFiles: options["userknownhostsfile"].map(AnsibleSSHArguments.files) ?? [],
-                                 source: host.location,
-                                 inheritedGroups: inherited, format: host.format,
-                                 proxy: AnsibleSSHArguments.proxy(in: plain),
-                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
-                                                            globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
-                                                            checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
-                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag)))
+        var settings = SSHHostSettings()
+        for option in AnsibleSSHArguments.sshOptions(in: plain) where option.keyword != "proxyjump" && option.keyword != "proxycommand" {
+            let at = vars["ansible_ssh_common_args"].flatMap { $0.value.contains(option.raw) ? $0.location : nil }
+                ?? vars["ansible_ssh_extra_args"]?.location
+            switch SSHOption.parse(keyword: option.keyword, arguments: option.arguments, rawArguments: option.raw) {
+            case .success(.option(let parsed)): settings.apply(parsed, at: at)
+            case .success(.noEffect), .success(.unknown): break
+            case .failure(let problem):
+                log.error(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(problem.text); ignored")
+                settings.apply(.unjudged(keyword: SSHOption.spelling(option.keyword), value: option.raw,
+                                         why: "ssh refuses the option: \(problem.text)"), at: at)
+            }
+        }
+        // Ansible runs `ssh … ansible_host`: the configuration sees that name as the host argument,
+        // and its own `-o Port`/`-o User` come before the inventory's extra arguments.
+        var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
+                                 port: vars[portKey] == nil ? settings.port ?? port : port, user: user ?? settings.user,
+                                 options: Self.readOptions)
+        item.groups = direct
+        item.source = host.location
+        item.inheritedGroups = inherited
+        item.format = host.format
+        item.proxy = AnsibleSSHArguments.proxy(in: plain)
         if let policy = vars["fleettrust_policy"]?.value {
             guard PolicyName(rawValue: policy) != nil else {
                 log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",

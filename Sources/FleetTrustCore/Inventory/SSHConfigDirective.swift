@@ -44,8 +44,10 @@ enum SSHConfigCondition {
     case host([String])
     /// `Match` criteria, all of which must hold.
     case match([Criterion])
-    /// Never applies: an unsupported `Match` (reported once) is skipped this way.
-    case never
+    /// A `Match` with a criterion fleettrust does not evaluate (`exec`, `canonical`, `final`,
+    /// `user`, `localuser`, …): it may or may not apply, so a host whose other conditions hold is
+    /// unjudged when the block sets anything.
+    case unsupported(UnjudgedSetting)
 
     struct Criterion {
         enum Kind {
@@ -80,12 +82,12 @@ enum SSHConfigCondition {
                 index += 1
                 criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
             default:
-                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; this Match block is skipped"))
+                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; fleettrust cannot tell whether this Match block applies"))
             }
         }
         if criteria.isEmpty { return .failure(.message("Match needs criteria")) }
         if criteria.count > 1, criteria.contains(where: { if case .all = $0.kind { return true } else { return false } }) {
-            return .failure(.message("Match all cannot be combined with other criteria; this Match block is skipped"))
+            return .failure(.message("Match all cannot be combined with other criteria; fleettrust cannot tell whether this Match block applies"))
         }
         return .success(.match(criteria))
     }

@@ -72,8 +72,7 @@ public struct ConnectCommand: Equatable, Sendable {
         options += ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(Self.list(files))",
                     "-o", "GlobalKnownHostsFile=/dev/null"]
         if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
-        if let algorithms = host.sshOptions.hostKeyAlgorithms { options += ["-o", "HostKeyAlgorithms=\(algorithms)"] }
-        if let check = host.sshOptions.checkHostIP { options += ["-o", "CheckHostIP=\(check ? "yes" : "no")"] }
+        options += host.sshOptions.commandLineOptions
         return options
     }
 
