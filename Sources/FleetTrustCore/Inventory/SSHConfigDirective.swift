@@ -56,14 +56,18 @@ enum SSHConfigCondition {
             case host(String)
             /// `Match originalhost`: the alias as typed.
             case originalHost(String)
+            /// A criterion fleettrust does not evaluate (`exec`, `canonical`, `final`, `user`,
+            /// `localuser`, …), as written, with the `Match` line.
+            case unsupported(String, SourceLocation)
         }
 
         var kind: Kind
         var negated: Bool
     }
 
-    /// Parses the arguments of a `Match` line, or says which criterion is not supported.
-    static func match(_ arguments: [String]) -> Result<SSHConfigCondition, HostPattern.PatternError> {
+    /// Parses the arguments of a `Match` line, or says why it cannot be read.
+    static func match(_ arguments: [String], at location: SourceLocation) -> Result<SSHConfigCondition, HostPattern.PatternError> {
+        // ssh takes `exec` and the other one-argument criteria's next word as their argument.
         var criteria: [Criterion] = []
         var index = 0
         while index < arguments.count {
@@ -81,8 +85,12 @@ enum SSHConfigCondition {
                 let list = arguments[index]
                 index += 1
                 criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
+            case "canonical", "final":
+                criteria.append(Criterion(kind: .unsupported(word, location), negated: negated))
             default:
-                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; fleettrust cannot tell whether this Match block applies"))
+                guard index < arguments.count else { return .failure(.message("Match \(word) needs an argument")) }
+                criteria.append(Criterion(kind: .unsupported(word + " " + arguments[index], location), negated: negated))
+                index += 1
             }
         }
         if criteria.isEmpty { return .failure(.message("Match needs criteria")) }

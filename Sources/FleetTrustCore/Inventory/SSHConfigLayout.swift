@@ -58,8 +58,16 @@ struct SSHConfigLayout {
                 }
             case "match":
                 flush(&current)
-                switch SSHConfigCondition.match(directive.arguments) {
+                switch SSHConfigCondition.match(directive.arguments, at: location) {
                 case .success(let condition):
+                    if case .match(let criteria) = condition {
+                        for criterion in criteria {
+                            if case .unsupported(let text, _) = criterion.kind {
+                                let word = text.prefix { $0 != " " }
+                                log.warning(at: location, "Match criterion \(InventoryDiagnostic.quote(String(word))) is not supported; fleettrust cannot tell whether this Match block applies")
+                            }
+                        }
+                    }
                     conditions = inherited + [condition]
                 case .failure(let error):
                     log.warning(at: location, error.text)

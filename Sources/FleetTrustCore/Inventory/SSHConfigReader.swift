@@ -80,15 +80,24 @@ enum SSHConfigReader {
             }
             return active
         case .match(let criteria):
-            return criteria.allSatisfy { criterion in
+            var unknown: (text: String, location: SourceLocation)?
+            let holds = criteria.allSatisfy { criterion in
                 let result: Bool
                 switch criterion.kind {
                 case .all: result = true
                 case .host(let list): result = SSHConfigPattern.matchesList(hostName, list) == .match
                 case .originalHost(let list): result = SSHConfigPattern.matchesList(alias, list) == .match
+                case .unsupported(let text, let location):
+                    unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
+                    return true
                 }
                 return result != criterion.negated
             }
+            if holds, let unknown {
+                unsupported = unsupported ?? UnjudgedSetting(keyword: "Match \(unknown.text)", location: unknown.location,
+                                                             why: "fleettrust does not evaluate this criterion, so this block may apply")
+            }
+            return holds
         }
     }
 

@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+@testable import FleetTrustCore
+
+/// The one keyword table: ssh_config lines and Ansible `-o` arguments read the same way, settings
+/// fleettrust cannot judge make the host unchecked with the keyword and its line, and the typed
+/// options travel through the JSON report and back unchanged.
+final class SSHOptionTableTests: XCTestCase {
+    private func hosts(_ text: String, format: InventoryFormat = .sshConfig) -> Inventory {
+        InventoryFixtures.read(text: text, name: "cfg", format: format)
+    }
+
+    func testSettingsFleettrustCannotJudgeMakeTheHostUncheckedNamingKeywordAndLine() throws {
+        let inventory = hosts("""
+        Host cmd
+          KnownHostsCommand /usr/local/bin/keys %H
+        Host canon
+          CanonicalizeHostname yes
+        Host dns
+          VerifyHostKeyDNS ask
+        Host off
+          KnownHostsCommand none
+          CanonicalizeHostname no
+        Host *
+          KnownHostsCommand /other
+        """)
+        XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.map(\.keyword), ["KnownHostsCommand"])
+        XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.first?.location, SourceLocation(file: "cfg", line: 2))
+        XCTAssertEqual(inventory["canon"]?.sshOptions.unjudged?.map(\.keyword), ["CanonicalizeHostname", "KnownHostsCommand"])
+        XCTAssertEqual(inventory["dns"]?.sshOptions.unjudged?.first?.keyword, "VerifyHostKeyDNS")
+        XCTAssertNil(inventory["off"]?.sshOptions.unjudged, "none and no turn them off, and the first value wins over Host *")
+
+        let key = TestKeys.a
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("cmd \(key.openSSHLine)\n")]), pins: nil)
+        let host = try XCTUnwrap(inventory["cmd"])
+        let judged = judge.judge(host, ProbeResult(host: "cmd", port: 22, keys: [DiscoveredKey(key: key)]))
+        XCTAssertEqual(judged.status, .unchecked, "known_hosts alone would say trusted; ssh would also read the command's keys")
+        XCTAssertEqual(JudgementWords.reason(judged),
+                       "not judged: KnownHostsCommand (cfg:2): fleettrust does not run it; ssh reads the keys it prints (ssh's answer under this setting is not reproduced)")
+        XCTAssertEqual(judged.saving, .refused(.unchecked))
+    }
+
+    func testAnAlarmStaysAnAlarmUnderAnUnjudgedSetting() {
+        let host = hosts("Host cmd\n  KnownHostsCommand /bin/keys\n")["cmd"]!
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("cmd \(TestKeys.b.openSSHLine)\n")]), pins: nil)
+        XCTAssertEqual(judge.judge(host, ProbeResult(host: "cmd", port: 22, keys: [DiscoveredKey(key: TestKeys.a)])).status, .changed)
+    }
+
+    func testMatchCriterionFleettrustCannotEvaluateMakesTheHostsItMayApplyToUnjudged() {
+        let inventory = hosts("""
+        Host a b
+          HostName %h.example.com
+        Match host a.example.com exec "test -f /etc/x"
+          HostKeyAlgorithms ssh-ed25519
+        Match final
+          User someone
+        """)
+        XCTAssertEqual(inventory["a"]?.sshOptions.unjudged?.map(\.keyword), [#"Match exec test -f /etc/x"#])
+        XCTAssertEqual(inventory["a"]?.sshOptions.unjudged?.first?.location, SourceLocation(file: "cfg", line: 3))
+        XCTAssertNil(inventory["a"]?.sshOptions.hostKeyAlgorithms, "the block's settings are not guessed")
+        XCTAssertNil(inventory["b"]?.sshOptions.unjudged, "its host criterion rules b out; a block setting only User changes no decision")
+    }
+
+    func testBadValuesAreFileLineErrorsAndUnjudged() {
+        let inventory = hosts("""
+        Host h
+          HostKeyAlgorithms ssh-ed25519,no-such-algorithm
+          CASignatureAlgorithms +rsa-sha2-*
+          RequiredRSASize lots
+          Frobnicate yes
+        """)
+        XCTAssertEqual(inventory.errors.map(\.description), [
+            "cfg:2: HostKeyAlgorithms 'ssh-ed25519,no-such-algorithm' names no algorithm OpenSSH 9.2 knows ('no-such-algorithm'); ignored",
+            "cfg:4: RequiredRSASize 'lots' is not a whole number of bits; ignored",
+        ])
+        XCTAssertEqual(inventory.diagnostics.filter { !inventory.errors.contains($0) }.map(\.description),
+                       ["cfg:5: warning: 'frobnicate' is not an OpenSSH 9.2 keyword (ssh refuses the file unless IgnoreUnknown names it); ignored"])
+        let host = inventory["h"]!
+        XCTAssertEqual(host.sshOptions.unjudged?.map(\.keyword), ["HostKeyAlgorithms", "RequiredRSASize"])
+        XCTAssertEqual(host.sshOptions.caSignatureAlgorithms, SSHAlgorithmList("+rsa-sha2-*"))
+        XCTAssertEqual(host.sshOptions.caSignatureAlgorithms?.form, .append)
+    }
+
+    func testKnownHostsFilesExpandAsSSH92Does() throws {
+        setenv("FT_TABLE_TEST_DIR", "/srv/kh", 1)
+        defer { unsetenv("FT_TABLE_TEST_DIR") }
+        let inventory = hosts("""
+        Host Upper
+          HostKeyAlias Mixed.Alias
+          UserKnownHostsFile ~/kh_%k ${FT_TABLE_TEST_DIR}/%n
+          GlobalKnownHostsFile ~/global_%h
+        Host plain
+          UserKnownHostsFile ~/kh_%k
+          GlobalKnownHostsFile none
+        Host nouser
+          UserKnownHostsFile none
+        Host unset
+          UserKnownHostsFile ${FT_TABLE_TEST_UNSET}/kh
+        """)
+        XCTAssertEqual(inventory["Upper"]?.userKnownHostsFiles, ["/home/operator/kh_mixed.alias", "/srv/kh/Upper"],
+                       "%k is the lowercased HostKeyAlias; ${VAR} comes from the environment")
+        XCTAssertEqual(inventory["Upper"]?.sshOptions.globalKnownHostsFiles, ["/home/operator/global_%h"],
+                       "GlobalKnownHostsFile gets ~ and no tokens")
+        XCTAssertEqual(inventory["plain"]?.userKnownHostsFiles, ["/home/operator/kh_plain"], "%k without an alias is the host as typed")
+        XCTAssertEqual(inventory["plain"]?.sshOptions.globalKnownHostsFiles, [], "none is no file, not a file named none")
+        let nouser = try XCTUnwrap(inventory["nouser"])
+        XCTAssertEqual(nouser.sshOptions.noUserKnownHostsFile, true)
+        let sets = KnownHostsSets(userFiles: ["/home/operator/.ssh/known_hosts"], globalFiles: ["/etc/ssh/ssh_known_hosts"], sets: [:])
+        XCTAssertEqual(sets.paths(for: nouser), ["/etc/ssh/ssh_known_hosts"])
+        XCTAssertEqual(sets.saveFile(for: nouser), "", "ssh writes no file for it, so nothing may create one")
+        XCTAssertEqual(inventory["unset"]?.sshOptions.unjudged?.first?.why, "ssh stops on it (${FT_TABLE_TEST_UNSET} is not set)")
+    }
+
+    func testAnsibleDashOArgumentsGoThroughTheSameTable() {
+        let inventory = hosts("""
+        [web]
+        w1 ansible_host=10.0.0.7 ansible_ssh_common_args='-o HostKeyAlgorithms=^ssh-ed25519 -o UserKnownHostsFile=/kh/%h_%n -o CheckHostIP=yes'
+        w2 ansible_ssh_extra_args='-o HostKeyAlgorithms=bogus -oKnownHostsCommand=/bin/keys'
+        w3 ansible_ssh_common_args='-o GlobalKnownHostsFile=none -o RequiredRSASize=3072 -o HashKnownHosts=no'
+        """, format: .ansibleINI)
+        let w1 = inventory["w1"]!
+        XCTAssertEqual(w1.sshOptions.hostKeyAlgorithms?.form, .prepend)
+        XCTAssertEqual(w1.sshOptions.checkHostIP, true)
+        XCTAssertEqual(w1.userKnownHostsFiles, ["/kh/10.0.0.7_10.0.0.7"], "ssh is run with ansible_host as its host argument")
+        XCTAssertEqual(inventory.errors.map(\.description),
+                       ["cfg:3: host 'w2': -o HostKeyAlgorithms 'bogus' names no algorithm OpenSSH 9.2 knows ('bogus'); ignored"])
+        XCTAssertEqual(inventory["w2"]?.sshOptions.unjudged?.map(\.keyword), ["HostKeyAlgorithms", "KnownHostsCommand"])
+        let w3 = inventory["w3"]!
+        XCTAssertEqual(w3.sshOptions.globalKnownHostsFiles, [])
+        XCTAssertEqual(w3.sshOptions.requiredRSASize, 3072)
+        XCTAssertEqual(w3.sshOptions.hashKnownHosts, false)
+    }
+
+    func testOptionsSurviveTheJSONReportAndReplayUnchanged() throws {
+        var options = SSHHostOptions(hostKeyAlgorithms: "^ssh-ed25519,rsa-sha2-512", globalKnownHostsFiles: [], checkHostIP: true,
+                                     hashKnownHosts: false)
+        options.caSignatureAlgorithms = "ssh-ed25519"
+        options.requiredRSASize = 3072
+        options.revokedHostKeys = ["/etc/ssh/revoked"]
+        options.noUserKnownHostsFile = true
+        options.unjudged = [UnjudgedSetting(keyword: "KnownHostsCommand", location: SourceLocation(file: "/a:b/cfg", line: 7), why: "w")]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(options)
+        XCTAssertEqual(try JSONDecoder().decode(SSHHostOptions.self, from: data), options)
+        let plain = String(decoding: try encoder.encode(SSHHostOptions()), as: UTF8.self)
+        XCTAssertEqual(plain, #"{"check_host_ip":null,"global_known_hosts_files":null,"host_key_algorithms":null}"#,
+                       "a host without the newer settings is reported exactly as before")
+    }
+
+    func testCommandLineOptionsCarryEveryJudgedSetting() {
+        var options = SSHHostOptions(hostKeyAlgorithms: "ssh-ed25519,rsa-sha2-512", checkHostIP: false)
+        options.caSignatureAlgorithms = "ssh-ed25519"
+        options.requiredRSASize = 3072
+        XCTAssertEqual(options.commandLineOptions, ["-o", "HostKeyAlgorithms=ssh-ed25519,rsa-sha2-512", "-o", "CheckHostIP=no",
+                                                    "-o", "CASignatureAlgorithms=ssh-ed25519", "-o", "RequiredRSASize=3072"])
+    }
+}
