@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 /// The one keyword table: ssh_config lines and Ansible `-o` arguments read the same way, settings
@@ -154,5 +155,67 @@ final class SSHOptionTableTests: XCTestCase {
         options.requiredRSASize = 3072
         XCTAssertEqual(options.commandLineOptions, ["-o", "HostKeyAlgorithms=ssh-ed25519,rsa-sha2-512", "-o", "CheckHostIP=no",
                                                     "-o", "CASignatureAlgorithms=ssh-ed25519", "-o", "RequiredRSASize=3072"])
+    }
+}
+
+/// The user's ssh configuration applies to hosts of every inventory format as the `ssh` the user
+/// (or Ansible) runs applies it: matched against the name ssh is given, after the options on its
+/// command line. `ssh -G` is the oracle for what it resolves.
+final class SSHUserConfigurationTests: XCTestCase {
+    func testUserConfigurationAppliesToAnsibleAndPlainHostsAsSSHMinusGResolvesThem() throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path + "/config"
+        try """
+        Host 10.0.0.7
+          HostKeyAlias Web-Alias
+          UserKnownHostsFile /kh/%k_%h_%p
+        Host *.example.com
+          HostName %h.internal
+          HostKeyAlgorithms ssh-ed25519
+          Port 2200
+        Host 10.0.0.8
+          HostKeyAlias from-config
+          Port 2300
+        Match host *.internal exec "true"
+          CheckHostIP yes
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        var options = InventoryFixtures.options
+        let (configuration, diagnostics) = try SSHUserConfiguration.read(files: [config], options: options)
+        XCTAssertEqual(diagnostics.map(\.description), ["\(config):11: warning: Match criterion 'exec' is not supported; fleettrust cannot tell whether this Match block applies"])
+        options.sshConfiguration = configuration
+        let ansible = InventoryFixtures.read(text: """
+        w1 ansible_host=10.0.0.7
+        w2 ansible_host=10.0.0.8 ansible_port=2222 ansible_ssh_common_args='-o HostKeyAlias=from-args'
+        """, format: .ansibleINI, options: options)
+        let plain = InventoryFixtures.read(text: "a.example.com\nb.example.com:2222\n", format: .plain, options: options)
+        XCTAssertEqual(ansible.diagnostics, [])
+
+        // Ansible runs `ssh -o Port=P -o User=U ARGS ansible_host`; a plain host is `ssh [-p P] HOST`.
+        let cases: [(InventoryHost, [String])] = [
+            (ansible["w1"]!, ["10.0.0.7"]),
+            (ansible["w2"]!, ["-o", "Port=2222", "-o", "HostKeyAlias=from-args", "10.0.0.8"]),
+            (plain["a.example.com"]!, ["a.example.com"]),
+            (plain["b.example.com:2222"]!, ["-p", "2222", "b.example.com"]),
+        ]
+        for (host, arguments) in cases {
+            let output = try Tool.run("/usr/bin/ssh", ["-F", config, "-G"] + arguments)
+            var oracle: [String: String] = [:]
+            for line in output.stdout.split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                if parts.count == 2, oracle[parts[0]] == nil { oracle[parts[0]] = parts[1] }
+            }
+            XCTAssertEqual(host.address, oracle["hostname"], host.name)
+            XCTAssertEqual(String(host.port), oracle["port"], host.name)
+            XCTAssertEqual(host.hostKeyAlias?.lowercased(), oracle["hostkeyalias"], host.name)
+            if !host.userKnownHostsFiles.isEmpty {
+                XCTAssertEqual(host.userKnownHostsFiles.joined(separator: " "), oracle["userknownhostsfile"], host.name)
+            }
+            let algorithms = try HostKeyAlgorithms.assemble(host.sshOptions.hostKeyAlgorithms).joined(separator: ",")
+            XCTAssertEqual(algorithms, oracle["hostkeyalgorithms"], host.name)
+        }
+        XCTAssertEqual(ansible["w1"]?.userKnownHostsFiles, ["/kh/web-alias_10.0.0.7_22"])
+        XCTAssertEqual(plain["a.example.com"]?.sshOptions.unjudged?.map(\.keyword), [#"Match exec true"#],
+                       "a block behind an exec criterion may apply to it")
+        XCTAssertNil(ansible["w1"]?.sshOptions.unjudged, "its host criterion rules the other hosts out")
     }
 }

@@ -112,9 +112,6 @@ struct AnsibleInventoryModel {
 
     static let maxGroups = 10_000
 
-    /// The home directory and user `ssh` expands `~` and `%` tokens with in `-o` file options.
-    private static let readOptions = InventoryReadOptions()
-
     mutating func addChild(_ child: String, to parent: String) -> ChildLink {
         if groups.count >= Self.maxGroups && (groups[child] == nil || groups[parent] == nil) { return .tooManyGroups }
         declareGroup(parent)
@@ -126,7 +123,7 @@ struct AnsibleInventoryModel {
     }
 
     /// Resolves every host into an `InventoryHost`.
-    mutating func hosts(log: inout DiagnosticLog) -> [InventoryHost] {
+    mutating func hosts(options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var resolvedGroups: [[String]: (inherited: [String], vars: [String: InventoryVariable])] = [:]
         var result: [InventoryHost] = []
         result.reserveCapacity(hostOrder.count)
@@ -141,7 +138,7 @@ struct AnsibleInventoryModel {
                 resolvedGroups[direct] = resolved
             }
             let vars = resolved.vars.merging(host.vars) { _, new in new }.merging(host.fileVars) { _, new in new }
-            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, log: &log) {
+            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, options: options, log: &log) {
                 result.append(item)
                 if let ports = vars["fleettrust_tls_ports"] {
                     switch TLSInventoryEndpoints.ports(ports.value, for: item) {
@@ -156,7 +153,7 @@ struct AnsibleInventoryModel {
     }
 
     private static func host(_ name: String, _ host: Host, direct: [String], inherited: [String],
-                             vars: [String: InventoryVariable], log: inout DiagnosticLog) -> InventoryHost? {
+                             vars: [String: InventoryVariable], options: InventoryReadOptions, log: inout DiagnosticLog) -> InventoryHost? {
         func place(_ key: String) -> SourceLocation { vars[key]?.location ?? host.location }
         let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
         var port = 22
@@ -174,6 +171,8 @@ struct AnsibleInventoryModel {
         let user = vars[userKey]?.value
         let plain = vars.mapValues(\.value)
         var settings = SSHHostSettings()
+        if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
+        if let user { settings.apply(.user(user), at: place(userKey)) }
         for option in AnsibleSSHArguments.sshOptions(in: plain) where option.keyword != "proxyjump" && option.keyword != "proxycommand" {
             let at = vars["ansible_ssh_common_args"].flatMap { $0.value.contains(option.raw) ? $0.location : nil }
                 ?? vars["ansible_ssh_extra_args"]?.location
@@ -186,11 +185,11 @@ struct AnsibleInventoryModel {
                                          why: "ssh refuses the option: \(problem.text)"), at: at)
             }
         }
-        // Ansible runs `ssh … ansible_host`: the configuration sees that name as the host argument,
-        // and its own `-o Port`/`-o User` come before the inventory's extra arguments.
+        // Ansible runs `ssh -o Port=… -o User=… ARGS… ansible_host`: its own options come first, then
+        // the inventory's, then the user's configuration, matched against ansible_host.
+        options.sshConfiguration?.collect(into: &settings, hostArgument: address)
         var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
-                                 port: vars[portKey] == nil ? settings.port ?? port : port, user: user ?? settings.user,
-                                 options: Self.readOptions)
+                                 port: settings.port ?? 22, user: settings.user, options: options)
         item.groups = direct
         item.source = host.location
         item.inheritedGroups = inherited

@@ -41,6 +41,19 @@ enum SSHConfigReader {
                                              options: InventoryReadOptions) -> InventoryHost
     where S.Element == SSHConfigLayout.Segment {
         var settings = SSHHostSettings()
+        collect(alias: alias, segments: segments, into: &settings)
+        var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
+                                 port: settings.port ?? 22, user: settings.user, options: options)
+        host.source = location
+        host.format = .sshConfig
+        return host
+    }
+
+    /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
+    /// in order, the first value of a keyword winning.
+    static func collect<S: Sequence>(alias: String, segments: S, into settings: inout SSHHostSettings,
+                                     taking: (SSHOption) -> Bool = { _ in true })
+    where S.Element == SSHConfigLayout.Segment {
         for segment in segments {
             let matchName = settings.address(hostArgument: alias)
             var unsupported: UnjudgedSetting?
@@ -52,13 +65,8 @@ enum SSHConfigReader {
                 }
                 continue
             }
-            for (option, location) in segment.settings { settings.apply(option, at: location) }
+            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location) }
         }
-        var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
-                                 port: settings.port ?? 22, user: settings.user, options: options)
-        host.source = location
-        host.format = .sshConfig
-        return host
     }
 
     /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
