@@ -12,11 +12,20 @@ struct SSHHostSettings {
     private var userFiles: (files: [String], location: SourceLocation?)?
     private var globalFiles: (files: [String], location: SourceLocation?)?
     private(set) var options = SSHHostOptions()
-    private var seen = Set<String>()
+    /// The keywords that have a value: a bit per `SSHOption` case, and the unjudged keywords.
+    private var seen: UInt32 = 0
+    private var seenUnjudged: [String] = []
 
     /// Applies one setting unless the keyword already has a value.
     mutating func apply(_ option: SSHOption, at location: SourceLocation?) {
-        guard seen.insert(option.keyword).inserted else { return }
+        if case .unjudged(let keyword, _, _) = option {
+            guard !seenUnjudged.contains(keyword) else { return }
+            seenUnjudged.append(keyword)
+        } else {
+            let bit: UInt32 = 1 << option.ordinal
+            guard seen & bit == 0 else { return }
+            seen |= bit
+        }
         switch option {
         case .hostName(let value): hostName = value
         case .port(let value): port = value
@@ -51,7 +60,7 @@ struct SSHHostSettings {
     /// argument), `GlobalKnownHostsFile` with `~` only, as `ssh` 9.2 does; `none` means no file.
     /// A value `ssh` would stop on makes the host unjudged instead.
     func host(named name: String, hostArgument: String, address: String, port: Int, user: String?,
-              options readOptions: InventoryReadOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
+              options readOptions: InventoryReadOptions, environment: [String: String]? = nil)
         -> InventoryHost {
         var settings = self
         var userKnownHostsFiles: [String] = []
@@ -67,7 +76,7 @@ struct SSHHostSettings {
                 do {
                     userKnownHostsFiles = try list.map { file throws(SSHConfigTokens.ExpansionFailure) in
                         try SSHConfigTokens.dollarPercentExpanded(SSHConfigTokens.tildeExpanded(file, home: readOptions.homeDirectory),
-                                                                  values, environment: environment)
+                                                                  values, environment: environment ?? ProcessInfo.processInfo.environment)
                     }
                 } catch {
                     settings.addUnjudged(UnjudgedSetting(keyword: "UserKnownHostsFile", location: location,

@@ -30,23 +30,23 @@ enum SSHOption: Hashable, Sendable {
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, value: String, why: String?)
 
-    /// The keyword as `ssh_config(5)` spells it, for messages and for `-o` arguments.
-    var keyword: String {
+    /// The case's place in the table (0 to 13), for a bit set of the keywords that have a value.
+    var ordinal: Int {
         switch self {
-        case .hostName: return "HostName"
-        case .port: return "Port"
-        case .user: return "User"
-        case .hostKeyAlias: return "HostKeyAlias"
-        case .userKnownHostsFiles: return "UserKnownHostsFile"
-        case .globalKnownHostsFiles: return "GlobalKnownHostsFile"
-        case .hostKeyAlgorithms: return "HostKeyAlgorithms"
-        case .caSignatureAlgorithms: return "CASignatureAlgorithms"
-        case .requiredRSASize: return "RequiredRSASize"
-        case .checkHostIP: return "CheckHostIP"
-        case .hashKnownHosts: return "HashKnownHosts"
-        case .revokedHostKeys: return "RevokedHostKeys"
-        case .proxy: return "ProxyJump"
-        case .unjudged(let keyword, _, _): return keyword
+        case .hostName: return 0
+        case .port: return 1
+        case .user: return 2
+        case .hostKeyAlias: return 3
+        case .userKnownHostsFiles: return 4
+        case .globalKnownHostsFiles: return 5
+        case .hostKeyAlgorithms: return 6
+        case .caSignatureAlgorithms: return 7
+        case .requiredRSASize: return 8
+        case .checkHostIP: return 9
+        case .hashKnownHosts: return 10
+        case .revokedHostKeys: return 11
+        case .proxy: return 12
+        case .unjudged: return 13
         }
     }
 
