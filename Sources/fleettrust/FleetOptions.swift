@@ -166,7 +166,8 @@ struct FleetOptions: ParsableArguments {
         let files = SSHUserConfiguration.defaultFiles(explicit: sshConfig.map(expandTilde), options: options)
         do {
             let (configuration, diagnostics) = try SSHUserConfiguration.read(files: files, options: options)
-            diagnostics.forEach { printError($0.description) }
+            // Only what ssh itself would refuse: its files are not fleettrust's to lint.
+            diagnostics.filter { $0.severity == .error }.forEach { printError($0.description) }
             options.sshConfiguration = configuration
         } catch {
             throw CommandFailure.unreadableInput("--ssh-config \(error)")
