@@ -132,6 +132,12 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(w3.sshOptions.hashKnownHosts, false)
     }
 
+    func testAnAnsibleDashOKeywordSSHDoesNotKnowIsAWarningWithItsLine() {
+        let inventory = hosts("w1 ansible_ssh_extra_args='-o Frobnicate=1 -o ForwardAgent=no'\n", format: .ansibleINI)
+        XCTAssertEqual(inventory.diagnostics.map(\.description),
+                       ["cfg:1: warning: host 'w1': -o 'frobnicate' is not an OpenSSH 9.2 keyword (ssh refuses it); ignored"])
+    }
+
     func testOptionsSurviveTheJSONReportAndReplayUnchanged() throws {
         var options = SSHHostOptions(hostKeyAlgorithms: "^ssh-ed25519,rsa-sha2-512", globalKnownHostsFiles: [], checkHostIP: true,
                                      hashKnownHosts: false)

@@ -178,10 +178,12 @@ struct AnsibleInventoryModel {
                 ?? vars["ansible_ssh_extra_args"]?.location
             switch SSHOption.parse(keyword: option.keyword, arguments: option.arguments, rawArguments: option.raw) {
             case .success(.option(let parsed)): settings.apply(parsed, at: at)
-            case .success(.noEffect), .success(.unknown): break
+            case .success(.noEffect): break
+            case .success(.unknown):
+                log.warning(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(InventoryDiagnostic.quote(option.keyword)) is not an OpenSSH 9.2 keyword (ssh refuses it); ignored")
             case .failure(let problem):
                 log.error(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(problem.text); ignored")
-                settings.apply(.unjudged(keyword: SSHOption.spelling(option.keyword), value: option.raw,
+                settings.apply(.unjudged(keyword: SSHOption.spelling(option.keyword),
                                          why: "ssh refuses the option: \(problem.text)"), at: at)
             }
         }

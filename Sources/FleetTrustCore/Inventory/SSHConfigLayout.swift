@@ -114,7 +114,7 @@ struct SSHConfigLayout {
             return nil
         case .failure(let problem):
             log.error(at: directive.location, "\(problem.text); ignored")
-            return .unjudged(keyword: SSHOption.spelling(directive.keyword), value: directive.rawArguments,
+            return .unjudged(keyword: SSHOption.spelling(directive.keyword),
                              why: "ssh refuses the configuration: \(problem.text)")
         }
     }

@@ -18,7 +18,7 @@ struct SSHHostSettings {
 
     /// Applies one setting unless the keyword already has a value.
     mutating func apply(_ option: SSHOption, at location: SourceLocation?) {
-        if case .unjudged(let keyword, _, _) = option {
+        if case .unjudged(let keyword, _) = option {
             guard !seenUnjudged.contains(keyword) else { return }
             seenUnjudged.append(keyword)
         } else {
@@ -40,7 +40,7 @@ struct SSHHostSettings {
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag
         case .revokedHostKeys(let files): options.revokedHostKeys = files.isEmpty ? nil : files
         case .proxy(let value): proxy = .some(value)
-        case .unjudged(let keyword, _, let why):
+        case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
         }
     }

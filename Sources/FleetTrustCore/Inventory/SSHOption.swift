@@ -28,7 +28,7 @@ enum SSHOption: Hashable, Sendable {
     case proxy(String?)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
-    case unjudged(keyword: String, value: String, why: String?)
+    case unjudged(keyword: String, why: String?)
 
     /// The case's place in the table (0 to 13), for a bit set of the keywords that have a value.
     var ordinal: Int {
@@ -78,7 +78,7 @@ enum SSHOption: Hashable, Sendable {
             return option(make(value))
         }
         func unjudged(_ why: String, unless inert: Set<String>) -> Result<Reading, SSHOptionProblem> {
-            option(.unjudged(keyword: name, value: rawArguments, why: inert.contains(first.lowercased()) ? nil : why))
+            option(.unjudged(keyword: name, why: inert.contains(first.lowercased()) ? nil : why))
         }
         switch keyword {
         case "hostname":
