@@ -138,6 +138,43 @@ final class SSHOptionTableTests: XCTestCase {
                        ["cfg:1: warning: host 'w1': -o 'frobnicate' is not an OpenSSH 9.2 keyword (ssh refuses it); ignored"])
     }
 
+    func testMatchUserAndLocalUserAgreeWithSSHMinusG() throws {
+        let directory = try TemporaryDirectory()
+        let local = InventoryReadOptions().localUser
+        let config = """
+        Host u1 u2 u3
+          HostName 10.0.0.9
+        Host u2
+          User alice
+        Host u3
+          User Alice
+        Match user alice
+          Port 2001
+        Match localuser \(local)
+          HostKeyAlias local-alias
+        Match localuser nobody-else-*
+          HostKeyAlias never
+        Match !user alice
+          CheckHostIP yes
+        """
+        let path = directory.path + "/config"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let inventory = InventoryFixtures.read(text: config, name: path, format: .sshConfig, options: InventoryReadOptions())
+        XCTAssertEqual(inventory.diagnostics, [])
+        XCTAssertEqual(inventory.hosts.count, 3)
+        for host in inventory.hosts {
+            XCTAssertNil(host.sshOptions.unjudged, host.name)
+            let output = try Tool.run("/usr/bin/ssh", ["-F", path, "-G", host.name])
+            let lines = Set(output.stdout.split(separator: "\n").map(String.init))
+            XCTAssertTrue(lines.contains("port \(host.port)"), host.name)
+            XCTAssertTrue(lines.contains("hostkeyalias \(host.hostKeyAlias ?? "-")"), host.name)
+            XCTAssertTrue(lines.contains("checkhostip \(host.sshOptions.checkHostIP == true ? "yes" : "no")"), host.name)
+        }
+        XCTAssertEqual(inventory["u2"]?.port, 2001, "the user obtained so far, case-sensitive")
+        XCTAssertEqual(inventory["u3"]?.port, 22)
+        XCTAssertEqual(inventory["u1"]?.sshOptions.checkHostIP, true, "no User: the local user, who is not alice")
+    }
+
     func testOptionsSurviveTheJSONReportAndReplayUnchanged() throws {
         var options = SSHHostOptions(hostKeyAlgorithms: "^ssh-ed25519,rsa-sha2-512", globalKnownHostsFiles: [], checkHostIP: true,
                                      hashKnownHosts: false)

@@ -189,7 +189,7 @@ struct AnsibleInventoryModel {
         }
         // Ansible runs `ssh -o Port=… -o User=… ARGS… ansible_host`: its own options come first, then
         // the inventory's, then the user's configuration, matched against ansible_host.
-        options.sshConfiguration?.collect(into: &settings, hostArgument: address)
+        options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
         var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         item.groups = direct

@@ -56,8 +56,12 @@ enum SSHConfigCondition {
             case host(String)
             /// `Match originalhost`: the alias as typed.
             case originalHost(String)
-            /// A criterion fleettrust does not evaluate (`exec`, `canonical`, `final`, `user`,
-            /// `localuser`, …), as written, with the `Match` line.
+            /// `Match user`: the remote user obtained so far, else the local one (case-sensitive).
+            case user(String)
+            /// `Match localuser`: the local user (case-sensitive).
+            case localUser(String)
+            /// A criterion fleettrust does not evaluate (`exec`, `canonical`, `final`, …), as
+            /// written, with the `Match` line.
             case unsupported(String, SourceLocation)
         }
 
@@ -85,6 +89,13 @@ enum SSHConfigCondition {
                 let list = arguments[index]
                 index += 1
                 criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
+            case "user", "localuser":
+                guard index < arguments.count else {
+                    return .failure(.message("Match \(word) needs a pattern list"))
+                }
+                let list = arguments[index]
+                index += 1
+                criteria.append(Criterion(kind: word == "user" ? .user(list) : .localUser(list), negated: negated))
             case "canonical", "final":
                 criteria.append(Criterion(kind: .unsupported(word, location), negated: negated))
             default:

@@ -41,7 +41,7 @@ enum SSHConfigReader {
                                              options: InventoryReadOptions) -> InventoryHost
     where S.Element == SSHConfigLayout.Segment {
         var settings = SSHHostSettings()
-        collect(alias: alias, segments: segments, into: &settings)
+        collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         host.source = location
@@ -51,13 +51,14 @@ enum SSHConfigReader {
 
     /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
     /// in order, the first value of a keyword winning.
-    static func collect<S: Sequence>(alias: String, segments: S, into settings: inout SSHHostSettings,
+    static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
                                      taking: (SSHOption) -> Bool = { _ in true })
     where S.Element == SSHConfigLayout.Segment {
         for segment in segments {
-            let matchName = settings.address(hostArgument: alias)
+            let facts = MatchFacts(alias: alias, hostName: settings.address(hostArgument: alias),
+                                   user: settings.user ?? localUser, localUser: localUser)
             var unsupported: UnjudgedSetting?
-            guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName, unsupported: &unsupported) }) else { continue }
+            guard segment.conditions.allSatisfy({ holds($0, facts, unsupported: &unsupported) }) else { continue }
             if let unsupported {
                 // `User` only feeds `%r` in file names: not the decision.
                 if segment.settings.contains(where: { if case .user = $0.option { return false } else { return true } }) {
@@ -71,8 +72,17 @@ enum SSHConfigReader {
 
     /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
     /// is handed back in `unsupported`.
-    private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String,
-                              unsupported: inout UnjudgedSetting?) -> Bool {
+    /// What `Match` criteria look at (`readconf.c:match_cfg_line`): the alias as typed, the
+    /// `HostName` obtained so far, the remote user obtained so far (else the local one).
+    private struct MatchFacts {
+        var alias: String
+        var hostName: String
+        var user: String
+        var localUser: String
+    }
+
+    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, unsupported: inout UnjudgedSetting?) -> Bool {
+        let alias = facts.alias
         switch condition {
         case .unsupported(let setting):
             unsupported = unsupported ?? setting
@@ -93,7 +103,9 @@ enum SSHConfigReader {
                 let result: Bool
                 switch criterion.kind {
                 case .all: result = true
-                case .host(let list): result = SSHConfigPattern.matchesList(hostName, list) == .match
+                case .host(let list): result = SSHConfigPattern.matchesList(facts.hostName, list) == .match
+                case .user(let list): result = SSHConfigPattern.matchesList(facts.user, list, lowercase: false) == .match
+                case .localUser(let list): result = SSHConfigPattern.matchesList(facts.localUser, list, lowercase: false) == .match
                 case .originalHost(let list): result = SSHConfigPattern.matchesList(alias, list) == .match
                 case .unsupported(let text, let location):
                     unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
