@@ -13,13 +13,15 @@ DEMO_HOSTS ?= 8
 PREFIX         ?= /usr/local
 INSTALL_CONFIG ?= release
 INSTALL_BIN     = $(BUILD_DIR)/$(INSTALL_CONFIG)/fleettrust
-MANUAL          = $(BUILD_DIR)/plugins/GenerateManual/outputs/fleettrust/fleettrust.1
+GENERATED_MAN   = $(BUILD_DIR)/plugins/GenerateManual/outputs/fleettrust/fleettrust.1
+MANUAL          = $(BUILD_DIR)/fleettrust.1
+GUIDE          := $(filter-out DESIGN.md,$(notdir $(wildcard docs/*.md)))
 COMPLETIONS     = $(BUILD_DIR)/completions
 THEMES         := $(notdir $(wildcard themes/*.theme))
 # Every file install puts under $(DESTDIR)$(PREFIX); uninstall removes exactly these.
 INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES)) share/man/man1/fleettrust.1 \
                   share/bash-completion/completions/fleettrust share/zsh/site-functions/_fleettrust \
-                  share/fish/vendor_completions.d/fleettrust.fish
+                  share/fish/vendor_completions.d/fleettrust.fish $(addprefix share/doc/fleettrust/,$(GUIDE))
 
 export LANG ?= C.UTF-8
 
@@ -52,6 +54,7 @@ release: deps version
 test: deps version
 	$(SWIFT) build --build-tests
 	$(SWIFT) package plugin generate-manual --configuration debug >/dev/null
+	./scripts/man-page $(GENERATED_MAN) docs/man/fleettrust-sections.mdoc $(MANUAL)
 	@rm -f $(BUILD_DIR)/xunit.xml
 	@status=0; \
 	$(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
@@ -81,6 +84,7 @@ matrix: deps
 install: deps version
 	$(SWIFT) build -c $(INSTALL_CONFIG)
 	$(SWIFT) package plugin generate-manual --configuration $(INSTALL_CONFIG) >/dev/null
+	./scripts/man-page $(GENERATED_MAN) docs/man/fleettrust-sections.mdoc $(MANUAL)
 	@$(MAKE) --no-print-directory install-files
 
 # Copies what `install` built, building nothing (the tests run it while SwiftPM holds .build).
@@ -96,10 +100,13 @@ install-files:
 	install -D -m 644 $(COMPLETIONS)/fleettrust $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fleettrust
 	install -D -m 644 $(COMPLETIONS)/_fleettrust $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fleettrust
 	install -D -m 644 $(COMPLETIONS)/fleettrust.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fleettrust.fish
+	install -d $(DESTDIR)$(PREFIX)/share/doc/fleettrust
+	install -m 644 $(addprefix docs/,$(GUIDE)) $(DESTDIR)$(PREFIX)/share/doc/fleettrust/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
-	-rmdir $(DESTDIR)$(PREFIX)/share/fleettrust/themes $(DESTDIR)$(PREFIX)/share/fleettrust 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/share/fleettrust/themes $(DESTDIR)$(PREFIX)/share/fleettrust \
+	  $(DESTDIR)$(PREFIX)/share/doc/fleettrust 2>/dev/null
 
 clean:
 	rm -rf $(BUILD_DIR) .build-*

@@ -59,7 +59,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustTestFleet", "store-stress"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FleetTrustTestFleet", "store-stress"]),
     ],
     swiftLanguageModes: [.v6]
 )

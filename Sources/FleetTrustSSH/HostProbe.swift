@@ -35,6 +35,10 @@ public struct HostProbe: Sendable {
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
         var deadline = Self.firstDeadline(due: due, timeout: timeout)
+        if let refusal = host.refusal {
+            result.failures = [refusal.failure]
+            return result
+        }
         if let proxy = host.proxy, !host.route.isDirect {
             guard let routes else {
                 result.failures = [ProbeFailures.proxied(proxy)]

@@ -26,6 +26,10 @@ public struct TLSProbe: Sendable {
 
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
         var result = ProbeResult(host: host.name, port: host.port)
+        if let refusal = host.refusal {
+            result.failures = [refusal.failure]
+            return result
+        }
         if let proxy = host.proxy {
             result.failures = [ProbeFailures.proxied(proxy)]
             return result

@@ -48,6 +48,9 @@ public final class TestFleet: @unchecked Sendable {
         public var certificateHost = true
         public var rsaBits = 3072
         public var directory: String?
+        /// Let the user running the fleet log in with a key of the fleet's own (`loginKeyFile`), so
+        /// the demo's connect reaches a shell; otherwise no login is possible.
+        public var allowLogin = false
 
         public init(hosts: Int) { self.hosts = hosts }
     }
@@ -62,6 +65,8 @@ public final class TestFleet: @unchecked Sendable {
     public let caPrivateKeyFile: String
     public let inventoryPath: String
     public let knownHostsPath: String
+    /// The private key that logs in to every host, with `Options.allowLogin`.
+    public var loginKeyFile: String { directory + "/login_key" }
     public private(set) var hosts: [Host] = []
     public let options: Options
     private let lock = NSLock()
@@ -90,6 +95,10 @@ public final class TestFleet: @unchecked Sendable {
         caPublicKey = try HostKey(openSSHLine: String(contentsOfFile: caPrivateKeyFile + ".pub", encoding: .utf8))
         inventoryPath = directory + "/inventory.txt"
         knownHostsPath = directory + "/known_hosts"
+        if options.allowLogin {
+            try Tool.check("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "fleettrust demo login", "-f",
+                                                   directory + "/login_key"])
+        }
         do {
             let endpoints = try allocateEndpoints()
             for i in 0..<options.hosts {
@@ -211,8 +220,10 @@ public final class TestFleet: @unchecked Sendable {
         lines += [
             "PidFile none", "UsePAM no", "StrictModes no", "MaxStartups 1000:30:2000",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-            "AuthorizedKeysFile none", "LogLevel ERROR", "UseDNS no",
+            options.allowLogin ? "AuthorizedKeysFile \(loginKeyFile).pub" : "AuthorizedKeysFile none",
+            "LogLevel ERROR", "UseDNS no",
         ]
+        if options.allowLogin { lines.append("PermitRootLogin prohibit-password") }
         return lines.joined(separator: "\n") + "\n"
     }
 

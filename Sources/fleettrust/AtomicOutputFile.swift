@@ -1,38 +1,25 @@
 import Foundation
+import FleetTrustCore
 
 /// Writes a command's output to a file so that a reader never sees half of it: a temporary file
 /// in the same directory, written in pieces, `fsync`, then `rename` over the target (atomic
 /// within one file system). node_exporter's textfile collector reads `*.prom` whenever it is
 /// scraped, and the temporary name does not end in `.prom`, so it is never read. A run that
-/// fails before `commit` leaves the target as it was and removes the temporary file.
+/// fails before `commit` leaves the target as it was and removes the temporary file. The target
+/// is the user's file: its mode and owner are kept and a symbolic link is written through and
+/// kept, as for known_hosts (`ReplacedFile`).
 final class AtomicOutputFile {
-    let path: String
-    private let temporary: String
-    private var fd: Int32
+    private let file: ReplacedFile
     private var committed = false
 
     struct Failure: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "cannot write \(path): \(reason)" }
+        var description: String
     }
 
-    /// Creates the temporary file beside `path`; a new file gets mode 0666 less the umask, as a
-    /// shell redirection would give it.
+    /// Creates the temporary file beside `path` (beside a symlink's target); a new file gets mode
+    /// 0666 less the umask, as a shell redirection would give it.
     init(path: String) throws {
-        self.path = path
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var temporary = ""
-        var fd: Int32 = -1
-        for _ in 0..<16 where fd < 0 {
-            temporary = "\(directory)/.\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if fd < 0 && errno != EEXIST { break }
-        }
-        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        self.temporary = temporary
-        self.fd = fd
+        do { file = try ReplacedFile(path: path) } catch { throw Failure(description: "cannot write \(path): \(error)") }
     }
 
     /// Appends `data` to the temporary file.
@@ -40,9 +27,13 @@ final class AtomicOutputFile {
         try data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(file.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+                guard written > 0 else {
+                    let code = written == 0 ? ENOSPC : errno
+                    let reason = code == ENOSPC || code == EDQUOT ? "no space left to save it; the original is intact" : String(cString: strerror(code))
+                    throw Failure(description: "cannot write \(file.path): \(reason)")
+                }
                 offset += written
             }
         }
@@ -50,16 +41,19 @@ final class AtomicOutputFile {
 
     /// Makes what was appended the file's content, at once.
     func commit() throws {
-        guard fsync(fd) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        close(fd)
-        fd = -1
-        guard rename(temporary, path) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         committed = true
+        do { try file.install() } catch { throw Failure(description: "cannot write \(file.path): \(error)") }
+    }
+
+    /// Removes the temporary file; the target is left as it was.
+    func abandon() {
+        guard !committed else { return }
+        committed = true
+        file.abandon()
     }
 
     deinit {
-        if fd >= 0 { close(fd) }
-        if !committed { unlink(temporary) }
+        if !committed { file.abandon() }
     }
 }
 
@@ -77,6 +71,12 @@ final class CommandOutput {
     func write(_ data: Data) throws {
         buffer.append(data)
         if buffer.count >= Self.piece { try flush() }
+    }
+
+    /// Drops what was gathered; a file's temporary copy is removed and the target keeps its content.
+    func abandon() {
+        buffer.removeAll()
+        file?.abandon()
     }
 
     /// Writes what is left; for a file, makes it the file's content.

@@ -22,7 +22,7 @@ struct FleetOptions: ParsableArguments {
             + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
     var knownHostsFiles: [String] = []
 
-    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (see the README for its format).", valueName: "file"))
+    @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (format: FILE FORMATS in man fleettrust).", valueName: "file"))
     var pinFile: String?
 
     var pinFiles: [String] { pinFile.map { [$0] } ?? [] }
@@ -131,6 +131,8 @@ struct FleetOptions: ParsableArguments {
         var judge = FleetJudge(knownHosts: sets, pins: try loadPins(), pinMode: PinMode(rawValue: pinsMode) ?? .enforce,
                                useAdditionalNames: additionalNames, policies: PolicyResolver(file: try loadPolicies()))
         judge.certificateWarnDays = certWarnDays
+        // A RevokedHostKeys file that cannot be used is each naming host's error, as for `ssh`, not exit 64.
+        judge.revocationLists = RevocationLists.read(hosts: hosts)
         if !tlsCAFiles.isEmpty {
             do {
                 judge.tlsAnchors = try TLSTrustAnchors.files(tlsCAFiles.map(expandTilde))

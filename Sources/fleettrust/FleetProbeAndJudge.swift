@@ -7,12 +7,14 @@ import FleetTrustSSH
 extension FleetOptions {
     /// Probes every host (a progress line on standard error when it is a terminal); a host the
     /// pool never reported is `cancelled`.
-    func probe(_ hosts: [InventoryHost]) async -> [ProbeResult] {
+    func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
         let pool = ProbePool(settings: poolSettings)
         var results = [ProbeResult?](repeating: nil, count: hosts.count)
         let progress = standardErrorIsTerminal
         var done = 0
-        for await event in pool.probe(hosts) {
+        let scan = pool.start(hosts)
+        interruption?.whenReceived { Task { await scan.cancel() } }
+        for await event in scan.events {
             results[event.index] = event.result
             done += 1
             if progress { FileHandle.standardError.write(Data("\rfleettrust: scanned \(done)/\(hosts.count)".utf8)) }

@@ -50,6 +50,10 @@ struct FleetTrust: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
+            if !message(for: error).hasPrefix("Unknown option"), let mistyped = MistypedOption.problem(in: Array(CommandLine.arguments.dropFirst()), root: self) {
+                printError(mistyped + UsageHint.from(fullMessage(for: error)))
+                exit(withError: ExitCode(code.rawValue))
+            }
             let message = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespaceOnBothSides() }
                 .joined(separator: " ")
             printError(message + UsageHint.from(fullMessage(for: error)))
@@ -146,13 +150,16 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         let firstJudge = try loadJudge()
         let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
-        let settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
+        var settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
+        settings.missingKnownHostsFiles = Set(fleet.knownHostsFiles.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
         let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
-            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles, hosts: hosts, load: loadJudge),
+            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles
+                                                             + Set(hosts.flatMap { $0.sshOptions.revokedHostKeys ?? [] }).sorted(),
+                                                    hosts: hosts, load: loadJudge),
             write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
             connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),

@@ -57,13 +57,13 @@ struct HistoryCommand: AsyncParsableCommand {
                 throw CommandFailure.unreadableInput("\(CleanText(host)): no recorded probe in \(path)"
                                                      + (since.map { " since \(CleanText($0, limit: 64))" } ?? ""))
             }
-            let names = Array(Set(sightings.map(\.host))).sorted()
+            let names = Array(Set(sightings.map(\.host.value))).sorted()
             guard names.count == 1 else {
                 throw CommandFailure.unreadableInput("\(CleanText(host)) was probed under several inventory names ("
-                                                     + names.prefix(5).map { CleanText($0).value }.joined(separator: ", ")
+                                                     + names.prefix(5).joined(separator: ", ")
                                                      + "); give one of them")
             }
-            let timeline = HostTimeline(host: sightings.last?.host ?? host, sightings: sightings)
+            let timeline = HostTimeline(host: sightings.last?.host.value ?? host, sightings: sightings)
             switch format {
             case .table:
                 FileHandle.standardOutput.write(Data(timeline.table().utf8))

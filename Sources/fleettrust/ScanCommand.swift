@@ -44,6 +44,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed (table or json), and probe nothing.")
     var dryRun = false
 
+    @Flag(help: "Table: full rows, however wide (by default the table fits the terminal, or COLUMNS).")
+    var wide = false
+
     func validate() throws {
         try fleet.validateShared()
         try history.validateHistory()
@@ -62,9 +65,13 @@ struct ScanCommand: AsyncParsableCommand {
                 return
             }
             let started = ContinuousClock.now
+            let interruption = ScanInterruption()
             // A replay judges an old probe: no drift against today's history, and nothing recorded.
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
-            let (hosts, results, skipped) = try await gather()
+            let (hosts, results, skipped) = try await gather(interruption: interruption)
+            if let signal = interruption.receivedSignal {
+                try await stopped(by: signal, hosts: hosts, results: results, store: store, output: output)
+            }
             let remembered = replay == nil ? try await history.remembered(store, hosts: hosts) : nil
             let judging = try fleet.judging(hosts, results, history: remembered)
             let recording = store != nil && !readOnly
@@ -110,6 +117,31 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
+    /// The end of a scan a signal stopped: the probes that finished are recorded, the output is
+    /// dropped (a `--output` file keeps its old content), one line says what happened, and the
+    /// exit status is the shell's for the signal.
+    private func stopped(by signal: Int32, hosts: [InventoryHost], results: [ProbeResult], store: HistoryStore?,
+                         output: CommandOutput) async throws -> Never {
+        output.abandon()
+        let finished = results.filter { !$0.keys.isEmpty }.count
+        var line = "interrupted by \(ScanInterruption.name(signal)): \(finished) of \(hosts.count) hosts proved their keys"
+        if let store, !readOnly {
+            let seenAt = HistoryTime.nowMilliseconds()
+            let judging = try fleet.judging(hosts, results)
+            let sightings = hosts.indices.compactMap { index -> HistorySighting? in
+                results[index].keys.isEmpty ? nil : HistorySighting(judging.judged(index), source: .scan, seenAt: seenAt)
+            }
+            if let problem = await Self.record(sightings, in: store) {
+                line += "; the history could not record them: \(problem)"
+            } else {
+                line += " and are recorded in the history"
+            }
+        }
+        if let output = self.output { line += "; \(output) was left as it was" } else { line += "; no report was printed" }
+        printError(line)
+        throw ExitCode(128 + signal)
+    }
+
     /// Records every host that proved keys; returns why it could not, if it could not.
     static func record(_ sightings: [HistorySighting], in store: HistoryStore) async -> String? {
         do {
@@ -142,7 +174,7 @@ struct ScanCommand: AsyncParsableCommand {
         if plan.summary.exitStatus != 0 { throw ExitCode(plan.summary.exitStatus) }
     }
 
-    private func gather() async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
+    private func gather(interruption: ScanInterruption) async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             let data: Data
@@ -159,7 +191,7 @@ struct ScanCommand: AsyncParsableCommand {
             }
         }
         let inventory = try fleet.loadInventory()
-        return (inventory.hosts, await fleet.probe(inventory.hosts), SkippedInventoryEntry.entries(in: inventory))
+        return (inventory.hosts, await fleet.probe(inventory.hosts, interruption: interruption), SkippedInventoryEntry.entries(in: inventory))
     }
 
     /// Every format but json (which is streamed), from all the judged hosts.
@@ -193,9 +225,23 @@ struct ScanCommand: AsyncParsableCommand {
                                              skippedEntries: skipped.count, exitStatus: exitStatus)
             try output.write(Data(metrics.rendered().utf8))
         case .table:
-            try output.write(Data((ScanTable.render(judged) + "\n" + Self.skippedLines(skipped)).utf8))
+            try output.write(Data((ScanTable.render(judged, layout: tableLayout()) + "\n" + Self.skippedLines(skipped)).utf8))
         }
         try output.finish()
+    }
+
+    /// The table fits the terminal it is printed on (or `COLUMNS`), in colour there unless
+    /// `NO_COLOR`; a file (`--output`), a pipe without `COLUMNS` and `--wide` get full rows, never colour.
+    func tableLayout(environment: [String: String] = ProcessInfo.processInfo.environment) -> ScanTable.Layout {
+        guard output == nil else { return ScanTable.Layout() }
+        let terminal = isatty(1) == 1
+        var width = environment["COLUMNS"].flatMap(Int.init).flatMap { (20...10_000).contains($0) ? $0 : nil }
+        if width == nil, terminal {
+            var size = winsize()
+            if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { width = Int(size.ws_col) }
+        }
+        let color = terminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        return ScanTable.Layout(width: wide ? nil : width, color: color)
     }
 
     /// The table's list of skipped inventory entries (nothing when none was skipped).

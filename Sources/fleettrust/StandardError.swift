@@ -1,9 +1,12 @@
 import Foundation
 import FleetTrustCore
 
-/// One line on standard error, prefixed with the program name and cleaned of control characters.
+/// A message on standard error, each of its lines (every bad line of a pin file, say) a line of
+/// its own, prefixed with the program name and cleaned of control characters.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("fleettrust: \(Sanitizer.clean(message, limit: 2048))\n".utf8))
+    let lines = message.split(separator: "\n", omittingEmptySubsequences: true).prefix(1_000)
+    let text = lines.map { "fleettrust: \(Sanitizer.clean(String($0), limit: 2048))\n" }.joined()
+    FileHandle.standardError.write(Data((text.isEmpty ? "fleettrust: \n" : text).utf8))
 }
 
 /// Whether standard error is a terminal (progress lines are shown only then).

@@ -30,6 +30,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print the lines that would be added, as a diff, and write nothing.")
     var check = false
 
+    @Flag(name: .customLong("create"), help: "Create a --known-hosts file that does not exist yet (without it, a missing file is taken for a typo and refused).")
+    var create = false
+
     @Option(name: .customLong("audit-log"), help: ArgumentHelp("Where each write is appended as a JSON line (default: the dashboard's).",
                                                                valueName: "file"))
     var auditLog: String?
@@ -40,6 +43,12 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A write command given a file that does not exist was most likely given a typo: adding every
+        // host to a new file would make each look trusted to a later scan of that file.
+        if !create, let missing = fleet.knownHostsFiles.map(expandTilde).first(where: { !FileManager.default.fileExists(atPath: $0) }) {
+            printError("\(Sanitizer.clean(missing)): no such known_hosts file; sync writes only to files that exist (add --create to create it)")
+            throw ExitCode(64)
+        }
         do {
             let inventory = try fleet.loadInventory()
             let skipped = SkippedInventoryEntry.entries(in: inventory)

@@ -80,9 +80,15 @@ struct TidyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let files: [KnownHostsFile]
+        var files: [KnownHostsFile]
         var hosts: [HygieneHost]?
         var presented: [String: Set<String>] = [:]
+        // A file named on the command line that does not exist is a typo, not an empty file: saying
+        // "no findings" about it would be a wrong answer.
+        for path in knownHostsFiles.map(expandTilde) where !FileManager.default.fileExists(atPath: path) {
+            printError("tidy: \(Sanitizer.clean(path)): no such file (given as the known_hosts file)")
+            throw ExitCode(64)
+        }
         do {
             files = try paths.map { try KnownHostsFile.read(path: $0) }
             if !inventories.isEmpty {
@@ -93,18 +99,26 @@ struct TidyCommand: ParsableCommand {
                 presented = try presentedKeyTypes(of: inventory)
             }
         } catch let failure as CommandFailure {
-            printError("fleettrust tidy: \(failure.description)")
+            printError("tidy: \(failure.description)")
             throw ExitCode(64)
         } catch {
-            printError("fleettrust tidy: \(error)")
+            printError("tidy: \(error)")
             throw ExitCode(64)
         }
         var findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
-        if fix { findings = try removeSelected(findings, files: files) }
+        if fix, try removeSelected(findings, files: files) {
+            // What is really left, at the line numbers the files have now.
+            do { files = try paths.map { try KnownHostsFile.read(path: $0) } } catch {
+                printError("tidy: \(error)")
+                throw ExitCode(64)
+            }
+            findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
+            if format == .table { print("left after the fix:") }
+        }
         do {
             print(format == .json ? try TidyReport.json(findings) : TidyReport.table(findings), terminator: format == .json ? "\n" : "")
         } catch {
-            printError("fleettrust tidy: \(error)")
+            printError("tidy: \(error)")
             throw ExitCode(64)
         }
         if findings.contains(where: { [.conflicting, .revokedRecorded].contains($0.kind) }) { throw ExitCode(2) }
@@ -134,24 +148,34 @@ struct TidyCommand: ParsableCommand {
 
     private static let certificateSuffix = "-cert-v01@openssh.com"
 
-    /// Asks (or takes --kind/--line/--yes), writes each file once, logs; returns what remains.
-    private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> [TidyFinding] {
-        var chosen = findings.filter { finding in
-            finding.removable && (kind.contains(TidyReport.word(finding.kind))
-                || line.contains { TidyCommand.location($0).map { expandTilde($0.path) == finding.location.path && $0.line == finding.location.line } ?? false })
-        }
-        let interactive = isatty(0) == 1
-        // With --format json, standard output carries only the document.
+    /// Asks (or takes --kind/--line/--yes), writes each file once, logs; true when a file was written.
+    private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> Bool {
         let say = { (text: String, terminator: String) in
             if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
         }
+        let selectedLines = line.compactMap(TidyCommand.location).map { (path: Self.canonical(expandTilde($0.path)), line: $0.line, given: $0.path) }
+        var chosen = findings.filter { finding in
+            finding.removable && (kind.contains(TidyReport.word(finding.kind))
+                || selectedLines.contains { $0.path == Self.canonical(finding.location.path) && $0.line == finding.location.line })
+        }
+        for selected in selectedLines where !chosen.contains(where: { Self.canonical($0.location.path) == selected.path && $0.location.line == selected.line }) {
+            let where_ = "\(Sanitizer.clean(selected.given)):\(selected.line)"
+            if !files.contains(where: { Self.canonical($0.path) == selected.path }) {
+                say("\(where_): not removed: that file is not among those read (" + files.map { Sanitizer.clean($0.path) }.joined(separator: ", ") + ")", "\n")
+            } else if findings.contains(where: { Self.canonical($0.location.path) == selected.path && $0.location.line == selected.line }) {
+                say("\(where_): not removed: its finding is only reported (@cert-authority, @revoked and shared-key lines are never removed)", "\n")
+            } else {
+                say("\(where_): not removed: no finding on that line", "\n")
+            }
+        }
+        let interactive = isatty(0) == 1
         if !yes && !interactive {
-            printError("fleettrust tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")
+            printError("tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")
             throw ExitCode(64)
         }
         if !yes && kind.isEmpty && line.isEmpty {
             let removable = findings.filter(\.removable)
-            guard !removable.isEmpty else { return findings }
+            guard !removable.isEmpty else { return false }
             for (index, finding) in removable.enumerated() {
                 say("\(index + 1). \(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(TidyReport.word(finding.kind))  \(TidyReport.message(finding))", "\n")
             }
@@ -166,9 +190,9 @@ struct TidyCommand: ParsableCommand {
         let lines = Dictionary(grouping: chosen, by: \.location).keys.sorted()
         guard !lines.isEmpty else {
             say("nothing removed", "\n")
-            return findings
+            return false
         }
-        say("These \(lines.count) line\(lines.count == 1 ? "" : "s") will be removed:", "\n")
+        say(lines.count == 1 ? "This line will be removed:" : "These \(lines.count) lines will be removed:", "\n")
         for location in lines {
             let text = chosen.first { $0.location == location }!.text
             say("  \(Sanitizer.clean(location.path)):\(location.line): \(Sanitizer.clean(text, limit: 2000))", "\n")
@@ -177,7 +201,7 @@ struct TidyCommand: ParsableCommand {
             say("Remove them? [y/N] ", "")
             guard ["y", "yes"].contains((readLine() ?? "").lowercased()) else {
                 say("nothing removed", "\n")
-                return findings
+                return false
             }
         }
         let environment = ProcessInfo.processInfo.environment
@@ -196,16 +220,21 @@ struct TidyCommand: ParsableCommand {
             } catch {
                 outcome = "not removed: \(error)"
                 failed = true
-                printError("fleettrust tidy: \(error)")
+                printError("tidy: \(error)")
             }
             let records = chosen.filter { $0.location.path == file.path }.map { finding in
                 AuditLog.tidyRecord(names: finding.names, kind: TidyReport.word(finding.kind), path: file.path,
                                     line: finding.location.line, text: finding.text, user: user, time: Date(), outcome: outcome)
             }
-            do { try log.append(records) } catch { printError("fleettrust tidy: audit log: \(error)") }
+            do { try log.append(records) } catch { printError("tidy: audit log: \(error)") }
         }
         if failed { throw ExitCode(3) }
-        return findings.filter { !removed.contains($0.location) }
+        return !removed.isEmpty
+    }
+
+    /// A path as the file system names it, so `--line ./known_hosts:3` finds `/root/known_hosts:3`.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// The findings a typed answer selects: numbers and ranges (1-based), kind words, or `all`.

@@ -9,8 +9,9 @@ struct VerifyCommand: ParsableCommand {
         abstract: "Judge one host key the way ssh would, against known_hosts and pins.",
         discussion: """
             Prints OpenSSH's answer (trusted, trusted-by-ca, new, changed, revoked, ip-mismatch) \
-            or pin-mismatch, and the file lines behind it. Exit status: 0 trusted, 1 not trusted, \
-            64 bad usage or an input that cannot be read.
+            or pin-mismatch, and the file lines behind it. Exit status, as for scan: 0 trusted, 1 not \
+            trusted (new), 2 changed, revoked, pin-mismatch or invalid-certificate, 64 bad usage or an \
+            input that cannot be read.
             """)
 
     @Argument(help: "The host name as given to ssh (after any HostName substitution).")
@@ -77,13 +78,17 @@ struct VerifyCommand: ParsableCommand {
             .judge(inventoryHost, probe, additionalNames: lookupNames)
         let report = VerifyReport(judged: judged)
         print(json ? report.json : report.text)
-        if judged.status != .trusted { throw ExitCode(1) }
+        if judged.status.alarmLevel != 0 { throw ExitCode(judged.status.alarmLevel) }
     }
 
     /// A key file's first key line, or the argument itself as a key line.
     static func readKey(_ argument: String) throws -> HostKey {
         let path = expandTilde(argument)
         guard FileManager.default.fileExists(atPath: path) else {
+            // A key line has a space between its type and its base64; a path never needs one.
+            if !argument.contains(" ") && (argument.contains("/") || argument.hasSuffix(".pub")) {
+                throw CommandFailure.unreadableInput("\(Sanitizer.clean(argument, limit: 200)): no such file (given as the key file)")
+            }
             do {
                 return try HostKey(openSSHLine: argument)
             } catch {
@@ -161,6 +166,7 @@ struct VerifyReport {
                               evidence: judgement?.evidence ?? [], pin: judged.pin.verdict.rawValue, pinEvidence: judged.pin.evidence)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         return String(decoding: (try? encoder.encode(shape)) ?? Data("{}".utf8), as: UTF8.self)
     }
 }

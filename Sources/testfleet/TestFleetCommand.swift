@@ -52,18 +52,53 @@ extension TestFleetCommand {
             ForegroundChild.forwardToChild([SIGHUP, SIGTERM])
             signal(SIGPIPE, SIG_IGN)
             print("starting \(fleet.hosts) sshd hosts on 127.0.0.1 …")
-            let running = try TestFleet(fleet.makeOptions())
-            let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath]
+            var options = fleet.makeOptions()
+            options.allowLogin = true
+            let running = try TestFleet(options)
+            let files = DemoFiles(directory: running.directory)
+            let login = String(cString: getpwuid(geteuid()).pointee.pw_name)
+            // The demo's own history and audit log, so trying it leaves nothing in the user's real state.
+            let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath,
+                             "--history", files.history, "--audit-log", files.auditLog, "--user", login,
+                             "--connect-command", "ssh -i \(running.loginKeyFile) -o IdentitiesOnly=yes {options} -p {port} {target}"]
                 + Array(command.dropFirst())
+            print(files.introduction(fleet: running, binary: binary))
             let outcome = ForegroundChild.run([binary] + arguments)
             running.stop()
-            print("fleet stopped; its files were in \(running.directory)")
+            print(running.options.directory == nil ? "fleet stopped; its directory \(running.directory) was removed"
+                                                   : "fleet stopped; its files are kept in \(running.directory)")
             switch outcome {
             case .exited(0): break
             case .exited(let status): throw ExitCode(status)
             case .signalled(let signal): throw ExitCode(128 + signal)
             case .couldNotStart(let why): throw ValidationError(why)
             }
+        }
+    }
+
+    /// Where the demo keeps its state, and what it tells the user before the screen opens.
+    struct DemoFiles {
+        var directory: String
+        var history: String { directory + "/history.sqlite" }
+        var auditLog: String { directory + "/audit.jsonl" }
+
+        func introduction(fleet: TestFleet, binary: String) -> String {
+            let roles = TestFleet.sampleRoles.prefix(fleet.hosts.count).enumerated()
+                .map { "host \($0.offset) \($0.element.rawValue)" }.joined(separator: ", ")
+            let files = "--inventory \(fleet.inventoryPath) --known-hosts \(fleet.knownHostsPath)"
+            return """
+                The demo fleet: \(fleet.hosts.count) real sshd on 127.0.0.1; its files are in \(directory):
+                  inventory    \(fleet.inventoryPath)
+                  known_hosts  \(fleet.knownHostsPath)   (\(roles))
+                  history      \(history)
+                  audit log    \(auditLog)
+                Connect (c) logs you in with the demo's own key (\(fleet.loginKeyFile)).
+                While the dashboard is open, try from another terminal:
+                  \(binary) scan \(files) --history \(history)
+                  \(binary) sync --check --trust-on-first-use \(files)
+                  \(binary) tidy \(files) --history \(history)
+                Quitting the dashboard (q) stops the fleet.
+                """
         }
     }
 

@@ -57,6 +57,21 @@ final class BadInputCommandTests: XCTestCase {
         }
     }
 
+    func testEveryBadLineOfAPinOrPolicyFileIsALineOfItsOwn() throws {
+        try write("twobadpins", "web1 SHA256:short\nweb2 nonsense\n")
+        try write("twobadpolicies", "web1 nope\nweb2 alsono\n")
+        let inventory = ["--inventory", root + "/inv.ini", "--dry-run"]
+        for (option, file) in [("--pins", "twobadpins"), ("--policy", "twobadpolicies")] {
+            let run = try fleettrust(["scan", option, root + "/" + file] + inventory)
+            XCTAssertEqual(run.status, 64, run.stderrText)
+            let lines = run.stderrText.split(separator: "\n")
+            XCTAssertEqual(lines.count, 2, run.stderrText)
+            XCTAssertTrue(lines[0].hasPrefix("fleettrust: " + root + "/\(file):1: "), "\(lines[0])")
+            XCTAssertTrue(lines[1].hasPrefix("fleettrust: " + root + "/\(file):2: "), "\(lines[1])")
+            XCTAssertFalse(run.stderrText.contains("?" + root), "lines joined by '?': \(run.stderrText)")
+        }
+    }
+
     func testUnusableFilesAreOneSentenceNamingTheFileAndExit64() throws {
         let r: String = root
         let inventory = ["scan", "--dry-run", "--inventory", r + "/inv.ini"]
@@ -81,7 +96,8 @@ final class BadInputCommandTests: XCTestCase {
             (["discover", "-f", r + "/adir"], [r + "/adir", "is a directory, not a targets file"]),
             (["discover", "-f", r + "/unreadable"], [r + "/unreadable", "Permission denied"]),
             (["verify", "h", r + "/adir"], [r + "/adir", "is a directory, not a key file"]),
-            (["verify", "h", r + "/missing.pub"], [r + "/missing.pub", "neither a key file nor a key line"]),
+            (["verify", "h", r + "/missing.pub"], [r + "/missing.pub", "no such file (given as the key file)"]),
+            (["verify", "h", "ssh-ed25519 AAAAbroken"], ["neither a key file nor a key line"]),
             (["verify", "h", key, "--known-hosts", r + "/adir"], [r + "/adir", "known_hosts file"]),
             (["verify", "h", key, "--pins", r + "/unreadable"], [r + "/unreadable", "pin file"]),
             (["--inventory", r + "/inv.ini", "--theme", r + "/missing.theme"], [r + "/missing.theme", "no such theme file"]),
@@ -114,6 +130,12 @@ final class BadInputCommandTests: XCTestCase {
             (["scan", "--bogus"] + inventory, ["--bogus"]),
             (["scan", "--cert-warn-days", "-1"] + inventory, ["--cert-warn-days", "between 0 and 3650"]),
             (["scna"] + inventory, ["unknown command 'scna'", "scan", "tidy", "fleettrust --help"]),
+            // A mistyped option is named whatever else is missing or wrong.
+            (["scan", "--invntory", "x"], ["Unknown option '--invntory'", "Did you mean '--inventory'?", "fleettrust scan --help"]),
+            (["sync", "--invntory", "x"], ["Did you mean '--inventory'?"]),
+            (["--invntory", "x"], ["Did you mean '--inventory'?"]),
+            (["scan", "--concurrency", "0", "--pinz", "p"] + inventory, ["Unknown option '--pinz'", "Did you mean '--pins'?"]),
+            (["tidy", "--fxi"], ["Did you mean '--fix'?"]),
         ]
         for (arguments, expected) in table {
             try assertOneSentence(arguments, naming: expected)

@@ -18,6 +18,7 @@ final class DashboardTerminalTests: XCTestCase {
         scratch = NSTemporaryDirectory() + "dashboard-terminal-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         try (refusingHosts.joined(separator: "\n") + "\n").write(toFile: refusingInventory, atomically: true, encoding: .utf8)
+        try "".write(toFile: scratch + "/known_hosts", atomically: true, encoding: .utf8)
     }
 
     override func tearDown() {
@@ -104,6 +105,21 @@ final class DashboardTerminalTests: XCTestCase {
         terminal.send("Escape", "q")
         let (ended, after) = exited(terminal, status: 0)
         XCTAssertTrue(ended, after)
+    }
+
+    func testAKnownHostsFileThatDoesNotExistIsMarkedInTheHeader() throws {
+        try FileManager.default.createDirectory(atPath: scratch + "/d", withIntermediateDirectories: true)
+        try "".write(toFile: scratch + "/d/present", atomically: true, encoding: .utf8)
+        let terminal = try DashboardTmux(arguments: ["--inventory", refusingInventory, "--known-hosts", scratch + "/d/present",
+                                                     "--known-hosts", scratch + "/d/typo", "--read-only"], width: 400, height: 30)
+        self.terminal = terminal
+        let (settled, screen) = terminal.waitFor { self.settled($0) }
+        XCTAssertTrue(settled, screen)
+        let header = screen.split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertTrue(header.contains(" READ-ONLY  known_hosts file missing "), header)
+        let files = try XCTUnwrap(header.range(of: " known_hosts /").map { header[$0.lowerBound...] }, header)
+        XCTAssertTrue(files.contains("/d/present, \(scratch)/d/typo (no such file at start)"), header)
+        terminal.send("q")
     }
 
     func testWithNoTerminalAtAllTheDashboardRefusesInOneSentenceAndExits64() throws {

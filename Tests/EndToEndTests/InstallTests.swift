@@ -39,18 +39,22 @@ final class InstallTests: XCTestCase {
     }
 
     func testMakeInstallPutsBinaryThemesManPageAndCompletionsUnderThePrefixAndUninstallRemovesExactlyThem() throws {
-        let manual = packageRoot + "/.build/plugins/GenerateManual/outputs/fleettrust/fleettrust.1"
+        let manual = packageRoot + "/.build/fleettrust.1"
         guard FileManager.default.fileExists(atPath: manual) else {
             throw XCTSkip("no man page at \(manual): `make test` generates it before running the tests")
         }
         let install = try make("install-files")
         XCTAssertEqual(install.status, 0, install.stdoutText + install.stderrText)
         let themes = try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/themes").filter { $0.hasSuffix(".theme") }
+        let guide = try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/docs")
+            .filter { $0.hasSuffix(".md") && $0 != "DESIGN.md" }
+        XCTAssertTrue(guide.contains("trust-rules.md") && guide.contains("inventories.md"), "\(guide)")
         XCTAssertEqual(installedFiles(), Set(["usr/local/bin/fleettrust", "usr/local/share/man/man1/fleettrust.1",
                                               "usr/local/share/bash-completion/completions/fleettrust",
                                               "usr/local/share/zsh/site-functions/_fleettrust",
                                               "usr/local/share/fish/vendor_completions.d/fleettrust.fish"]
-                                                 + themes.map { "usr/local/share/fleettrust/themes/" + $0 }))
+                                                 + themes.map { "usr/local/share/fleettrust/themes/" + $0 }
+                                                 + guide.map { "usr/local/share/doc/fleettrust/" + $0 }))
         let prefix = destination + "/usr/local"
 
         let version = try ProgramRun.run(prefix + "/bin/fleettrust", ["--version"])
@@ -64,8 +68,13 @@ final class InstallTests: XCTestCase {
         let page = try ProgramRun.run("/usr/bin/man", ["-l", prefix + "/share/man/man1/fleettrust.1"],
                                         environment: ["PATH": "/usr/bin:/bin", "MANPAGER": "cat", "MANWIDTH": "100", "LANG": "C.UTF-8"])
         XCTAssertEqual(page.status, 0, page.stderrText)
-        for expected in ["fleettrust", "SYNOPSIS", "--inventory", "scan", "--known-hosts"] {
+        for expected in ["fleettrust", "SYNOPSIS", "--inventory", "scan", "--known-hosts", "EXIT STATUS", "pin-mismatch",
+                         "FILE FORMATS", "Pin file", "Policy file", "tls://host:port", "DASHBOARD KEYS", "FILES",
+                         "audit.jsonl", "EXAMPLES", "SEE ALSO"] {
             XCTAssertTrue(page.stdoutText.contains(expected), "the man page lacks \(expected): \(page.stdoutText.prefix(2000))")
+        }
+        for stale in ["0 on success", "README"] {
+            XCTAssertFalse(page.stdoutText.contains(stale), "the man page still says \(stale)")
         }
         for completion in ["bash-completion/completions/fleettrust", "zsh/site-functions/_fleettrust", "fish/vendor_completions.d/fleettrust.fish"] {
             let script = try String(contentsOfFile: prefix + "/share/" + completion, encoding: .utf8)

@@ -19,6 +19,23 @@ final class SyncCommandTests: XCTestCase {
         return try text.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
 
+    func testAKnownHostsFileThatDoesNotExistIsRefusedUnlessCreateIsGiven() throws {
+        let fleet = try TestFleet.start(hosts: 3)
+        defer { fleet.stop() }
+        let typo = fleet.directory + "/known_hsots"
+        let refused = try sync(["--inventory", fleet.inventoryPath, "--known-hosts", typo, "--trust-on-first-use",
+                                "--hash-known-hosts", "no", "--audit-log", fleet.directory + "/audit.jsonl"])
+        XCTAssertEqual(refused.status, 64, refused.stderrText)
+        XCTAssertTrue(refused.stderrText.contains("\(typo): no such known_hosts file"), refused.stderrText)
+        XCTAssertTrue(refused.stderrText.contains("--create"), refused.stderrText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: typo), "a mistyped path was created")
+
+        let created = try sync(["--inventory", fleet.inventoryPath, "--known-hosts", typo, "--trust-on-first-use", "--create",
+                                "--hash-known-hosts", "no", "--audit-log", fleet.directory + "/audit.jsonl"])
+        XCTAssertEqual(created.status, 0, created.stderrText)
+        XCTAssertEqual(try verdict(fleet.hosts[1], typo), .trusted, "with --create the new file is written as asked")
+    }
+
     /// Hosts 0-4 play the sample roles (trusted by CA, trusted, new, changed, revoked); host 5
     /// is new as well. Only host 2 is pinned, so only host 2 is added.
     func testAddsOnlyPinProvedNewHostsAndNeverTouchesChangedOrRevoked() throws {
@@ -117,7 +134,7 @@ final class SyncCommandTests: XCTestCase {
         let knownHosts = fleet.directory + "/empty_known_hosts"
         let pins = fleet.directory + "/ca-pins"
         try "\(host.knownHostsName) ca:\(fleet.caPublicKey.sha256Fingerprint)\n".write(toFile: pins, atomically: true, encoding: .utf8)
-        let arguments = ["--inventory", fleet.inventoryPath, "--known-hosts", knownHosts, "--pins", pins,
+        let arguments = ["--inventory", fleet.inventoryPath, "--known-hosts", knownHosts, "--create", "--pins", pins,
                          "--hash-known-hosts", "yes", "--audit-log", fleet.directory + "/audit.jsonl"]
         let run = try sync(arguments)
         XCTAssertEqual(run.status, 0, run.stderrText)

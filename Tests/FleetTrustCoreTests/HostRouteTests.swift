@@ -3,35 +3,40 @@ import XCTest
 
 /// Routes read from what the inventory readers record, as `ssh` would take them.
 final class HostRouteTests: XCTestCase {
-    func testProxyJumpChainKeepsHopsInOrderWithUsersAndPorts() {
-        let route = HostRoute(proxy: "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
-        XCTAssertEqual(route.jumpHosts, [JumpHost(user: "admin", host: "gate.example", port: 2222), JumpHost(host: "inner"),
-                                         JumpHost(host: "2001:db8::1", port: 22)])
+    func testProxyJumpChainKeepsHopsInOrderWithUsersAndPorts() throws {
+        let route = try HostRoute(proxy: "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
+        XCTAssertEqual(route.jumpHosts, [try JumpHost(user: "admin", host: "gate.example", port: 2222), try JumpHost(host: "inner"),
+                                         try JumpHost(host: "2001:db8::1", port: 22)])
         XCTAssertEqual(route.proxyDirective, "ProxyJump admin@gate.example:2222,inner,[2001:db8::1]:22")
-        XCTAssertEqual(JumpHost("ssh://ops@edge:2200"), JumpHost(user: "ops", host: "edge", port: 2200))
+        XCTAssertEqual(try JumpHost("ssh://ops@edge:2200"), try JumpHost(user: "ops", host: "edge", port: 2200))
     }
 
-    func testNoneAndAbsentAreDirectAndAHopThatWouldBeAnOptionIsRefused() {
-        XCTAssertTrue(HostRoute(proxy: nil).isDirect)
-        XCTAssertTrue(HostRoute(proxy: "ProxyJump none").isDirect)
-        XCTAssertNil(JumpHost("-oProxyCommand=evil"))
-        XCTAssertNil(JumpHost("gate:99999"))
+    func testNoneAndAbsentAreDirectAndAHopThatWouldBeAnOptionIsRefused() throws {
+        XCTAssertTrue(try HostRoute(proxy: nil).isDirect)
+        XCTAssertTrue(try HostRoute(proxy: "ProxyJump none").isDirect)
+        XCTAssertThrowsError(try JumpHost("-oProxyCommand=evil"))
+        XCTAssertThrowsError(try JumpHost("gate:99999"))
     }
 
-    func testAnsibleArgumentsGiveTheFirstProxyOptionAsSshReadsThem() {
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-J ops@gate,inner").jumpHosts.map(\.description), ["ops@gate", "inner"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump=gate -o ForwardAgent=no").jumpHosts.map(\.host), ["gate"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_extra_args=-oProxyJump=edge").jumpHosts.map(\.host), ["edge"])
-        XCTAssertEqual(HostRoute(proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"").hops,
+    func testAnsibleArgumentsGiveTheFirstProxyOptionAsSshReadsThem() throws {
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-J ops@gate,inner").jumpHosts.map(\.description), ["ops@gate", "inner"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump=gate -o ForwardAgent=no").jumpHosts.map(\.host), ["gate"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_extra_args=-oProxyJump=edge").jumpHosts.map(\.host), ["edge"])
+        XCTAssertEqual(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"").hops,
                        [.command("ssh -W %h:%p gate")])
-        XCTAssertEqual(HostRoute(proxy: "ProxyCommand nc -X 5 -x socks:1080 %h %p").hops, [.command("nc -X 5 -x socks:1080 %h %p")])
+        XCTAssertEqual(try HostRoute(proxy: "ProxyCommand nc -X 5 -x socks:1080 %h %p").hops, [.command("nc -X 5 -x socks:1080 %h %p")])
     }
 
     func testProxyCommandTokensExpandAsSshExpandsThem() throws {
-        XCTAssertEqual(try ProxyCommandTokens.expand("ssh -l %r -W [%h]:%p gate # %n 100%%", host: "10.0.0.5", port: 2222,
-                                                     user: "deploy", name: "web"),
+        let web = try SSHDestination(name: "web", address: "10.0.0.5", user: nil)
+        XCTAssertEqual(try ProxyCommandTokens.expand("ssh -l %r -W [%h]:%p gate # %n 100%%", destination: web, port: 2222,
+                                                     user: SSHUserName("deploy")),
                        "ssh -l deploy -W [10.0.0.5]:2222 gate # web 100%")
-        XCTAssertThrowsError(try ProxyCommandTokens.expand("ssh %Q", host: "h", port: 22, user: "u", name: "n"))
+        let mixed = try SSHDestination(name: "Web", address: "Web.Example", user: nil)
+        XCTAssertEqual(try ProxyCommandTokens.expand("%h %n", destination: mixed, port: 22, user: SSHUserName("u")), "web.example Web",
+                       "ssh lower-cases the host name it connects to, not the alias")
+        let plain = try SSHDestination(name: "n", address: "h", user: "u")
+        XCTAssertThrowsError(try ProxyCommandTokens.expand("ssh %Q", destination: plain, port: 22, user: SSHUserName("u")))
     }
 
     func testTheJudgedHostCarriesTheRouteAndReplayRestoresIt() throws {
@@ -47,5 +52,40 @@ final class HostRouteTests: XCTestCase {
         XCTAssertEqual(entry.error?.stage, "proxy")
         let replayed = try ScanReplay.load(data, source: "scan.json")[0]
         XCTAssertEqual(replayed.host.route, judged.route)
+    }
+
+    func testEveryProxyJumpSshRefusesIsARouteErrorNeverAShorterOrDirectRoute() {
+        for bad in ["gate:0", "gate:65536", "gate:99999", "gate:22x", "gate:+22", "gate:-1", "-gate", "-oProxyCommand=evil",
+                    "-l@gate", "@gate", "ops@", "[::1", "[::1]x", "[::1]:0", "ok,gate:0", "gate:0,ok", "ok,,ok", "a;b", "u`id`@gate",
+                    "ssh://gate:0", "2001:db8::1"] {
+            XCTAssertThrowsError(try HostRoute(proxy: "ProxyJump \(bad)"), bad) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.hasPrefix("ProxyJump \""), text)
+                XCTAssertTrue(text.hasSuffix("; ssh refuses it (Invalid ProxyJump)"), text)
+            }
+        }
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_common_args=-J host:0"), "Ansible's -J is ssh's -J")
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_extra_args=-o ProxyJump=-evil"))
+        XCTAssertThrowsError(try HostRoute(proxy: "ansible_ssh_common_args=-o ProxyJump="))
+        XCTAssertThrowsError(try HostRoute(proxy: "ProxyJump gate:0")) { error in
+            XCTAssertTrue("\(error)".contains("port \"0\" is not a number from 1 to 65535"), "\(error)")
+        }
+        XCTAssertEqual(try HostRoute(proxy: "ProxyJump [2001:db8::1]").jumpHosts.map(\.host), ["2001:db8::1"])
+    }
+
+    func testAHostKeepsItsParsedRouteOrItsRouteErrorAndIsRefusedForTheError() throws {
+        var host = InventoryHost(name: "web", address: "10.0.0.5", source: SourceLocation(file: "hosts", line: 3),
+                                 proxy: "ansible_ssh_common_args=-J gate:0")
+        XCTAssertTrue(host.route.isDirect)
+        let refusal = try XCTUnwrap(host.refusal, "a route that does not parse refuses the host")
+        XCTAssertEqual(refusal.code, .invalidRoute)
+        XCTAssertEqual(refusal.failure.stage, .proxy)
+        XCTAssertTrue(refusal.description.hasPrefix("hosts:3: its ProxyJump \"gate:0\" is invalid"), refusal.description)
+        host.proxy = "ProxyJump gate:2222"
+        XCTAssertNil(host.routeError)
+        XCTAssertNil(host.refusal)
+        XCTAssertEqual(host.route.jumpHosts.map(\.description), ["gate:2222"])
+        host.proxy = nil
+        XCTAssertTrue(host.route.isDirect)
     }
 }

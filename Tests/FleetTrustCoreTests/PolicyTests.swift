@@ -116,6 +116,63 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual(off.trustedBy, [])
     }
 
+    /// A revoked key is `revoked` under every policy but `off` (`unchecked`, never trusted), whether
+    /// known_hosts revokes it, its CA, or the `RevokedHostKeys` file does, even when its pin matches,
+    /// its CA is pinned, or a custom policy would trust anything.
+    func testARevocationWinsUnderEveryPolicyButOff() throws {
+        let certificate = try certificate("caA", ["-n", "web"])
+        let pins = "web \(hostKey.sha256Fingerprint) ca:\(caA.sha256Fingerprint)\n"
+        let trustsAnything = TrustPolicy(name: "trusts-anything") { _ in PolicyDecision(status: .trusted, reason: .pinMatched, trustedBy: [.pin]) }
+        let revokedList = directory + "/revoked"
+        try "\(hostKey.openSSHLine)\n".write(toFile: revokedList, atomically: true, encoding: .utf8)
+        let revocations: [(String, String, [String]?)] = [
+            ("known_hosts @revoked", "web \(hostKey.openSSHLine)\n@revoked web \(hostKey.openSSHLine)\n", nil),
+            ("@revoked CA", "@cert-authority web \(caA.openSSHLine)\n@revoked * \(caA.openSSHLine)\n", nil),
+            ("RevokedHostKeys", "web \(hostKey.openSSHLine)\n@cert-authority web \(caA.openSSHLine)\n", [revokedList]),
+        ]
+        for (source, known, list) in revocations {
+            for policy in PolicyName.allCases.map(\.rawValue) + ["trusts-anything"] {
+                var host = InventoryHost(name: "web", address: "web")
+                host.policy = policy
+                host.sshOptions.revokedHostKeys = list
+                var judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file(known)]), pins: try PinSet.parse(path: "pins", bytes: Array(pins.utf8)),
+                                       policies: PolicyResolver(custom: [trustsAnything]))
+                judge.revocationLists = RevocationLists.read(hosts: [host])
+                let judged = judge.judge(host, ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: certificate), DiscoveredKey(key: hostKey)]),
+                                         now: now)
+                let expected: HostStatus = policy == "off" ? .unchecked : .revoked
+                XCTAssertEqual(judged.status, expected, "\(source) under \(policy)")
+                XCTAssertEqual(judged.trustedBy, [], "\(source) under \(policy)")
+                XCTAssertEqual(judged.saving, .refused(policy == "off" ? .unchecked : .revoked), "\(source) under \(policy)")
+                if list != nil, policy != "off" {
+                    let evidence = judged.keys.flatMap { $0.judgement?.evidence ?? [] }.filter { $0.role == .revokedHostKeys }
+                    XCTAssertEqual(evidence.first?.sentence, "\(revokedList):1 (RevokedHostKeys) revokes ssh-ed25519 \(hostKey.sha256Fingerprint)")
+                }
+            }
+        }
+    }
+
+    /// `ssh` fails every connection when it cannot use the `RevokedHostKeys` file: never trusted, an
+    /// error naming the file under every policy but `off`.
+    func testAnUnusableRevocationListIsAnErrorNamingTheFileUnderEveryPolicyButOff() throws {
+        for policy in PolicyName.allCases.map(\.rawValue) {
+            var host = InventoryHost(name: "web", address: "web")
+            host.policy = policy
+            host.sshOptions.revokedHostKeys = [directory + "/absent"]
+            var judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("web \(hostKey.openSSHLine)\n")]),
+                                   pins: try PinSet.parse(path: "pins", bytes: Array("web \(hostKey.sha256Fingerprint)\n".utf8)))
+            judge.revocationLists = RevocationLists.read(hosts: [host])
+            let judged = judge.judge(host, ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: hostKey)]), now: now)
+            XCTAssertEqual(judged.status, policy == "off" ? .unchecked : .error, policy)
+            XCTAssertEqual(judged.standardStatus, policy == "off" ? .error : nil, "\(policy): what ssh alone would do is fail")
+            if policy != "off" {
+                XCTAssertEqual(judged.failure?.stage, .hostKey, policy)
+                XCTAssertTrue(judged.failure?.message.value.contains("RevokedHostKeys \(directory)/absent: no such file") == true,
+                              "\(judged.failure?.message.value ?? "no failure")")
+            }
+        }
+    }
+
     func testThePolicyFileFirstMatchWinsAndTheInventoryVariableWinsOverIt() throws {
         let file = "# policies\nweb* pin-only\n* pinned\n"
         XCTAssertEqual(try judged([hostKey], file: file).policy, "pin-only")

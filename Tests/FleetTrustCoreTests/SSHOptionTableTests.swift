@@ -188,7 +188,7 @@ final class SSHOptionTableTests: XCTestCase {
         let data = try encoder.encode(options)
         XCTAssertEqual(try JSONDecoder().decode(SSHHostOptions.self, from: data), options)
         let plain = String(decoding: try encoder.encode(SSHHostOptions()), as: UTF8.self)
-        XCTAssertEqual(plain, #"{"check_host_ip":null,"global_known_hosts_files":null,"host_key_algorithms":null}"#,
+        XCTAssertEqual(plain, #"{"check_host_ip":null,"global_known_hosts_files":null,"host_key_algorithms":null,"revoked_host_keys":null}"#,
                        "a host without the newer settings is reported exactly as before")
     }
 

@@ -7,7 +7,7 @@ final class DecisionFlowTests: XCTestCase {
         let state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .new)
         let (asking, none) = Fixtures.press(state, .character("t"))
         XCTAssertEqual(none, [])
-        guard case .confirm(.trust(let items, _)) = asking.mode else { return XCTFail("\(asking.mode)") }
+        guard case .confirm(.trust(let items, _, _)) = asking.mode else { return XCTFail("\(asking.mode)") }
         XCTAssertEqual(items.map(\.names), [["[10.0.0.0]:2200"]])
         let text = DashboardView.view(asking).text
         XCTAssertTrue(text.contains("saved as: [10.0.0.0]:2200"), text)
@@ -45,7 +45,7 @@ final class DecisionFlowTests: XCTestCase {
         state = Fixtures.probed(state, 1, .revoked)
         state = Fixtures.probed(state, 2, .new)
         state = Fixtures.press(state, .character(" "), .character(" "), .character(" "), .character("t")).0
-        guard case .confirm(.trust(let items, let skipped)) = state.mode else { return XCTFail("\(state.mode)") }
+        guard case .confirm(.trust(let items, let skipped, _)) = state.mode else { return XCTFail("\(state.mode)") }
         XCTAssertEqual(items.map(\.index), [0, 2])
         XCTAssertEqual(skipped.count, 1)
         let text = DashboardView.view(state).text

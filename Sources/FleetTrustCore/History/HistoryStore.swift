@@ -108,7 +108,7 @@ public final class HistoryStore: Sendable {
                     guard wanted.contains(host) else { continue }
                     keys[host, default: []].append(KeyHistory(key: try recordedKey(row, 1), firstSeen: try milliseconds(row, 3),
                                                               lastSeen: try milliseconds(row, 4), lastSighting: try row.decode(atIndex: 5),
-                                                              sightings: try row.decode(atIndex: 6)))
+                                                              sightings: try count(row, 6)))
                 }
                 let latestRows = few
                     ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.host = ?"), arguments: [$0]) }
@@ -140,9 +140,35 @@ public final class HistoryStore: Sendable {
         return KeyIdentity(type: type, fingerprint: fingerprint)
     }
 
-    /// Column `index` as a time in milliseconds (a negative one reads as 0).
+    /// The latest time a history holds: the end of year 9999, in milliseconds.
+    static let latestTime: Int64 = 253_402_300_799_999
+    /// More probes of one key than a store could ever record (one a millisecond for 30,000 years).
+    static let largestCount: Int64 = 1 << 40
+
+    /// Column `index` as a time in milliseconds since the epoch; one before 1970 or after
+    /// year 9999 is not ours (a hand-edited file), and is the file's damage.
     private func milliseconds(_ row: Row, _ index: Int) throws -> UInt64 {
-        UInt64(max(0, try row.decode(Int64.self, atIndex: index)))
+        let value: Int64 = try row.decode(atIndex: index)
+        guard (0...Self.latestTime).contains(value) else {
+            throw HistoryError.notADatabase(path: path, detail: "a recorded time is out of range")
+        }
+        return UInt64(value)
+    }
+
+    /// Column `index` as a count of probes: at least one, and small enough that counting on
+    /// from it can never overflow.
+    private func count(_ row: Row, _ index: Int) throws -> Int {
+        let value: Int64 = try row.decode(atIndex: index)
+        guard (1...Self.largestCount).contains(value) else {
+            throw HistoryError.notADatabase(path: path, detail: "a recorded count is out of range")
+        }
+        return Int(value)
+    }
+
+    /// Column `index` as text to show (a host name, an endpoint, a source): cleaned as any text
+    /// from outside, so no escape sequence from a hand-edited file reaches a terminal or JSON.
+    private static func text(_ row: Row, _ index: Int) throws -> CleanText {
+        CleanText(try row.decode(String.self, atIndex: index))
     }
 
     /// One host's recorded probes since a time (milliseconds), oldest first; `host` is the
@@ -162,8 +188,8 @@ public final class HistoryStore: Sendable {
                     let id: Int64 = try row.decode(atIndex: 0)
                     let key = try recordedKey(row, 6)
                     if sightings.last?.id == id { sightings[sightings.count - 1].keys.append(key); continue }
-                    sightings.append(StoredSighting(id: id, host: try row.decode(atIndex: 1), endpoint: try row.decode(atIndex: 2),
-                                                    seenAt: try milliseconds(row, 3), source: try row.decode(atIndex: 4),
+                    sightings.append(StoredSighting(id: id, host: try Self.text(row, 1), endpoint: try Self.text(row, 2),
+                                                    seenAt: try milliseconds(row, 3), source: try Self.text(row, 4),
                                                     complete: try row.decode(atIndex: 5), keys: [key]))
                 }
                 return sightings
@@ -219,14 +245,17 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    /// A new file is made private (0600) before SQLite opens it: it names the user's hosts.
+    /// A new file is made private (0600) before SQLite opens it: it names the user's hosts. A
+    /// symbolic link (to a file not made yet) is followed, so its target is the file made
+    /// private; SQLite gives the `-wal` and `-shm` files the database file's mode.
     private static func createFile(_ path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let target = try FileSystemCalls.resolveSymlinks(path)
+        let directory = (target as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
-        let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd >= 0 { Glibc.close(fd) }
     }
 
@@ -252,23 +281,26 @@ public final class HistoryStore: Sendable {
 
     private static func translate(_ error: Error, path: String, busySeconds: Double) -> Error {
         if let error = error as? HistoryError { return error }
-        guard let database = error as? DatabaseError else { return HistoryError.unusable(path: path, detail: "\(error)") }
+        guard let database = error as? DatabaseError else {
+            // GRDB's decoding errors quote the row's values: text from the file, cleaned.
+            return HistoryError.unusable(path: path, detail: Sanitizer.clean("\(error)", limit: 300))
+        }
         switch database.resultCode {
         case .SQLITE_NOTADB: return HistoryError.notADatabase(path: path, detail: "file is not a database")
         case .SQLITE_CORRUPT: return HistoryError.notADatabase(path: path, detail: "the database is damaged")
         case .SQLITE_BUSY, .SQLITE_LOCKED: return HistoryError.busy(path: path, seconds: busySeconds)
-        default: return HistoryError.unusable(path: path, detail: database.message ?? "\(database.resultCode)")
+        default: return HistoryError.unusable(path: path, detail: Sanitizer.clean(database.message ?? "\(database.resultCode)", limit: 300))
         }
     }
 }
 
-/// One recorded probe, as the `history` command reads it back.
+/// One recorded probe, as the `history` command reads it back; its text cleaned, its time checked.
 public struct StoredSighting: Hashable, Sendable {
     public var id: Int64
-    public var host: String
-    public var endpoint: String
+    public var host: CleanText
+    public var endpoint: CleanText
     public var seenAt: UInt64
-    public var source: String
+    public var source: CleanText
     public var complete: Bool
     public var keys: [KeyIdentity]
 }

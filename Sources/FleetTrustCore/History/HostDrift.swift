@@ -107,7 +107,7 @@ public struct HostDrift: Hashable, Sendable {
         var timeline = history.keys.map { remembered in
             KeySeen(key: remembered.key, firstSeen: remembered.firstSeen,
                     lastSeen: presentedSet.contains(remembered.key) ? max(now, remembered.lastSeen) : remembered.lastSeen,
-                    sightings: remembered.sightings + (presentedSet.contains(remembered.key) ? 1 : 0),
+                    sightings: presentedSet.contains(remembered.key) ? remembered.sightings.addingClamped(1) : remembered.sightings,
                     current: presentedSet.contains(remembered.key))
         }
         let remembered = Set(history.keys.map(\.key))
@@ -115,5 +115,13 @@ public struct HostDrift: Hashable, Sendable {
         timeline.sort { ($0.firstSeen, $0.key) < ($1.firstSeen, $1.key) }
         let kind = moves.map(\.kind).max { $0.loudness < $1.loudness } ?? .none
         return HostDrift(kind: kind, moves: moves, timeline: timeline)
+    }
+}
+
+private extension Int {
+    /// `self + other`, held at `Int.max` / `Int.min` instead of trapping: counts from a file.
+    func addingClamped(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
     }
 }

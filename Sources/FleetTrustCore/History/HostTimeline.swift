@@ -24,15 +24,15 @@ public struct HostTimeline: Hashable, Sendable, Encodable {
         }
     }
 
-    public var host: String
-    public var endpoints: [String]
+    public var host: CleanText
+    public var endpoints: [CleanText]
     /// Recorded probes in the window.
     public var scans: Int
     public var periods: [Period]
 
     public init(host: String, sightings: [StoredSighting]) {
-        self.host = host
-        var endpoints: [String] = []
+        self.host = CleanText(host)
+        var endpoints: [CleanText] = []
         for sighting in sightings where !endpoints.contains(sighting.endpoint) { endpoints.append(sighting.endpoint) }
         self.endpoints = endpoints
         self.scans = sightings.count
@@ -68,7 +68,7 @@ public struct HostTimeline: Hashable, Sendable, Encodable {
 
     /// The table for people: one line per period.
     public func table() -> String {
-        var lines = ["history of \(CleanText(host).value) (\(endpoints.map { CleanText($0).value }.joined(separator: ", "))): "
+        var lines = ["history of \(host) (\(endpoints.map(\.value).joined(separator: ", "))): "
                      + "\(scans) recorded probe\(scans == 1 ? "" : "s")"]
         let typeWidth = max(4, periods.map(\.type.count).max() ?? 0)
         lines.append("TYPE".padding(toLength: typeWidth, withPad: " ", startingAt: 0)

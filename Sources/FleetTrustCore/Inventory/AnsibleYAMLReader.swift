@@ -6,12 +6,12 @@ import Yams
 /// Each top-level key is a group (normally `all`); a group may have `hosts` (a mapping from host
 /// pattern to its variables), `children` (a mapping of groups) and `vars`. Host patterns take the
 /// same ports and ranges as INI. YAML aliases can make a small file describe a huge tree, so the
-/// walk has a node budget, and deeply nested input is refused before parsing.
+/// walk has a node budget, and input nested deeper than Yams can compose is refused before
+/// composing (`YAMLNesting`).
 enum AnsibleYAMLReader {
     static let maxNodes = 2_000_000
     /// Group entries visited; a realistic inventory has a few thousand, an alias bomb billions.
     static let maxGroupVisits = 50_000
-    static let maxNesting = 500
 
     private struct Walk {
         var model: AnsibleInventoryModel
@@ -37,8 +37,8 @@ enum AnsibleYAMLReader {
 
     /// Parses YAML (or JSON) with the nesting guard; `nil` after logging why when it cannot be read.
     static func compose(_ contents: String, log: inout DiagnosticLog) -> Node? {
-        if let line = tooDeep(contents) {
-            log.error(line, "YAML nested more than \(maxNesting) levels deep; file skipped")
+        if let line = YAMLNesting.firstTooDeep(contents) {
+            log.error(line, "nested more than \(YAMLNesting.limit) levels deep; file skipped")
             return nil
         }
         do {
@@ -204,36 +204,6 @@ enum AnsibleYAMLReader {
         }
         walk.budget -= 1
         return true
-    }
-
-    /// A conservative bound on how deep the YAML composer will recurse: flow brackets plus
-    /// indentation plus block indicators on a line. Yams composes recursively, so this prevents a
-    /// stack overflow on hostile input.
-    static func tooDeep(_ contents: String) -> Int? {
-        var flow = 0
-        for line in InventoryLines.split(contents) {
-            var indent = 0
-            var indicators = 0
-            var leading = true
-            var previous: UInt8 = 0x20
-            for byte in line.text.utf8 {
-                if leading && (byte == 0x20 || byte == 0x09) {
-                    indent += 1
-                } else {
-                    leading = false
-                }
-                switch byte {
-                case UInt8(ascii: "["), UInt8(ascii: "{"): flow += 1
-                case UInt8(ascii: "]"), UInt8(ascii: "}"): flow = max(0, flow - 1)
-                case UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":"):
-                    if previous == 0x20 || previous == 0x09 { indicators += 1 }
-                default: break
-                }
-                previous = byte
-            }
-            if flow + indent + indicators > maxNesting { return line.number }
-        }
-        return nil
     }
 
     private static func line(of error: YamlError) -> Int {

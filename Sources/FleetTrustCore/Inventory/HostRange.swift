@@ -92,8 +92,8 @@ enum HostRange {
         if width > 0 && end.count != width {
             return .failure(.message("host range \(shown) must give begin and end with the same number of digits"))
         }
-        let count = (high - low) / step + 1
-        guard count <= limit else {
+        // (high - low) / step is at most Int.max; adding one more could trap, so compare without it.
+        guard (high - low) / step < limit else {
             return .failure(.message("range in \(InventoryDiagnostic.quote(pattern)) expands to more than \(limit) hosts"))
         }
         let list = stride(from: low, through: high, by: step).map { value in

@@ -1,13 +1,14 @@
 /// How `ssh` reaches a host: directly, or through hops in order (`ProxyJump a,b`, or one
-/// `ProxyCommand`), read from what the inventory says (`InventoryHost.proxy`).
+/// `ProxyCommand`), parsed once from what the inventory says (`InventoryHost.proxy`).
 ///
 /// It is a fact of the judged host (`JudgedHost.route`), rendered in every output, and the plan
 /// the prober follows: each `jump` hop is reached by the real `ssh` (so it is resolved through
 /// ssh_config and its host key checked exactly as `ssh` does), a `command` hop is run as `ssh`
-/// runs a ProxyCommand.
-public struct HostRoute: Hashable, Sendable {
-    public enum Hop: Hashable, Sendable, CustomStringConvertible {
-        /// A `ProxyJump` hop as written: `[user@]host[:port]` (or `ssh://…`).
+/// runs a ProxyCommand. A proxy setting that does not parse is a `RouteError`, never a shorter or
+/// an empty (direct) route: a direct probe could reach another machine than the one `ssh` reaches.
+public struct HostRoute: Hashable, Sendable, Codable {
+    public enum Hop: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// A `ProxyJump` hop: `[user@]host[:port]` (or `ssh://…`).
         case jump(JumpHost)
         /// A `ProxyCommand`, before `%` expansion.
         case command(String)
@@ -37,17 +38,17 @@ public struct HostRoute: Hashable, Sendable {
     /// The route the inventory's proxy text describes: `ProxyJump LIST`, `ProxyCommand CMD` (as
     /// the ssh_config reader records them) or `ansible_ssh_common_args=ARGS` (as the Ansible reader
     /// records them, `-J LIST` and `-o ProxyJump=…`/`-o ProxyCommand=…` read from the arguments).
-    /// Nil (or `none`) is direct.
-    public init(proxy: String?) {
+    /// Nil (or `none`) is direct; a list `ssh` would refuse ("Invalid ProxyJump") throws.
+    public init(proxy: String?) throws(RouteError) {
         guard let proxy else { self = .direct; return }
         if let space = proxy.firstIndex(of: " "), !proxy.hasPrefix("ansible_") {
             let keyword = proxy[..<space].lowercased()
             let value = String(proxy[proxy.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-            self = Self.option(keyword, value) ?? .direct
+            self = try Self.option(keyword, value) ?? .direct
             return
         }
         guard let equals = proxy.firstIndex(of: "=") else { self = .direct; return }
-        self = Self.sshArguments(String(proxy[proxy.index(after: equals)...]))
+        self = try Self.sshArguments(String(proxy[proxy.index(after: equals)...]))
     }
 
     /// The ProxyJump / ProxyCommand text that gives this route back (what replay restores).
@@ -57,12 +58,22 @@ public struct HostRoute: Hashable, Sendable {
         return "ProxyJump " + jumpHosts.map(\.description).joined(separator: ",")
     }
 
-    private static func option(_ keyword: String, _ value: String) -> HostRoute? {
-        guard value.lowercased() != "none", !value.isEmpty else { return nil }
+    private static func option(_ keyword: String, _ value: String) throws(RouteError) -> HostRoute? {
+        guard value.lowercased() != "none" else { return nil }
         switch keyword {
         case "proxyjump":
-            return HostRoute(hops: value.split(separator: ",").compactMap { JumpHost(String($0)) }.map(Hop.jump))
+            guard !value.isEmpty else { throw RouteError.missingArgument("ProxyJump") }
+            var hops: [Hop] = []
+            for text in value.split(separator: ",", omittingEmptySubsequences: false) {
+                do {
+                    hops.append(.jump(try JumpHost(String(text))))
+                } catch {
+                    throw RouteError(setting: "ProxyJump", value: value, problem: error)
+                }
+            }
+            return HostRoute(hops: hops)
         case "proxycommand":
+            guard !value.isEmpty else { throw RouteError.missingArgument("ProxyCommand") }
             return HostRoute(hops: [.command(value)])
         default:
             return nil
@@ -71,7 +82,7 @@ public struct HostRoute: Hashable, Sendable {
 
     /// The route in an `ssh` argument string (`-J a,b`, `-o ProxyJump=a`, `-oProxyCommand="…"`):
     /// the first proxy option wins, as the first value of an option does for `ssh`.
-    static func sshArguments(_ text: String) -> HostRoute {
+    static func sshArguments(_ text: String) throws(RouteError) -> HostRoute {
         let words = (try? InventoryLines.words(text)) ?? text.split(separator: " ").map(String.init)
         var index = 0
         while index < words.count {
@@ -80,7 +91,7 @@ public struct HostRoute: Hashable, Sendable {
             if word.hasPrefix("-J") {
                 let value = word.count > 2 ? String(word.dropFirst(2)) : (index < words.count ? words[index] : "")
                 if word.count == 2 { index += 1 }
-                return option("proxyjump", value) ?? .direct
+                return try option("proxyjump", value) ?? .direct
             }
             guard word.hasPrefix("-o") else { continue }
             var setting = word.count > 2 ? String(word.dropFirst(2)) : (index < words.count ? words[index] : "")
@@ -90,54 +101,37 @@ public struct HostRoute: Hashable, Sendable {
             let keyword = setting[..<cut].lowercased()
             guard keyword == "proxyjump" || keyword == "proxycommand" else { continue }
             let value = setting[setting.index(after: cut)...].drop { $0 == "=" || $0 == " " }
-            return option(keyword, String(value)) ?? .direct
+            return try option(keyword, String(value)) ?? .direct
         }
         return .direct
     }
 }
 
-/// One `ProxyJump` hop: `[user@]host[:port]`, `[user@][v6]:port`, or `ssh://[user@]host[:port]`.
-public struct JumpHost: Hashable, Sendable, CustomStringConvertible {
-    public var user: String?
-    public var host: String
-    public var port: Int?
+/// A proxy setting `ssh` refuses ("Invalid ProxyJump", "Missing argument"): the host it was given
+/// for is refused at stage `proxy`, never probed directly.
+public struct RouteError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `ProxyJump` or `ProxyCommand` (`-J` reads as `ProxyJump`).
+    public var setting: String
+    /// The value as written (untrusted).
+    public var value: String
+    /// Why it does not parse, in words.
+    public var reason: String
 
-    public init(user: String? = nil, host: String, port: Int? = nil) {
-        self.user = user
-        self.host = host
-        self.port = port
+    public init(setting: String, value: String, problem: JumpHost.Problem) {
+        self.init(setting: setting, value: value, reason: problem.description)
     }
 
-    /// Nil for text `ssh` would refuse (empty host, bad port, a leading `-`).
-    public init?(_ text: String) {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        if rest.hasPrefix("ssh://") { rest = rest.dropFirst(6) }
-        if let at = rest.lastIndex(of: "@") {
-            user = String(rest[..<at])
-            rest = rest[rest.index(after: at)...]
-        }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            host = String(rest[rest.index(after: rest.startIndex)..<close])
-            let tail = rest[rest.index(after: close)...]
-            if tail.hasPrefix(":") {
-                guard let port = Int(tail.dropFirst()), (1...65535).contains(port) else { return nil }
-                self.port = port
-            } else if !tail.isEmpty {
-                return nil
-            }
-        } else if let colon = rest.lastIndex(of: ":"), rest.firstIndex(of: ":") == colon {
-            guard let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port) else { return nil }
-            self.port = port
-            host = String(rest[..<colon])
-        } else {
-            host = String(rest)
-        }
-        guard !host.isEmpty, !host.hasPrefix("-"), !(user?.hasPrefix("-") ?? false),
-              !host.contains(where: { $0.isWhitespace }) else { return nil }
+    static func missingArgument(_ setting: String) -> RouteError {
+        RouteError(setting: setting, value: "", reason: "it has no value")
+    }
+
+    init(setting: String, value: String, reason: String) {
+        self.setting = setting
+        self.value = value
+        self.reason = reason
     }
 
     public var description: String {
-        let name = host.contains(":") ? "[\(host)]" : host
-        return (user.map { "\($0)@" } ?? "") + name + (port.map { ":\($0)" } ?? "")
+        "\(setting) \"\(Sanitizer.clean(value, limit: 120))\" is invalid: \(reason); ssh refuses it (Invalid \(setting))"
     }
 }

@@ -23,8 +23,14 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// How `ssh` reaches the host when not directly, as the inventory says it (`ProxyJump bastion`,
     /// `ProxyCommand …`). A direct probe from here could reach another machine than the one `ssh`
     /// reaches through the proxy, so such a host is not probed unless the user says it is
-    /// reachable directly (`--direct`).
-    public var proxy: String?
+    /// reachable directly (`--direct`). Parsed when set, into `route` or `routeError`.
+    public var proxy: String? {
+        didSet { (route, routeError) = Self.parse(proxy) }
+    }
+    /// The route `ssh` takes to the host, parsed from `proxy` (direct when there is none).
+    public private(set) var route: HostRoute
+    /// Why `proxy` does not parse; such a host is refused (`refusal`), never probed directly.
+    public private(set) var routeError: RouteError?
     /// The other client settings that change how `ssh` judges this host's key, as its
     /// configuration (ssh_config, or Ansible's ssh arguments) sets them.
     public var sshOptions: SSHHostOptions
@@ -53,11 +59,17 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.inheritedGroups = inheritedGroups
         self.format = format
         self.proxy = proxy
+        (route, routeError) = Self.parse(proxy)
         self.sshOptions = sshOptions
     }
 
-    /// The route `ssh` takes to the host, read from `proxy` (direct when there is none).
-    public var route: HostRoute { HostRoute(proxy: proxy) }
+    private static func parse(_ proxy: String?) -> (HostRoute, RouteError?) {
+        do {
+            return (try HostRoute(proxy: proxy), nil)
+        } catch {
+            return (.direct, error)
+        }
+    }
 
     /// The ssh_config file this host comes from, which `ssh -F` must read to reach it as the
     /// inventory says (its alias, its hops); nil for other inventories.

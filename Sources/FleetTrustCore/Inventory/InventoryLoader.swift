@@ -39,6 +39,7 @@ public struct InventoryLoader: Sendable {
         }
         var result = varsDirectories.isEmpty ? Inventory() : ansible.finish(varsDirectories: varsDirectories)
         result.append(others, options: options)
+        result.noteRefusals()
         return result
     }
 

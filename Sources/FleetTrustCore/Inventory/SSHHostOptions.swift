@@ -22,18 +22,20 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     public var caSignatureAlgorithms: SSHAlgorithmList?
     /// `RequiredRSASize`: an RSA host key with fewer bits is refused.
     public var requiredRSASize: Int?
-    /// `RevokedHostKeys`: the file, as `ssh` uses it.
+    /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
+    /// `ssh` 9.2 uses it (no `~` or `%` expansion); empty for `none`, nil when unset.
     public var revokedHostKeys: [String]?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
 
     public init(hostKeyAlgorithms: SSHAlgorithmList? = nil, globalKnownHostsFiles: [String]? = nil, checkHostIP: Bool? = nil,
-                hashKnownHosts: Bool? = nil) {
+                hashKnownHosts: Bool? = nil, revokedHostKeys: [String]? = nil) {
         self.hostKeyAlgorithms = hostKeyAlgorithms
         self.globalKnownHostsFiles = globalKnownHostsFiles
         self.checkHostIP = checkHostIP
         self.hashKnownHosts = hashKnownHosts
+        self.revokedHostKeys = revokedHostKeys
     }
 
     enum CodingKeys: String, CodingKey {
@@ -43,7 +45,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys", unjudged
     }
 
-    /// The report's shape: the fields it has always had are written even when null; the others
+    /// The report's shape: the fields it has had since version 2 are written even when null; the others
     /// only when set, so a report of hosts without them is unchanged. Paths are cleaned text.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -55,12 +57,12 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(hashKnownHosts, forKey: .hashKnownHosts)
         try c.encodeIfPresent(caSignatureAlgorithms, forKey: .caSignatureAlgorithms)
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
-        try c.encodeIfPresent(paths(revokedHostKeys), forKey: .revokedHostKeys)
+        try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
     }
 
-    /// The `-o` options that make `ssh` use these settings (the known_hosts files are the
-    /// caller's, who may replace them).
+    /// The `-o` options that make `ssh` use these settings (the known_hosts and revocation files
+    /// are the caller's, who may replace them).
     public var commandLineOptions: [String] {
         var options: [String] = []
         func add(_ keyword: String, _ value: String) { options += ["-o", "\(keyword)=\(value)"] }
@@ -68,7 +70,6 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let checkHostIP { add("CheckHostIP", checkHostIP ? "yes" : "no") }
         if let caSignatureAlgorithms { add("CASignatureAlgorithms", caSignatureAlgorithms.description) }
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
-        if let file = revokedHostKeys?.first { add("RevokedHostKeys", file) }
         return options
     }
 }

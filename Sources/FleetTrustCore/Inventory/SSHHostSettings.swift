@@ -38,7 +38,7 @@ struct SSHHostSettings {
         case .requiredRSASize(let bits): options.requiredRSASize = bits
         case .checkHostIP(let flag): options.checkHostIP = flag
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag
-        case .revokedHostKeys(let files): options.revokedHostKeys = files.isEmpty ? nil : files
+        case .revokedHostKeys(let files): options.revokedHostKeys = files
         case .proxy(let value): proxy = .some(value)
         case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }

@@ -19,6 +19,8 @@ public struct FleetJudge: Sendable {
     public var history: FleetHistory?
     /// The CAs a TLS endpoint's chain must lead to (`--tls-ca-file`, else the system store).
     public var tlsAnchors: TLSTrustAnchors = FleetJudge.systemAnchors
+    /// The `RevokedHostKeys` files the hosts name, read once each.
+    public var revocationLists = RevocationLists()
 
     static let systemAnchors = TLSTrustAnchors.system()
 
@@ -73,6 +75,7 @@ public struct FleetJudge: Sendable {
         prepared.certificateWarnDays = certificateWarnDays
         prepared.history = history
         prepared.tlsAnchors = tlsAnchors
+        prepared.revocationLists = revocationLists
         return prepared
     }
 
@@ -114,7 +117,15 @@ public struct FleetJudge: Sendable {
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
             var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
-            if !keys.isEmpty { decision = policy.decision(PolicyFacts(standard: decision, keys: keys, pin: pin)) }
+            var standardStatus = status
+            if !keys.isEmpty {
+                // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
+                let unusable = revocationLists.unusable(for: host)
+                let standard = decision.overruled(byRevocationsIn: keys, unusableList: unusable)
+                standardStatus = standard.status
+                decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
+                    .overruled(byRevocationsIn: keys, unusableList: unusable)
+            }
             if let setting = host.sshOptions.unjudged?.first, decision.status.alarmLevel < 2,
                decision.status != .unreachable, decision.status != .error {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
@@ -127,7 +138,7 @@ public struct FleetJudge: Sendable {
                                     sharesKeysWith: sharesKeysWith, stricterThanSSH: stricter)
             judged.policy = policy.name
             judged.policySource = policySource
-            if decision.status != status { judged.standardStatus = status }
+            if decision.status != standardStatus { judged.standardStatus = standardStatus }
             judged.drift = drift(host, result, now: now)
             return judged
         }
@@ -155,6 +166,7 @@ public struct FleetJudge: Sendable {
         var keys: [JudgedKey] = []
         for (index, discovered) in result.keys.enumerated() {
             var judgement = judgements[index]
+            if case .success(let revocation?) = revocationLists.check(discovered.key, for: host) { judgement.revoke(by: revocation) }
             let isNegotiated = index == negotiated
             let key = discovered.key
             let unusable: UnusableKey? = key.kind.plain == .rsa && (key.isCertificate ? (try? HostCertificate(key))?.key.bits ?? 0 : key.bits) < minimumRSABits

@@ -41,6 +41,12 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case proxyCommandFailed = "proxy-command-failed"
     /// Stage `proxy`: a hop did not answer, refused the connection, or timed out.
     case hopUnreachable = "hop-unreachable"
+    /// Stage `proxy`: a name, address, user or jump hop of the host is one `ssh` refuses on its
+    /// command line (shell metacharacters, a leading `-`): nothing was run for the host.
+    case unsafeName = "unsafe-name"
+    /// Stage `proxy`: the host's ProxyJump (or `-J`) does not parse, as `ssh` refuses it; the host
+    /// was not probed, directly or otherwise.
+    case invalidRoute = "invalid-route"
     /// `ssh` offers no host-key algorithm the server has (for example a server with only
     /// `ssh-rsa`, SHA-1, which OpenSSH 9.2 no longer offers).
     case noMatchingHostKeyType = "no-matching-host-key-type"

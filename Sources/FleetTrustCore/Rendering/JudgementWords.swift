@@ -29,6 +29,9 @@ public enum JudgementWords {
         case .notProbed: return "not probed yet"
         case .probeFailed: return judged.failure.map { "\($0.stage.rawValue) failed: \($0.message)" } ?? "no keys"
         case .keyRevoked(let index):
+            if let list = judged.keys[index].judgement?.evidence.first(where: { $0.role == .revokedHostKeys }) {
+                return "the key \(key(index)) is revoked by RevokedHostKeys \(CleanText(list.path, limit: 300))" + (list.line > 0 ? ":\(list.line)" : "")
+            }
             return "the key \(key(index)) is revoked by @revoked" + place(judged.keys[index], .revocation)
         case .keyChanged(let index):
             let via = judged.keys[index].verdict == .invalidCertificate ? " (certified by an invalid certificate)" : ""

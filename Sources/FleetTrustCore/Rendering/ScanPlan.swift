@@ -11,7 +11,8 @@ public struct ScanPlan: Encodable, Sendable {
     /// How the host would be reached: `direct`, or `proxy` through the hops `ssh` takes (with
     /// `--direct` every host is probed directly).
     public struct Route: Encodable, Sendable, Equatable {
-        /// `direct` (a probe from this machine) or `proxy` (through the route's hops).
+        /// `direct` (a probe from this machine), `proxy` (through the route's hops) or `none` (a
+        /// host refused for its names or its route: nothing is run for it).
         public var probe: String
         /// The inventory's `ProxyJump` / `ProxyCommand`, when `ssh` goes through one.
         public var proxy: String?
@@ -88,12 +89,12 @@ public struct ScanPlan: Encodable, Sendable {
                         groups: labels.groups.map(\.value),
                         knownHostsName: CleanText(judge.target(for: host, peer: nil).lookup.hostString, limit: 300).value,
                         knownHostsFiles: judge.knownHosts.paths(for: host).map(clean),
-                        route: Route(probe: host.route.isDirect ? "direct" : "proxy", proxy: host.proxy.map { CleanText($0, limit: 300).value }))
+                        route: Route(probe: host.refusal != nil ? "none" : host.route.isDirect ? "direct" : "proxy", proxy: host.proxy.map { CleanText($0, limit: 300).value }))
         }
         self.skipped = skipped
         let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
             .values.reduce(0, +)
-        summary = Summary(total: hosts.count, probed: hosts.count, knownHostsLines: lines,
+        summary = Summary(total: hosts.count, probed: hosts.count { $0.refusal == nil }, knownHostsLines: lines,
                           exitStatus: ScanDocument.exitStatus(0, skipped: skipped))
     }
 

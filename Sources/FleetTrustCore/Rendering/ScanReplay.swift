@@ -47,7 +47,7 @@ public enum ScanReplay {
                                  userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
                                  sshOptions: settings?.options ?? SSHHostOptions())
         if entry.policySource == "inventory" { host.policy = entry.policy }
-        host.proxy = ScanReport.Hop.route(entry.route).proxyDirective
+        host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
             host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)

@@ -234,11 +234,13 @@ public struct ScanReport: Codable, Sendable, Equatable {
             }
         }
 
-        /// The route these hops describe (what replay judges again).
-        public static func route(_ hops: [Hop]) -> HostRoute {
-            HostRoute(hops: hops.compactMap { hop in
-                hop.kind == "proxy-command" ? .command(hop.hop) : JumpHost(hop.hop).map(HostRoute.Hop.jump)
-            })
+        /// The ProxyJump / ProxyCommand text these hops were read from (what replay restores and
+        /// parses again as the inventory was: a hop that does not parse refuses the host, it is
+        /// never dropped from the route).
+        public static func proxyDirective(_ hops: [Hop]) -> String? {
+            guard let first = hops.first else { return nil }
+            if first.kind == "proxy-command" { return "ProxyCommand \(first.hop)" }
+            return "ProxyJump " + hops.map(\.hop).joined(separator: ",")
         }
     }
 

@@ -58,6 +58,22 @@ enum FileSystemCalls {
         }
     }
 
+    /// A fresh hidden name beside `target` for the copy that will replace it.
+    static func temporaryName(for target: String) -> String {
+        "\(directory(of: target))/.\(lastComponent(of: target)).fleettrust-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+    }
+
+    /// Gives a new copy the owner and mode of the file it replaces; nil when done, else the
+    /// failing step and its errno.
+    static func keepOwnerAndMode(_ fd: Int32, of original: FileIdentity) -> (operation: String, errno: Int32)? {
+        if let made = fileStatus(fd), made.st_uid != original.owner || made.st_gid != original.group,
+           fchown(fd, original.owner, original.group) != 0 {
+            return ("keep owner", errno)
+        }
+        if fchmod(fd, mode_t(original.mode) & 0o7777) != 0 { return ("keep mode", errno) }
+        return nil
+    }
+
     static func readAll(_ fd: Int32, path: String) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

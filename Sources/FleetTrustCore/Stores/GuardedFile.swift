@@ -151,7 +151,7 @@ public struct GuardedFile: Sendable {
 
     private func writeTemporary(_ bytes: [UInt8], like original: FileIdentity?, for target: String) throws -> String {
         let directory = FileSystemCalls.directory(of: target)
-        let name = "\(directory)/.\(FileSystemCalls.lastComponent(of: target)).fleettrust-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        let name = FileSystemCalls.temporaryName(for: target)
         let fd = Glibc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, original == nil ? newFileMode : 0o600)
         guard fd >= 0 else {
             throw StoreError.from(errno: errno, path: path, directory: directory, operation: "create temporary file")
@@ -162,12 +162,8 @@ public struct GuardedFile: Sendable {
             return StoreError.from(errno: code, path: path, directory: directory, operation: operation)
         }
         if let code = FileSystemCalls.writeAll(fd, bytes) { throw fail(code, "write") }
-        if let original {
-            if let made = FileSystemCalls.fileStatus(fd), made.st_uid != original.owner || made.st_gid != original.group,
-               fchown(fd, original.owner, original.group) != 0 {
-                throw fail(errno, "keep owner")
-            }
-            if fchmod(fd, mode_t(original.mode) & 0o7777) != 0 { throw fail(errno, "keep mode") }
+        if let original, let failure = FileSystemCalls.keepOwnerAndMode(fd, of: original) {
+            throw fail(failure.errno, failure.operation)
         }
         if fsync(fd) != 0 { throw fail(errno, "fsync") }
         if Glibc.close(fd) != 0 {

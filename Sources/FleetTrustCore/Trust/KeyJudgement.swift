@@ -44,6 +44,16 @@ public struct KeyJudgement: Sendable, Hashable {
     public var stricterThanSSH: StricterChoice?
 
     public var isTrusted: Bool { verdict.isTrusted }
+
+    /// `ssh` checks `RevokedHostKeys` before known_hosts and stops there: the key is revoked, and
+    /// the file is the evidence. For an invalid certificate it is the key it certifies that is.
+    public mutating func revoke(by revocation: RevocationList.Revocation) {
+        if verdict == .invalidCertificate { plainKeyVerdict = .revoked } else { verdict = .revoked }
+        let line: Int
+        if case .listedKey(let number) = revocation.match { line = number } else { line = 0 }
+        evidence = [TrustEvidence(role: .revokedHostKeys, path: revocation.path, line: line, keyType: revocation.revokedKey.type,
+                                  fingerprint: revocation.revokedKey.sha256Fingerprint, hashed: false)]
+    }
 }
 
 /// The places where fleettrust's answer is deliberately stricter than `ssh`'s.

@@ -16,6 +16,9 @@ public struct TrustEvidence: Sendable, Hashable, Codable {
         case addressDifferentKey = "address-different-key"
         /// A pin line whose fingerprints decided the pin answer.
         case pin
+        /// The `RevokedHostKeys` file revokes the presented key or its CA (`line` is the key
+        /// list's line; 0 for a KRL, whose entries have no lines).
+        case revokedHostKeys = "revoked-host-keys"
     }
 
     public var role: Role
@@ -56,6 +59,8 @@ public struct TrustEvidence: Sendable, Hashable, Codable {
         case .revocation: return "\(place) revokes \(key)"
         case .addressDifferentKey: return "\(place) records another key for the address (\(key))"
         case .pin: return "\(place) pins \(key)"
+        case .revokedHostKeys:
+            return line > 0 ? "\(place) (RevokedHostKeys) revokes \(key)" : "RevokedHostKeys \(Sanitizer.clean(path)) revokes \(key)"
         }
     }
 }

@@ -63,30 +63,87 @@ public struct AuditLog: Sendable {
         return environment["USER"] ?? String(getuid())
     }
 
-    /// Appends the records; creates the directory (mode 0700) and file (0600) when missing.
+    /// Appends the records, all or none; creates the directory (mode 0700) and file (0600) when missing.
+    ///
+    /// The batch goes in one checked `write` under an exclusive `flock` (another fleettrust appending
+    /// at once waits, at most 10 seconds). A short or failed write (a full disk) is cut back off with `ftruncate`, so
+    /// the file never keeps half a line for the next record to be glued onto, and the error names
+    /// the real cause. A file whose last line was left unfinished by an older writer gets a line
+    /// break first, so each record stays a line of its own.
     public func append(_ records: [Record]) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = Data()
+        var data: [UInt8] = []
         for record in records {
-            data.append(try encoder.encode(record))
+            data += try encoder.encode(record)
             data.append(0x0a)
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AuditLogError(path: path, reason: String(cString: strerror(errno))) }
+        guard !data.isEmpty else { return }
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
         defer { close(fd) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count else { throw AuditLogError(path: path, reason: String(cString: strerror(errno))) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                throw AuditLogError(path: path, code: errno == EWOULDBLOCK ? ETIMEDOUT : errno)
+            }
+            usleep(20_000)
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw AuditLogError(path: path, code: errno) }
+        let before = status.st_size
+        if before > 0, let last = Self.lastByte(fd, size: before), last != 0x0a { data.insert(0x0a, at: 0) }
+        let failure = Self.writeWhole(fd, data)
+        guard let failure else { return }
+        if ftruncate(fd, before) != 0 {
+            throw AuditLogError(path: path, code: failure, partial: "cutting off the partial record failed too: "
+                                + String(cString: strerror(errno)).lowercased())
+        }
+        throw AuditLogError(path: path, code: failure)
+    }
+
+    private static func lastByte(_ fd: Int32, size: off_t) -> UInt8? {
+        var byte: UInt8 = 0
+        return pread(fd, &byte, 1, size - 1) == 1 ? byte : nil
+    }
+
+    /// Writes the whole batch (one `write`, unless it is cut short); nil when it all went in, else
+    /// the errno that stopped it: after a short write the rest is asked for again, which reports
+    /// why (typically ENOSPC).
+    private static func writeWhole(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if written == 0 { return ENOSPC }
+            offset += written
+        }
+        return nil
     }
 }
 
+/// Why records could not be appended: the path and the system's own reason for the failing call.
+/// Nothing of the records is left in the file, unless `partial` says why part of them is.
 public struct AuditLogError: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
-    public var description: String { "cannot append to the audit log \(path): \(reason)" }
+    public var partial: String?
+
+    init(path: String, code: Int32, partial: String? = nil) {
+        self.path = path
+        self.reason = String(cString: strerror(code)).lowercased()
+        self.partial = partial
+    }
+
+    public var description: String {
+        "cannot append to the audit log \(path): \(reason); " + (partial ?? "nothing of the record was written")
+    }
 }
 
 extension AuditLog {

@@ -28,25 +28,44 @@ public struct ConnectCommand: Equatable, Sendable {
 
     /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
     /// `ssh` instead, so it still checks the key strictly: the pinned keys the host presented, or a
-    /// `@cert-authority` line for the pinned CA that signed its certificate. Nil for other hosts.
+    /// `@cert-authority` line for the pinned CA that signed its certificate, and always first a
+    /// `@revoked` line for every revoked key the judgement found, so `ssh` refuses what was judged
+    /// revoked under every policy. Nil for other hosts (their own files, revocations and all, are used).
     public static func policyKnownHosts(for judged: JudgedHost) -> String? {
         let name = judged.lookup.hostString
+        let trusted: [String]
         switch judged.policy {
         case PolicyName.pinOnly.rawValue:
-            let lines = judged.keys.compactMap { key -> String? in
+            trusted = judged.keys.compactMap { key -> String? in
                 guard let plain = key.key, !plain.isCertificate, key.pin == .matched else { return nil }
                 return "\(name) \(plain.openSSHLine)"
             }
-            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
         case PolicyName.ca.rawValue:
-            let lines = judged.keys.compactMap { key -> String? in
+            trusted = judged.keys.compactMap { key -> String? in
                 guard let certificate = key.certificate, key.pin == .matched else { return nil }
                 return "@cert-authority \(name) \(certificate.signatureKey.openSSHLine)"
             }
-            return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
         default:
             return nil
         }
+        return trusted.isEmpty ? nil : (revocationLines(for: judged) + trusted).joined(separator: "\n") + "\n"
+    }
+
+    /// `@revoked * KEY` for each key the judgement found revoked (by known_hosts or by the
+    /// `RevokedHostKeys` file): the key itself (a certificate's certified key), or its CA when the
+    /// evidence names the CA.
+    static func revocationLines(for judged: JudgedHost) -> [String] {
+        var seen = Set<String>()
+        return judged.keys.flatMap { key -> [String] in
+            guard let presented = key.key, let judgement = key.judgement,
+                  key.verdict == .revoked || judgement.plainKeyVerdict == .revoked else { return [] }
+            let authority = key.certificate?.signatureKey
+            return judgement.evidence.filter { $0.role == .revocation || $0.role == .revokedHostKeys }.map { evidence in
+                let revoked = authority.flatMap { $0.sha256Fingerprint == evidence.fingerprint ? $0 : nil }
+                    ?? key.certificate?.key ?? presented
+                return "@revoked * \(revoked.openSSHLine)"
+            }
+        }.filter { seen.insert($0).inserted }
     }
 
     /// The options that make `ssh` judge this host exactly as it was judged; `knownHosts` replaces
@@ -74,6 +93,7 @@ public struct ConnectCommand: Equatable, Sendable {
                     "-o", "GlobalKnownHostsFile=/dev/null"]
         if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
         options += host.sshOptions.commandLineOptions
+        if let revoked = host.sshOptions.revokedHostKeys?.first { options += ["-o", "RevokedHostKeys=\(Self.list([revoked]))"] }
         return options
     }
 
@@ -81,25 +101,35 @@ public struct ConnectCommand: Equatable, Sendable {
         files.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
     }
 
-    /// A host or user that starts with `-` would be read by `ssh` as an option (`-oProxyCommand=…`).
+    /// Why connect will not hand a host to `ssh`: a name, address or user `ssh` refuses on its
+    /// command line (shell metacharacters, a leading `-` it would read as an option), or the
+    /// inventory's refusal of the host.
     public struct UnsafeTarget: Error, CustomStringConvertible {
-        public var value: String
-        public var description: String { "refusing to connect: '\(Sanitizer.clean(value, limit: 80))' would be read as an option" }
+        public var reason: String
+        public var description: String { "refusing to connect: \(reason)" }
     }
 
     public func arguments(for judged: JudgedHost, knownHosts: [String]? = nil) throws(UnsafeTarget) -> [String] {
         let host = judged.host
-        let login = host.user ?? user
-        for value in [host.address, host.name, login ?? ""] where value.hasPrefix("-") { throw UnsafeTarget(value: value) }
-        let destination = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>" ? host.name : host.address
-        let target = login.map { "\($0)@\(destination)" } ?? destination
+        if let refusal = host.refusal { throw UnsafeTarget(reason: refusal.description) }
+        let destination: SSHDestination
+        let login: SSHUserName?
+        do throws(SSHNameError) {
+            destination = try SSHDestination(host)
+            if let given = destination.user { login = given } else { login = try user.map { text throws(SSHNameError) in try SSHUserName(text) } }
+        } catch {
+            throw UnsafeTarget(reason: "its \(error.description)")
+        }
+        let name = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>"
+            ? destination.alias : destination.hostName
+        let target = login.map { "\($0.value)@\(name.value)" } ?? name.value
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
             if word == "{options}" { return options(for: judged, knownHosts: knownHosts) }
             return [String(word)
                 .replacingAll("{port}", with: String(host.port))
                 .replacingAll("{target}", with: target)
-                .replacingAll("{host}", with: host.address)
-                .replacingAll("{name}", with: host.name)]
+                .replacingAll("{host}", with: destination.hostName.value)
+                .replacingAll("{name}", with: destination.alias.value)]
         }
     }
 }

@@ -127,17 +127,15 @@ public final class DashboardDriver {
         let row = state.rows[index]
         let arguments: [String]
         guard let judged = row.judged else { return }
-        var temporary: String?
+        var temporary: PrivateKnownHosts?
         if let lines = ConnectCommand.policyKnownHosts(for: judged) {
-            let path = NSTemporaryDirectory() + "fleettrust-connect-\(getpid())-\(index)"
-            guard FileManager.default.createFile(atPath: path, contents: Data(lines.utf8), attributes: [.posixPermissions: 0o600]) else {
-                _ = DashboardUpdate.apply(.connectFinished(message: "Could not write \(path) for ssh."), to: &state)
+            do { temporary = try PrivateKnownHosts(lines: lines) } catch {
+                _ = DashboardUpdate.apply(.connectFinished(message: "\(error)."), to: &state)
                 return
             }
-            temporary = path
         }
-        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        do { arguments = try services.connect.arguments(for: judged, knownHosts: temporary.map { [$0] }) } catch {
+        defer { temporary?.remove() }
+        do { arguments = try services.connect.arguments(for: judged, knownHosts: temporary.map { [$0.path] }) } catch {
             _ = DashboardUpdate.apply(.connectFinished(message: "\(error)."), to: &state)
             return
         }

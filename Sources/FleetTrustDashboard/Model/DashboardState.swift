@@ -86,6 +86,10 @@ public struct DashboardSettings: Equatable, Sendable {
     public var pinFile: String?
     public var readOnly: Bool
     public var auditLogPath: String
+    /// known_hosts files named on the command line that did not exist when the dashboard opened
+    /// (most often a typo): the header marks them, since a warning printed before the screen
+    /// opened is never seen.
+    public var missingKnownHostsFiles: Set<String> = []
 
     public init(inventoryPath: String, knownHostsFiles: [String], pinFile: String? = nil, readOnly: Bool = false,
                 auditLogPath: String) {
@@ -118,11 +122,12 @@ public struct DiscoveryProgress: Equatable, Sendable {
 
 /// A confirmation the user is looking at.
 public enum Confirmation: Equatable, Sendable {
-    /// `y` saves these new hosts; `skipped` says which marked hosts were left out and why.
-    case trust(items: [DecisionItem], skipped: [String])
+    /// `y` saves these new hosts; `skipped` says which marked hosts were left out and why;
+    /// `marked` is how many marked hosts the batch was made from (0: the host on screen alone).
+    case trust(items: [DecisionItem], skipped: [String], marked: Int)
     /// A changed key: saving takes typing the host name.
     case replace(item: DecisionItem, typed: String)
-    case pin(items: [DecisionItem])
+    case pin(items: [DecisionItem], marked: Int)
     case forget(item: DecisionItem)
 }
 

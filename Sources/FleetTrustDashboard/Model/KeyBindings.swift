@@ -31,7 +31,7 @@ public enum KeyBindings {
                    help: "cycle status filter: all, needs attention, new, changed, unreachable, trusted, drifted since last scan"),
         KeyBinding(keys: [.character("s")], label: "s", action: .cycleSort, help: "cycle sort: status, name, address"),
         KeyBinding(keys: [.character(" ")], label: "Space", action: .mark, help: "mark or unmark the host (for batch trust)"),
-        KeyBinding(keys: [.character("t")], label: "t", action: .trust, help: "trust the selected (or marked) hosts' keys"),
+        KeyBinding(keys: [.character("t")], label: "t", action: .trust, help: "trust the selected host (in the list: the marked hosts, if any)"),
         KeyBinding(keys: [.character("p")], label: "p", action: .pin, help: "pin the presented fingerprints"),
         KeyBinding(keys: [.character("c")], label: "c", action: .connect, help: "connect with ssh (trusted hosts only)"),
         KeyBinding(keys: [.character("x")], label: "x", action: .forget, help: "forget the host's known_hosts entries"),

@@ -9,11 +9,12 @@ extension DashboardUpdate {
         return true
     }
 
-    /// The marked hosts, or the selected one when none is marked.
-    static func targets(_ state: DashboardState) -> [Int] {
-        let marked = state.markedIndices
-        if !marked.isEmpty { return marked }
-        return state.selectedIndex.map { [$0] } ?? []
+    /// The marked hosts, or the selected one when none is marked. In the detail view every action
+    /// is about the host on screen, whatever is marked elsewhere.
+    static func targets(_ state: DashboardState) -> (indices: [Int], marked: Int) {
+        let marked = state.mode == .detail ? [] : state.markedIndices
+        if !marked.isEmpty { return (marked, marked.count) }
+        return (state.selectedIndex.map { [$0] } ?? [], 0)
     }
 
     /// What a decision about host `index` will do, from its judgement: the names `ssh` looks up,
@@ -62,7 +63,7 @@ extension DashboardUpdate {
 
     static func startTrust(in state: inout DashboardState) {
         if refuseIfReadOnly(&state) { return }
-        let indices = targets(state)
+        let (indices, marked) = targets(state)
         guard !indices.isEmpty else { return }
         if indices.count == 1, let judged = state.rows[indices[0]].judged, judged.saving == .replace {
             var previous: [RecordedLine] = []
@@ -96,7 +97,7 @@ extension DashboardUpdate {
             state.notice = Notice("Nothing to trust: " + skipped.joined(separator: "; ") + ".", isError: true)
             return
         }
-        state.mode = .confirm(.trust(items: items, skipped: skipped))
+        state.mode = .confirm(.trust(items: items, skipped: skipped, marked: marked))
     }
 
     static func startPin(in state: inout DashboardState) {
@@ -107,7 +108,8 @@ extension DashboardUpdate {
         }
         var items: [DecisionItem] = []
         var refusals: [String] = []
-        for index in targets(state) {
+        let (indices, marked) = targets(state)
+        for index in indices {
             let row = state.rows[index]
             if let judged = row.judged, judged.tls != nil {
                 switch tlsPinItem(index, state, judged, file: pinFile) {
@@ -137,7 +139,7 @@ extension DashboardUpdate {
             state.notice = Notice("Nothing to pin: " + refusals.joined(separator: "; ") + ".", isError: true)
             return
         }
-        state.mode = .confirm(.pin(items: items))
+        state.mode = .confirm(.pin(items: items, marked: marked))
     }
 
     struct Refusal: Error { var text: String }
@@ -197,8 +199,8 @@ extension DashboardUpdate {
             return []
         }
         switch confirmation {
-        case .trust(let items, _): return confirm(Decision(kind: .trust, items: items), in: &state)
-        case .pin(let items): return confirm(Decision(kind: .pin, items: items), in: &state)
+        case .trust(let items, _, _): return confirm(Decision(kind: .trust, items: items), in: &state)
+        case .pin(let items, _): return confirm(Decision(kind: .pin, items: items), in: &state)
         case .forget(let item): return confirm(Decision(kind: .forget, items: [item]), in: &state)
         case .replace: return []
         }

@@ -57,7 +57,16 @@ public enum DashboardUpdate {
         case .detail:
             return handleDetail(key, in: &state)
         case .help:
-            state.mode = .list
+            switch key {
+            case .down, .character("j"): state.detailScroll += 1
+            case .up, .character("k"): state.detailScroll = max(0, state.detailScroll - 1)
+            case .pageDown, .character(" "): state.detailScroll += state.listHeight
+            case .pageUp: state.detailScroll = max(0, state.detailScroll - state.listHeight)
+            default:
+                state.mode = .list
+                state.detailScroll = 0
+            }
+            state.detailScroll = min(state.detailScroll, max(0, HelpView.lines(width: state.size.width).count - 1))
             return []
         case .filterInput:
             handleFilterInput(key, in: &state)
@@ -150,6 +159,7 @@ public enum DashboardUpdate {
             state.showMD5.toggle()
         case .help:
             state.mode = .help
+            state.detailScroll = 0
         case .quit:
             if state.pendingWrites > 0 || !state.markedIndices.isEmpty {
                 state.mode = .quitConfirm

@@ -6,15 +6,15 @@ import FleetTrustCore
 enum ConfirmationView {
     static func lines(_ confirmation: Confirmation, state: DashboardState, width: Int) -> [ScreenLine] {
         switch confirmation {
-        case .trust(let items, let skipped):
-            var lines = wrap(" Trust \(items.count) host\(items.count == 1 ? "" : "s")? Entries are appended to \(clean(items[0].file))",
+        case .trust(let items, let skipped, let marked):
+            var lines = wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
                              width, .dialogTitle)
             for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
-        case .pin(let items):
-            var lines = wrap(" Pin the presented keys of \(items.count) host\(items.count == 1 ? "" : "s") in \(clean(items[0].file))?",
+        case .pin(let items, let marked):
+            var lines = wrap(" Pin the presented keys of \(subject(items, marked: marked)) in \(clean(items[0].file))?",
                              width, .dialogTitle)
             for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
             lines.append(ScreenLine(" y pins these fingerprints; any other key cancels.", .statusKey))
@@ -32,6 +32,12 @@ enum ConfirmationView {
     }
 
     static func clean(_ text: String) -> String { CleanText(text, limit: 200).value }
+
+    /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
+    static func subject(_ items: [DecisionItem], marked: Int) -> String {
+        guard marked > 0 else { return "\(items.count) host\(items.count == 1 ? "" : "s")" }
+        return "a batch of \(items.count) of your \(marked) marked host\(marked == 1 ? "" : "s")"
+    }
 
     static func wrap(_ text: String, _ width: Int, _ role: StyleRole) -> [ScreenLine] {
         DisplayWidth.wrap(text, width: width, indent: "   ").map { ScreenLine($0, role) }

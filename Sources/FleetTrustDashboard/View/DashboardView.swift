@@ -19,7 +19,7 @@ public enum DashboardView {
         case .detail:
             body = Array(DetailView.lines(state, width: width).dropFirst(state.detailScroll))
         case .help:
-            body = HelpView.lines(width: width)
+            body = Array(HelpView.lines(width: width).dropFirst(state.detailScroll))
         case .confirm(let confirmation):
             body = ConfirmationView.lines(confirmation, state: state, width: width)
         }
@@ -39,6 +39,10 @@ enum HeaderView {
         var title = ScreenLine(fill: .header)
         title.append(" fleettrust ", .header)
         if state.settings.readOnly { title.append(" READ-ONLY ", .danger) }
+        // First, where the line is never cut: a known_hosts path that did not exist is most often a typo.
+        if state.settings.knownHostsFiles.contains(where: state.settings.missingKnownHostsFiles.contains) {
+            title.append(" known_hosts file missing ", .danger)
+        }
         if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
             title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
         }
@@ -50,7 +54,11 @@ enum HeaderView {
         title.append(" inventory ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
         title.append(" known_hosts ", .headerLabel)
-        title.append(state.settings.knownHostsFiles.map { Sanitizer.clean($0, limit: 120) }.joined(separator: ", ") + " ", .header)
+        for (number, file) in state.settings.knownHostsFiles.enumerated() {
+            title.append((number == 0 ? "" : ", ") + Sanitizer.clean(file, limit: 120), .header)
+            if state.settings.missingKnownHostsFiles.contains(file) { title.append(" (no such file at start)", .danger) }
+        }
+        title.append(" ", .header)
         if let pins = state.settings.pinFile {
             title.append(" pins ", .headerLabel)
             title.append(Sanitizer.clean(pins, limit: 120) + " ", .header)
@@ -71,6 +79,13 @@ enum HeaderView {
             let filled = progress.total == 0 ? 0 : barWidth * progress.done / progress.total
             counts.append(String(repeating: " ", count: filled), .progressDone)
             counts.append(String(repeating: "·", count: barWidth - filled), .progressTodo)
+        }
+        let marked = state.markedIndices
+        if !marked.isEmpty {
+            let hidden = Set(marked).subtracting(state.visible).count
+            counts.append(" * \(marked.count) marked" + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "") + " ",
+                          hidden > 0 ? .warning : .marked)
+            counts.append(" ")
         }
         var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
         if !state.filterText.isEmpty { view += " · /\(CleanText(state.filterText, limit: 200))" }
@@ -133,7 +148,7 @@ enum StatusLineView {
     /// The keys that do something for the current mode and selection.
     static func hints(_ state: DashboardState) -> [(String, String)] {
         switch state.mode {
-        case .help: return [("any key", "back"), ("q", "back")]
+        case .help: return [("j/k", "scroll"), ("any other key", "back"), ("q", "back")]
         case .confirm(.replace(let item, let typed)):
             return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to replace"), ("Enter", "confirm"),
                     ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
@@ -152,7 +167,8 @@ enum StatusLineView {
         guard let row = state.selectedRow else { return [] }
         var hints: [(String, String)] = []
         if !state.settings.readOnly {
-            if row.status == .new || (row.status == .changed && state.markedIndices.isEmpty) || !state.markedIndices.isEmpty {
+            let marked = state.mode == .detail ? [] : state.markedIndices
+            if row.status == .new || (row.status == .changed && marked.isEmpty) || !marked.isEmpty {
                 hints.append(("t", row.status == .changed ? "replace" : "trust"))
             }
             if state.settings.pinFile != nil, row.status == .new || row.status == .trusted { hints.append(("p", "pin")) }

@@ -17,7 +17,7 @@ struct Columns: Equatable {
     /// `nameWidth` and `endpointWidth` are the widest name and endpoint in the inventory: names
     /// get the room they need first, then addresses, then the fingerprint.
     static func layout(width: Int, nameWidth: Int = 24, endpointWidth: Int = 21) -> Columns {
-        let minimum: [Kind: Int] = [.mark: 1, .drift: 1, .status: 14, .name: 16, .endpoint: 15, .types: 14, .fingerprint: 16,
+        let minimum: [Kind: Int] = [.mark: 1, .drift: 1, .status: 15, .name: 16, .endpoint: 15, .types: 14, .fingerprint: 16,
                                     .knownHosts: 8, .pin: 8, .method: 8, .rtt: 6]
         let dropOrder: [Kind] = [.rtt, .types, .method, .endpoint, .pin, .fingerprint, .knownHosts]
         var kinds = Kind.allCases.filter { $0 != .groups }

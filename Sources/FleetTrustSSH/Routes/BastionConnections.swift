@@ -81,8 +81,8 @@ public final class BastionConnections: Sendable {
     }
 
     /// `host:port` as `ssh -W` reads it (`[v6]:port`).
-    static func forwardTarget(host: String, port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    static func forwardTarget(host: SSHHostName, port: Int) -> String {
+        host.value.contains(":") ? "[\(host.value)]:\(port)" : "\(host.value):\(port)"
     }
 
     /// The arguments of an `ssh` that opens one channel to `target` (`host:port`) through `chain`'s
@@ -90,7 +90,7 @@ public final class BastionConnections: Sendable {
     func channelArguments(socket: String, chain: Chain, target: String) -> [String] {
         [settings.ssh] + configArguments(chain) + [
             "-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-o", "BatchMode=yes",
-            "-W", target, "--", chain.bastion.host,
+            "-W", target, "--", chain.bastion.hostName.value,
         ]
     }
 
@@ -146,7 +146,7 @@ public final class BastionConnections: Sendable {
     }
 
     private func start(_ chain: Chain, cancellation: ProbeCancellation) -> Entry {
-        guard let directory else {
+        guard directory != nil else {
             return .failed(ProbeFailure(stage: .proxy, code: .hopUnreachable,
                                         message: "cannot create a private directory for the bastion connections"))
         }
@@ -155,9 +155,12 @@ public final class BastionConnections: Sendable {
             switch socket(for: chain.earlier, cancellation: cancellation) {
             case .failure(let failure): return .failed(failure)
             case .success(let earlier):
-                // ssh expands %h and %p to this hop's HostName and Port before the shell runs it.
-                let inner = channelArguments(socket: earlier, chain: chain.earlier, target: "[%h]:%p")
-                    .map(Self.shellQuoted).joined(separator: " ")
+                // ssh expands %h and %p to this hop's HostName and Port before the shell runs it;
+                // any other `%` (in a path) is literal.
+                let target = "[%h]:%p"
+                let inner = channelArguments(socket: earlier, chain: chain.earlier, target: target)
+                    .map { Self.shellQuoted($0 == target ? $0 : $0.replacingOccurrences(of: "%", with: "%%")) }
+                    .joined(separator: " ")
                 proxy = ["-o", "ProxyCommand=\(inner)"]
             }
         }
@@ -167,8 +170,8 @@ public final class BastionConnections: Sendable {
         let arguments = [settings.ssh] + configArguments(chain) + [
             "-M", "-S", socket, "-N", "-T", "-o", "ControlPersist=no", "-o", "StrictHostKeyChecking=yes",
             "-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes", "-o", "ConnectTimeout=\(seconds)",
-        ] + proxy + (bastion.user.map { ["-l", $0] } ?? []) + (bastion.port.map { ["-p", String($0)] } ?? [])
-            + ["--", bastion.host]
+        ] + proxy + (bastion.userName.map { ["-l", $0.value] } ?? []) + (bastion.port.map { ["-p", String($0)] } ?? [])
+            + ["--", bastion.hostName.value]
         let master: RouteChild
         do {
             master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath(), ownGroup: false)

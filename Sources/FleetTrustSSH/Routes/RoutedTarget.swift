@@ -10,6 +10,15 @@ struct RoutedTarget: Sendable {
     var connections: BastionConnections
 
     func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        if let refusal = host.refusal { throw refusal.failure }
+        let destination: SSHDestination
+        let user: SSHUserName
+        do throws(SSHNameError) {
+            destination = try SSHDestination(host)
+            if let given = destination.user { user = given } else { user = try SSHUserName(Self.localUser) }
+        } catch {
+            throw HostRefusal(reason: .unsafeName(error), source: host.source).failure
+        }
         let route = host.route
         let arguments: [String]
         var chain: BastionConnections.Chain?
@@ -18,8 +27,7 @@ struct RoutedTarget: Sendable {
         if case .command(let template)? = route.hops.first {
             let expanded: String
             do {
-                expanded = try ProxyCommandTokens.expand(template, host: host.address, port: host.port,
-                                                         user: host.user ?? Self.localUser, name: host.name)
+                expanded = try ProxyCommandTokens.expand(template, destination: destination, port: host.port, user: user)
             } catch {
                 throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed, message: error.description)
             }
@@ -33,7 +41,7 @@ struct RoutedTarget: Sendable {
             let socket = try connections.socket(for: hops, cancellation: cancellation).get()
             if ContinuousClock.now - started > .milliseconds(50) { bound = max(deadline, .now + connections.timeout) }
             arguments = connections.channelArguments(socket: socket, chain: hops,
-                                                     target: BastionConnections.forwardTarget(host: host.address, port: host.port))
+                                                     target: BastionConnections.forwardTarget(host: destination.hostName, port: host.port))
         }
         let masterLog = chain.flatMap { connections.masterErrorFile(for: $0) }
         let masterOffset = masterLog.map(Self.size) ?? 0

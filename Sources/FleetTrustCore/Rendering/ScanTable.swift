@@ -2,8 +2,25 @@ import FleetTrustCore
 
 /// The human summary `scan --format table` prints: one line per host, then counts. A rendering
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
-enum ScanTable {
-    static func render(_ judged: [JudgedHost]) -> String {
+public enum ScanTable {
+    /// How the table meets its reader: a width to fit (nil: full rows, for files, pipes and
+    /// `--wide`) and whether the status words are coloured (a terminal, without `NO_COLOR`).
+    public struct Layout: Sendable {
+        public var width: Int?
+        public var color: Bool
+
+        public init(width: Int? = nil, color: Bool = false) {
+            self.width = width
+            self.color = color
+        }
+    }
+
+    /// The columns that give way, first to last, when the terminal is too narrow for the reason
+    /// to keep `minimumReason` columns; STATUS, NAME and REASON always stay.
+    static let givingWay = [5, 6, 4, 3, 2]
+    static let minimumReason = 30
+
+    public static func render(_ judged: [JudgedHost], layout: Layout = Layout()) -> String {
         let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
         var rows = judged.map { host -> [String] in
             var keys = host.keys.map(keyLabel).joined(separator: ",")
@@ -16,10 +33,20 @@ enum ScanTable {
                     host.policy, host.drift?.kind.rawValue ?? "-", reason]
         }
         rows.insert(header, at: 0)
-        let widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
-        var lines = rows.map { row in
-            (0..<row.count).map { column in
-                column < widths.count ? pad(row[column], widths[column]) : row[column]
+        var widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
+        var shown = Array(0..<header.count)
+        var reasonWidth: Int?
+        if let width = layout.width {
+            func room() -> Int { width - shown.dropLast().reduce(0) { $0 + widths[$1] + 2 } }
+            for column in givingWay where room() < minimumReason { shown.removeAll { $0 == column } }
+            if room() < minimumReason { widths[1] = max(8, widths[1] - (minimumReason - room())) }
+            reasonWidth = max(8, room())
+        }
+        var lines = rows.enumerated().map { number, row in
+            shown.map { column -> String in
+                let cell = column < widths.count ? pad(row[column], widths[column]) : cut(row[column], reasonWidth)
+                guard column == 0, number > 0, layout.color else { return cell }
+                return paint(cell, judged[number - 1].status)
             }.joined(separator: "  ")
         }
         var counts: [HostStatus: Int] = [:]
@@ -33,7 +60,9 @@ enum ScanTable {
         }
         lines += driftLines(judged)
         lines += expiringSoonest(judged)
-        return lines.joined(separator: "\n")
+        guard let width = layout.width else { return lines.joined(separator: "\n") }
+        let table = rows.count
+        return (lines.prefix(table) + lines.dropFirst(table).flatMap { wrap($0, width) }).joined(separator: "\n")
     }
 
     /// Every host whose keys moved since the last recorded probe, each move on a line; reverted
@@ -91,8 +120,44 @@ enum ScanTable {
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
-        let cut = text.count > width ? String(text.prefix(width - 1)) + "…" : text
+        let cut = cut(text, width)
         return cut + String(repeating: " ", count: max(0, width - cut.count))
+    }
+
+    private static func cut(_ text: String, _ width: Int?) -> String {
+        guard let width, text.count > width else { return text }
+        return String(text.prefix(max(0, width - 1))) + "…"
+    }
+
+    /// A line after the table, broken at spaces to fit `width` (continuations indented).
+    private static func wrap(_ line: String, _ width: Int) -> [String] {
+        guard line.count > width else { return [line] }
+        let indent = String(line.prefix { $0 == " " })
+        var result: [String] = []
+        var current = indent
+        for word in line.dropFirst(indent.count).split(separator: " ") {
+            if current.count > indent.count, current.count + 1 + word.count > width {
+                result.append(current)
+                current = indent + "  " + word
+            } else {
+                current += current.count > indent.count ? " " + word : String(word)
+            }
+        }
+        result.append(current)
+        return result.map { cut($0, width) }
+    }
+
+    /// The status word in the colour of its alarm level (SGR; only for a terminal).
+    private static func paint(_ cell: String, _ status: HostStatus) -> String {
+        let code: String
+        switch status.alarmLevel {
+        case 0: code = "32"
+        case 1: code = "33"
+        default: code = "1;31"
+        }
+        var word = Substring(cell)
+        while word.last == " " { word = word.dropLast() }
+        return "\u{1B}[\(code)m\(word)\u{1B}[0m" + String(repeating: " ", count: cell.count - word.count)
     }
 
     static func shortType(_ type: String) -> String {
@@ -106,3 +171,4 @@ enum ScanTable {
         }
     }
 }
+

@@ -1,0 +1,70 @@
+/// Why fleettrust neither probes a host nor runs anything for it, decided from the inventory alone:
+/// a name `ssh` would refuse on its command line (`SSHNameError`), or a proxy setting that does
+/// not parse (`RouteError`).
+///
+/// The host stays in every output, refused at stage `proxy` with its own code and the inventory
+/// `file:line`, judged like any host whose route failed (`JudgedHost`, status `error`), so a
+/// report shows it rather than silently leaving it out; the loader also reports it as a warning.
+public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Reason: Hashable, Sendable {
+        case unsafeName(SSHNameError)
+        case invalidRoute(RouteError)
+    }
+
+    public var reason: Reason
+    /// Where the host was defined.
+    public var source: SourceLocation?
+
+    public init(reason: Reason, source: SourceLocation?) {
+        self.reason = reason
+        self.source = source
+    }
+
+    public var code: FailureCode {
+        switch reason {
+        case .unsafeName: return .unsafeName
+        case .invalidRoute: return .invalidRoute
+        }
+    }
+
+    public var description: String {
+        let why: String
+        switch reason {
+        case .unsafeName(let error): why = "its \(error.description)"
+        case .invalidRoute(let error): why = "its \(error.description)"
+        }
+        return (source.map { "\($0): " } ?? "") + why + "; not probed, and nothing is run for it"
+    }
+
+    /// The probe failure the host is reported with, in place of a probe.
+    public var failure: ProbeFailure {
+        ProbeFailure(stage: .proxy, code: code, message: description)
+    }
+}
+
+extension InventoryHost {
+    /// Why this host must not be probed nor handed to `ssh`; nil when it may be. A TLS endpoint is
+    /// never handed to `ssh`, so only its route is checked.
+    public var refusal: HostRefusal? {
+        if let routeError { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
+        guard tls == nil else { return nil }
+        do {
+            _ = try SSHDestination(self)
+            return nil
+        } catch {
+            return HostRefusal(reason: .unsafeName(error), source: source)
+        }
+    }
+}
+
+extension Inventory {
+    /// Adds a `file:line` warning for each host that will be refused: it stays in the inventory
+    /// (and so in every output, refused at stage `proxy`), and the reader learns why at once.
+    mutating func noteRefusals() {
+        for host in hosts {
+            guard let refusal = host.refusal, let location = host.source else { continue }
+            let why = HostRefusal(reason: refusal.reason, source: nil).description
+            diagnostics.append(InventoryDiagnostic(.warning, location, "host \(InventoryDiagnostic.quote(host.name)): \(why)"))
+        }
+    }
+}

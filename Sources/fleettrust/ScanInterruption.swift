@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// SIGINT, SIGTERM and SIGHUP during a scan (Ctrl-C, `timeout`, a cron job killed, a dropped SSH
+/// session) end it in order instead of killing it mid-write: the probes are cancelled, what has
+/// finished is still recorded in the history, a `--output` temporary file is removed (the target
+/// keeps its old content, so a monitoring collector never reads half a report), and one line says so.
+final class ScanInterruption: Sendable {
+    private let received = Mutex<Int32?>(nil)
+    private let onSignal = Mutex<(@Sendable () -> Void)?>(nil)
+    private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
+
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    init() {
+        let queue = DispatchQueue(label: "fleettrust.scan-signals")
+        var sources: [any DispatchSourceSignal] = []
+        for number in Self.signals {
+            Glibc.signal(number, SIG_IGN)
+            sources.append(DispatchSource.makeSignalSource(signal: number, queue: queue))
+        }
+        self.sources = sources
+        for (number, source) in zip(Self.signals, sources) {
+            source.setEventHandler { [weak self] in self?.fire(number) }
+            source.resume()
+        }
+    }
+
+    /// The signal that stopped the scan, if one did.
+    var receivedSignal: Int32? { received.withLock { $0 } }
+
+    /// Runs `action` when a signal arrives (at once, if one already has).
+    func whenReceived(_ action: @escaping @Sendable () -> Void) {
+        let already = onSignal.withLock { slot -> Bool in
+            slot = action
+            return receivedSignal != nil
+        }
+        if already { action() }
+    }
+
+    private func fire(_ number: Int32) {
+        let first = received.withLock { value -> Bool in
+            guard value == nil else { return false }
+            value = number
+            return true
+        }
+        guard first else { return }
+        onSignal.withLock { $0 }?()
+    }
+
+    /// `SIGTERM`, as the shell names it.
+    static func name(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        default: return "signal \(number)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import FleetTrustCore
+import FleetTrustTestFleet
+import Foundation
+import XCTest
+
+/// A scan stopped by a signal (Ctrl-C, `timeout`, cron killing it) leaves no temporary file beside
+/// its `--output`, keeps the old report, says so in one line and records what finished.
+final class ScanInterruptionTests: XCTestCase {
+    func testSIGTERMKeepsTheOldReportRemovesTheTemporaryFileAndRecordsWhatFinished() throws {
+        let fleet = try TestFleet(TestFleet.Options(hosts: 2))
+        defer { fleet.stop() }
+        let port = 47_000 + Int(getpid() % 900)
+        let silent = try (1...3).map { try SilentListener(address: "127.0.2.\($0)", port: port) }
+        defer { silent.forEach { $0.close() } }
+        let directory = fleet.directory + "/interrupted"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let inventory = directory + "/inventory.txt"
+        try (fleet.hosts.map { $0.endpoints[0].label } + silent.map { "\($0.address):\(port)" })
+            .joined(separator: "\n").write(toFile: inventory, atomically: true, encoding: .utf8)
+        let report = directory + "/report.json"
+        try "the last complete report\n".write(toFile: report, atomically: true, encoding: .utf8)
+        let history = directory + "/history.sqlite"
+        let stderr = directory + "/stderr.txt"
+
+        let scan = try SpawnedProcess(BuiltProducts.fleettrust,
+                                      ["scan", "--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--history", history,
+                                       "--timeout", "60", "--format", "json", "--output", report], stderrPath: stderr)
+        defer { scan.terminate(grace: 1) }
+        // The two sshd answer within moments; the silent ports hold the scan for a minute.
+        let deadline = Date().addingTimeInterval(30)
+        func recorded() -> Int {
+            (try? HistoryStore.open(path: history, readOnly: true)?.history(for: fleet.hosts.map { $0.endpoints[0].label }).hosts.count) ?? 0
+        }
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(recorded(), 0, "nothing is recorded before the scan ends")
+        XCTAssertTrue(scan.isRunning)
+        kill(scan.pid, SIGTERM)
+        while scan.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+
+        XCTAssertEqual(scan.exitStatus, 128 + SIGTERM)
+        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8), "the last complete report\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") || $0.contains("report") }
+        XCTAssertEqual(left, ["report.json"], "a temporary file was left beside the report")
+        let said = try String(contentsOfFile: stderr, encoding: .utf8)
+        XCTAssertEqual(said, "fleettrust: interrupted by SIGTERM: 2 of 5 hosts proved their keys and are recorded in the history; "
+                       + "\(report) was left as it was\n")
+        XCTAssertEqual(recorded(), 2, "the finished probes are in the history")
+    }
+}
