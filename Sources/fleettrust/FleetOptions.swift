@@ -57,8 +57,8 @@ struct FleetOptions: ParsableArguments {
     var direct = false
 
     @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
-        "ssh_config that the bastions (ProxyJump hops) of hosts from other inventories than an ssh_config are resolved through (ssh -F). "
-            + "Default: ssh's own (~/.ssh/config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
+        "ssh_config that hosts from other inventories than an ssh_config are judged under (their HostName, HostKeyAlias, known_hosts files, algorithms…, matched against the name ssh is given: the listed host, ansible_host) and whose bastions (ProxyJump hops) are resolved through (ssh -F). "
+            + "Default: ssh's own (~/.ssh/config, then /etc/ssh/ssh_config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
     var sshConfig: String?
 
     /// The probe pool's settings: concurrency, timeout, and how routes are followed.
@@ -160,12 +160,30 @@ struct FleetOptions: ParsableArguments {
         }
     }
 
+    /// Inventory read options carrying the user's ssh configuration (`--ssh-config`, else
+    /// `~/.ssh/config` and `/etc/ssh/ssh_config`), whose host-key settings apply to hosts of every
+    /// inventory that is not an ssh_config, as the `ssh` the user runs applies them.
+    func readOptionsWithSSHConfiguration() throws -> InventoryReadOptions {
+        var options = InventoryReadOptions()
+        let files = SSHUserConfiguration.defaultFiles(explicit: sshConfig.map(expandTilde), options: options)
+        do {
+            let (configuration, diagnostics) = try SSHUserConfiguration.read(files: files, options: options)
+            // Only what ssh itself would refuse: its files are not fleettrust's to lint.
+            diagnostics.filter { $0.severity == .error }.forEach { printError($0.description) }
+            options.sshConfiguration = configuration
+        } catch {
+            throw CommandFailure.unreadableInput("--ssh-config \(error)")
+        }
+        return options
+    }
+
     /// Reads every inventory, prints each problem as `file:line: message` on standard error,
     /// and returns the hosts that could be read (filtered by `--group`).
     func loadInventory() throws -> Inventory {
         guard !inventories.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
         missingKnownHostsWarnings.forEach(printError)
-        let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
+        let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)),
+                                     options: try readOptionsWithSSHConfiguration())
         var inventory: Inventory
         do {
             inventory = try loader.loadWaiting(inventories.map { $0 == "-" ? $0 : expandTilde($0) })

@@ -123,7 +123,7 @@ struct AnsibleInventoryModel {
     }
 
     /// Resolves every host into an `InventoryHost`.
-    mutating func hosts(log: inout DiagnosticLog) -> [InventoryHost] {
+    mutating func hosts(options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var resolvedGroups: [[String]: (inherited: [String], vars: [String: InventoryVariable])] = [:]
         var result: [InventoryHost] = []
         result.reserveCapacity(hostOrder.count)
@@ -138,7 +138,7 @@ struct AnsibleInventoryModel {
                 resolvedGroups[direct] = resolved
             }
             let vars = resolved.vars.merging(host.vars) { _, new in new }.merging(host.fileVars) { _, new in new }
-            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, log: &log) {
+            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, options: options, log: &log) {
                 result.append(item)
                 if let ports = vars["fleettrust_tls_ports"] {
                     switch TLSInventoryEndpoints.ports(ports.value, for: item) {
@@ -153,7 +153,7 @@ struct AnsibleInventoryModel {
     }
 
     private static func host(_ name: String, _ host: Host, direct: [String], inherited: [String],
-                             vars: [String: InventoryVariable], log: inout DiagnosticLog) -> InventoryHost? {
+                             vars: [String: InventoryVariable], options: InventoryReadOptions, log: inout DiagnosticLog) -> InventoryHost? {
         func place(_ key: String) -> SourceLocation { vars[key]?.location ?? host.location }
         let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
         var port = 22
@@ -170,18 +170,33 @@ struct AnsibleInventoryModel {
         let address = vars[addressKey]?.value ?? name
         let user = vars[userKey]?.value
         let plain = vars.mapValues(\.value)
-        let options = AnsibleSSHArguments.sshOptions(in: plain)
-        var item = InventoryHost(name: name, address: address, port: port, user: user,
-                                 groups: direct, hostKeyAlias: options["hostkeyalias"],
-                                 userKnownHostsFiles: options["userknownhostsfile"].map(AnsibleSSHArguments.files) ?? [],
-                                 source: host.location,
-                                 inheritedGroups: inherited, format: host.format,
-                                 proxy: AnsibleSSHArguments.proxy(in: plain),
-                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
-                                                            globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
-                                                            checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
-                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag),
-                                                            revokedHostKeys: options["revokedhostkeys"].map { $0.lowercased() == "none" ? [] : [$0] }))
+        var settings = SSHHostSettings()
+        if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
+        if let user { settings.apply(.user(user), at: place(userKey)) }
+        for option in AnsibleSSHArguments.sshOptions(in: plain) where option.keyword != "proxyjump" && option.keyword != "proxycommand" {
+            let at = vars["ansible_ssh_common_args"].flatMap { $0.value.contains(option.raw) ? $0.location : nil }
+                ?? vars["ansible_ssh_extra_args"]?.location
+            switch SSHOption.parse(keyword: option.keyword, arguments: option.arguments, rawArguments: option.raw) {
+            case .success(.option(let parsed)): settings.apply(parsed, at: at)
+            case .success(.noEffect): break
+            case .success(.unknown):
+                log.warning(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(InventoryDiagnostic.quote(option.keyword)) is not an OpenSSH 9.2 keyword (ssh refuses it); ignored")
+            case .failure(let problem):
+                log.error(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(problem.text); ignored")
+                settings.apply(.unjudged(keyword: SSHOption.spelling(option.keyword),
+                                         why: "ssh refuses the option: \(problem.text)"), at: at)
+            }
+        }
+        // Ansible runs `ssh -o Port=… -o User=… ARGS… ansible_host`: its own options come first, then
+        // the inventory's, then the user's configuration, matched against ansible_host.
+        options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
+        var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
+                                 port: settings.port ?? 22, user: settings.user, options: options)
+        item.groups = direct
+        item.source = host.location
+        item.inheritedGroups = inherited
+        item.format = host.format
+        item.proxy = AnsibleSSHArguments.proxy(in: plain)
         if let policy = vars["fleettrust_policy"]?.value {
             guard PolicyName(rawValue: policy) != nil else {
                 log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",

@@ -2,10 +2,11 @@
 /// proxies in `ansible_ssh_common_args` and `ansible_ssh_extra_args`, read as `ssh` reads them.
 enum AnsibleSSHArguments {
     /// The `-o Keyword=value` options (and `-oKeyword=value`, `-o Keyword value`) in Ansible's ssh
-    /// arguments, first value winning as in `ssh`, keywords lowercased. Common args come first,
-    /// then extra args, the order in which Ansible puts them on ssh's command line.
-    static func sshOptions(in vars: [String: String]) -> [String: String] {
-        var options: [String: String] = [:]
+    /// arguments, in command-line order, keywords lowercased, the value split into words as `ssh`
+    /// splits an `-o` line. Common args come first, then extra args, the order in which Ansible
+    /// puts them on ssh's command line.
+    static func sshOptions(in vars: [String: String]) -> [(keyword: String, arguments: [String], raw: String)] {
+        var options: [(keyword: String, arguments: [String], raw: String)] = []
         for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
             guard let value = vars[key] else { continue }
             let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { token -> String in
@@ -24,21 +25,18 @@ enum AnsibleSSHArguments {
                 index += 1
                 guard let option else { continue }
                 let parts = option.split(maxSplits: 1, whereSeparator: { $0 == "=" || $0 == " " })
-                var keyword = parts.first.map { String($0).lowercased() } ?? ""
+                let keyword = (parts.first.map { String($0).lowercased() } ?? "").trimmingCharacters(in: .whitespaces)
                 var argument = parts.count > 1 ? String(parts[1]) : nil
                 if argument == nil, index < tokens.count, !tokens[index].hasPrefix("-") {
                     argument = tokens[index]
                     index += 1
                 }
-                keyword = keyword.trimmingCharacters(in: .whitespaces)
-                if let argument, !keyword.isEmpty, options[keyword] == nil { options[keyword] = argument }
+                if let argument, !keyword.isEmpty {
+                    options.append((keyword, argument.split(separator: " ").map(String.init), argument))
+                }
             }
         }
         return options
-    }
-
-    static func files(_ value: String) -> [String] {
-        value.split(separator: " ").map(String.init)
     }
 
     /// The proxy Ansible's ssh would go through: a `ProxyJump`/`ProxyCommand` option or `-J`

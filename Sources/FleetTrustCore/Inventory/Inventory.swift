@@ -31,6 +31,8 @@ public struct InventoryReadOptions: Sendable {
     public var maxLineLength = 65_536
     /// Whether ssh_config `Include` reads other files; off where the input alone must decide (fuzzing).
     public var followIncludes = true
+    /// The user's ssh configuration, applied to hosts of the formats that are not an ssh_config.
+    public var sshConfiguration: SSHUserConfiguration?
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {

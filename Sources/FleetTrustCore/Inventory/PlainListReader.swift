@@ -43,8 +43,11 @@ enum PlainListReader {
                 let port = endpoint.port ?? 22
                 let name = endpoint.port == nil ? endpoint.host
                     : endpoint.host.contains(":") ? "[\(endpoint.host)]:\(port)" : "\(endpoint.host):\(port)"
-                let host = InventoryHost(name: name, address: endpoint.host, port: port, user: user,
+                var host = InventoryHost(name: name, address: endpoint.host, port: port, user: user,
                                          source: log.location(line.number), format: .plain)
+                if let configuration = options.sshConfiguration {
+                    host = configuration.host(host, port: endpoint.port, options: options)
+                }
                 if host.hasUnsafeText {
                     log.warning(line.number, "host \(InventoryDiagnostic.quote(name)) contains control characters or invalid UTF-8; it is shown sanitized")
                 }
