@@ -20,7 +20,7 @@ final class InventoryPlainListTests: XCTestCase {
 
     func testJunkThatIsNoHostIsRefusedWithItsLineBeforeAnythingIsProbed() {
         let junk = ["web1,10.0.0.1", "[::1", "user@@host.example.com", "a@b@host.example.com", "-oProxyCommand=x", "web1;reboot",
-                    "host.example.com]:22", "wéb.example.com"]
+                    "host.example.com]:22", "web1|tee"]
         let inventory = InventoryFixtures.read(text: (["ok.example.com"] + junk + ["deploy@ok2.example.com:2200", "2001:db8::1"])
             .joined(separator: "\n") + "\n", format: .plain)
         XCTAssertEqual(inventory.hosts.map(\.name), ["ok.example.com", "ok2.example.com:2200", "2001:db8::1"])

@@ -61,16 +61,18 @@ enum PlainListReader {
     }
 
     /// What a plain list takes as a host: a DNS-style name or an IP address literal. A comma list
-    /// (`web1,10.0.0.1`, pasted from known_hosts), a lone bracket or other punctuation is a typo
-    /// to report, not a host to probe.
+    /// (`web1,10.0.0.1`, pasted from known_hosts), a lone bracket or other ASCII punctuation is a
+    /// typo to report, not a host to probe. Text beyond ASCII is kept as data and shown cleaned
+    /// (the readers flag it), as in every other format.
     static func isHostName(_ host: String) -> Bool {
         guard !host.isEmpty, host.utf8.count <= 253 else { return false }
         if host.contains(":") {
             return host.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
         }
-        guard let first = host.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first) else { return false }
-        return host.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-" || scalar == "_")
+        func allowed(_ scalar: Unicode.Scalar) -> Bool {
+            !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
         }
+        guard let first = host.unicodeScalars.first, allowed(first) else { return false }
+        return host.unicodeScalars.allSatisfy { allowed($0) || $0 == "." || $0 == "-" || $0 == "_" }
     }
 }
