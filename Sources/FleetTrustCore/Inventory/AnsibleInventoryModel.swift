@@ -155,9 +155,12 @@ struct AnsibleInventoryModel {
     private static func host(_ name: String, _ host: Host, direct: [String], inherited: [String],
                              vars: [String: InventoryVariable], log: inout DiagnosticLog) -> InventoryHost? {
         func place(_ key: String) -> SourceLocation { vars[key]?.location ?? host.location }
+        let plain = vars.mapValues(\.value)
+        let arguments = AnsibleSSHArguments(vars: plain)
+        let options = arguments.options
         let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
         var port = 22
-        if let text = vars[portKey]?.value {
+        if let text = options["port"] {
             switch HostPattern.port(text) {
             case .success(let value): port = value
             case .failure(let error):
@@ -167,16 +170,15 @@ struct AnsibleInventoryModel {
         }
         let addressKey = vars["ansible_ssh_host"] != nil ? "ansible_ssh_host" : "ansible_host"
         let userKey = vars["ansible_ssh_user"] != nil ? "ansible_ssh_user" : "ansible_user"
-        let address = vars[addressKey]?.value ?? name
+        // `-o HostName=` in Ansible's ssh arguments is where `ssh` connects, and the name it looks up.
+        let address = options["hostname"] ?? vars[addressKey]?.value ?? name
         let user = vars[userKey]?.value
-        let plain = vars.mapValues(\.value)
-        let options = AnsibleSSHArguments.sshOptions(in: plain)
         var item = InventoryHost(name: name, address: address, port: port, user: user,
                                  groups: direct, hostKeyAlias: options["hostkeyalias"],
                                  userKnownHostsFiles: options["userknownhostsfile"].map(AnsibleSSHArguments.files) ?? [],
                                  source: host.location,
                                  inheritedGroups: inherited, format: host.format,
-                                 proxy: AnsibleSSHArguments.proxy(in: plain),
+                                 proxy: arguments.proxy,
                                  sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
                                                             globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
                                                             checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
