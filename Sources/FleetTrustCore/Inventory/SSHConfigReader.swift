@@ -47,9 +47,20 @@ enum SSHConfigReader {
         var globalFiles: [String]?
         var proxy: String??
         var sshOptions = SSHHostOptions()
+        var undecided: String?
         for segment in segments {
             let matchName = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
-            guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName) }) else { continue }
+            var unknown: (SourceLocation, String)?
+            for condition in segment.conditions { if case .unsupported(let location, let why) = condition { unknown = (location, why) } }
+            guard segment.conditions.allSatisfy({ unknown != nil && $0.isUnsupported || holds($0, alias: alias, hostName: matchName) })
+            else { continue }
+            if let (location, why) = unknown {
+                if segment.settings.contains(where: \.changesTheVerdict), undecided == nil {
+                    undecided = "\(location): a Match block that fleettrust cannot evaluate (\(why)) "
+                        + "may set what ssh decides for it"
+                }
+                continue
+            }
             for setting in segment.settings {
                 switch setting {
                 case .hostName(let value): hostName = hostName ?? value
@@ -78,14 +89,16 @@ enum SSHConfigReader {
         }
         // ssh 9.2 expands `~` and `%` tokens in UserKnownHostsFile only; GlobalKnownHostsFile is used as written.
         sshOptions.globalKnownHostsFiles = globalFiles
-        return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
-                             userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
-                             proxy: proxy ?? nil, sshOptions: sshOptions)
+        var host = InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
+                                 userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
+                                 proxy: proxy ?? nil, sshOptions: sshOptions)
+        host.unsupportedConfiguration = undecided
+        return host
     }
 
     private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String) -> Bool {
         switch condition {
-        case .never:
+        case .unsupported:
             return false
         case .host(let patterns):
             var active = false
