@@ -9,7 +9,6 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {
         case unsafeName(SSHNameError)
         case invalidRoute(RouteError)
-        case unsupportedConfiguration(String)
     }
 
     public var reason: Reason
@@ -25,7 +24,6 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .unsafeName: return .unsafeName
         case .invalidRoute: return .invalidRoute
-        case .unsupportedConfiguration: return .unsupportedConfiguration
         }
     }
 
@@ -34,7 +32,6 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .unsafeName(let error): why = "its \(error.description)"
         case .invalidRoute(let error): why = "its \(error.description)"
-        case .unsupportedConfiguration(let text): why = "its ssh_config has \(text)"
         }
         return (source.map { "\($0): " } ?? "") + why + "; not probed, and nothing is run for it"
     }
@@ -50,9 +47,6 @@ extension InventoryHost {
     /// never handed to `ssh`, so only its route is checked.
     public var refusal: HostRefusal? {
         if let routeError { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
-        if let unsupportedConfiguration {
-            return HostRefusal(reason: .unsupportedConfiguration(unsupportedConfiguration), source: source)
-        }
         guard tls == nil else { return nil }
         do {
             _ = try SSHDestination(self)

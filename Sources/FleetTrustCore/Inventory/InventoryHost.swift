@@ -37,9 +37,6 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// The trust policy the inventory names for the host (`fleettrust_policy`); wins over the
     /// policy file.
     public var policy: String?
-    /// Why the host's configuration cannot be judged exactly (an ssh_config `Match` fleettrust cannot
-    /// evaluate that may apply to it); such a host is refused (`refusal`), never judged without it.
-    public var unsupportedConfiguration: String?
     /// Set for a TLS endpoint (a row `host:port/tls`); nil for an SSH host.
     public var tls: TLSEndpoint?
 

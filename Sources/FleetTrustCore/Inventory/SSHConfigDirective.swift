@@ -44,14 +44,8 @@ enum SSHConfigCondition {
     case host([String])
     /// `Match` criteria, all of which must hold.
     case match([Criterion])
-    /// A `Match` fleettrust cannot evaluate (reported once, with where and why): whether it applies
-    /// is unknown, so a host it may give settings is refused rather than judged without them.
-    case unsupported(SourceLocation, String)
-
-    var isUnsupported: Bool {
-        if case .unsupported = self { return true }
-        return false
-    }
+    /// Never applies: an unsupported `Match` (reported once) is skipped this way.
+    case never
 
     struct Criterion {
         enum Kind {
@@ -66,17 +60,9 @@ enum SSHConfigCondition {
         var negated: Bool
     }
 
-    /// The `Match` criteria `ssh` knows and fleettrust cannot evaluate, and whether each takes an argument.
-    private static let unsupportedCriteria: [String: Bool] = [
-        "canonical": false, "final": false, "exec": true, "user": true, "localuser": true, "tagged": true,
-        "localnetwork": true,
-    ]
-
-    /// Parses the arguments of a `Match` line: the criteria fleettrust evaluates, and the first one
-    /// it cannot (`exec`, `user`, …), named; or why the line is unusable.
-    static func match(_ arguments: [String]) -> Result<(SSHConfigCondition, unsupported: String?), HostPattern.PatternError> {
+    /// Parses the arguments of a `Match` line, or says which criterion is not supported.
+    static func match(_ arguments: [String]) -> Result<SSHConfigCondition, HostPattern.PatternError> {
         var criteria: [Criterion] = []
-        var unsupported: String?
         var index = 0
         while index < arguments.count {
             var word = arguments[index].lowercased()
@@ -94,20 +80,13 @@ enum SSHConfigCondition {
                 index += 1
                 criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
             default:
-                guard let takesArgument = unsupportedCriteria[word] else {
-                    return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; this Match block is skipped"))
-                }
-                if takesArgument {
-                    guard index < arguments.count else { return .failure(.message("Match \(word) needs an argument")) }
-                    index += 1
-                }
-                unsupported = unsupported ?? "Match criterion \(InventoryDiagnostic.quote(word)) is not supported"
+                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; this Match block is skipped"))
             }
         }
-        if criteria.isEmpty && unsupported == nil { return .failure(.message("Match needs criteria")) }
+        if criteria.isEmpty { return .failure(.message("Match needs criteria")) }
         if criteria.count > 1, criteria.contains(where: { if case .all = $0.kind { return true } else { return false } }) {
             return .failure(.message("Match all cannot be combined with other criteria; this Match block is skipped"))
         }
-        return .success((.match(criteria), unsupported))
+        return .success(.match(criteria))
     }
 }

@@ -21,15 +21,6 @@ struct SSHConfigLayout {
         case hashKnownHosts(Bool)
         /// `RevokedHostKeys`: one file as written, or none (`none`).
         case revokedHostKeys([String])
-
-        /// Whether the setting can change which machine `ssh` meets or what it decides about its
-        /// key (`User` and `HashKnownHosts` cannot).
-        var changesTheVerdict: Bool {
-            switch self {
-            case .user, .hashKnownHosts: return false
-            default: return true
-            }
-        }
     }
 
     struct Segment {
@@ -84,15 +75,11 @@ struct SSHConfigLayout {
             case "match":
                 flush(&current)
                 switch SSHConfigCondition.match(directive.arguments) {
-                case .success(let (condition, unsupported)):
+                case .success(let condition):
                     conditions = inherited + [condition]
-                    if let unsupported {
-                        log.warning(at: location, "\(unsupported); a host this Match block may apply to is refused when it sets what ssh decides")
-                        conditions.append(.unsupported(location, unsupported))
-                    }
                 case .failure(let error):
                     log.warning(at: location, error.text)
-                    conditions = inherited + [.unsupported(location, error.text)]
+                    conditions = inherited + [.never]
                 }
                 current = Segment(conditions: conditions)
             case "include":

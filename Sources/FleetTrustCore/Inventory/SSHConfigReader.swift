@@ -47,20 +47,9 @@ enum SSHConfigReader {
         var globalFiles: [String]?
         var proxy: String??
         var sshOptions = SSHHostOptions()
-        var undecided: String?
         for segment in segments {
             let matchName = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
-            var unknown: (SourceLocation, String)?
-            for condition in segment.conditions { if case .unsupported(let location, let why) = condition { unknown = (location, why) } }
-            guard segment.conditions.allSatisfy({ unknown != nil && $0.isUnsupported || holds($0, alias: alias, hostName: matchName) })
-            else { continue }
-            if let (location, why) = unknown {
-                if segment.settings.contains(where: \.changesTheVerdict), undecided == nil {
-                    undecided = "\(location): a Match block that fleettrust cannot evaluate (\(why)) "
-                        + "may set what ssh decides for it"
-                }
-                continue
-            }
+            guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName) }) else { continue }
             for setting in segment.settings {
                 switch setting {
                 case .hostName(let value): hostName = hostName ?? value
@@ -89,16 +78,14 @@ enum SSHConfigReader {
         }
         // ssh 9.2 expands `~` and `%` tokens in UserKnownHostsFile only; GlobalKnownHostsFile is used as written.
         sshOptions.globalKnownHostsFiles = globalFiles
-        var host = InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
-                                 userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
-                                 proxy: proxy ?? nil, sshOptions: sshOptions)
-        host.unsupportedConfiguration = undecided
-        return host
+        return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
+                             userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
+                             proxy: proxy ?? nil, sshOptions: sshOptions)
     }
 
     private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String) -> Bool {
         switch condition {
-        case .unsupported:
+        case .never:
             return false
         case .host(let patterns):
             var active = false

@@ -47,9 +47,6 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     /// Stage `proxy`: the host's ProxyJump (or `-J`) does not parse, as `ssh` refuses it; the host
     /// was not probed, directly or otherwise.
     case invalidRoute = "invalid-route"
-    /// Stage `proxy`: a `Match` block fleettrust cannot evaluate (`exec`, `user`, `final`, …) may
-    /// give the host settings that change what `ssh` decides; the host was not probed.
-    case unsupportedConfiguration = "unsupported-config"
     /// `ssh` offers no host-key algorithm the server has (for example a server with only
     /// `ssh-rsa`, SHA-1, which OpenSSH 9.2 no longer offers).
     case noMatchingHostKeyType = "no-matching-host-key-type"
