@@ -22,8 +22,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibSSH", path: "Sources/CLibSSH", pkgConfig: "libssh",
                        providers: [.apt(["libssh-dev"])]),
-        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
-                       providers: [.apt(["libncursesw5-dev"])]),
+        // No pkgConfig: ncursesw's .pc file carries -D_XOPEN_SOURCE=600, which SwiftPM drops with a
+        // warning on every build; the shim defines what it needs and the modulemap links the libraries.
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"])]),
 

@@ -17,6 +17,11 @@ static inline int ft_lines(void) { return LINES; }
 static inline int ft_cols(void) { return COLS; }
 static inline int ft_colors(void) { return COLORS; }
 static inline WINDOW *ft_stdscr(void) { return stdscr; }
+/* Whether the terminal restores the screen it had before curses started (rmcup); vt100 does not. */
+static inline int ft_has_alternate_screen(void) {
+    char *leave = tigetstr("rmcup");
+    return leave != 0 && leave != (char *)-1 && leave[0] != 0;
+}
 static inline int ft_key_resize(void) { return KEY_RESIZE; }
 static inline int ft_key_mouse(void) { return KEY_MOUSE; }
 /* Frees the terminal description a setupterm() call loaded (cur_term is a C global). */

@@ -192,6 +192,26 @@ public enum OddCertificates {
     }
 }
 
+/// Odd but valid encodings of plain keys, for what a stock sshd will not serve.
+public enum OddKeys {
+    /// An `ssh-rsa` blob with `extraZeros` more zero bytes in front of the modulus: the same key to
+    /// OpenSSH (`sshbuf_get_bignum2_bytes_direct` drops them), other bytes on the wire. The server
+    /// signs with the same private key, so the exchange signature still verifies.
+    public static func zeroPaddedRSA(_ blob: [UInt8], extraZeros: Int = 1) throws -> [UInt8] {
+        var reader = CertificateReader(blob)
+        let type = try reader.string(), e = try reader.string(), n = try reader.string()
+        guard type == Array("ssh-rsa".utf8), reader.offset == blob.count else {
+            throw TestFleetError.toolFailed("not a plain ssh-rsa key")
+        }
+        var out: [UInt8] = []
+        for field in [type, e, [UInt8](repeating: 0, count: extraZeros) + n] {
+            let count = UInt32(field.count)
+            out += [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)] + field
+        }
+        return out
+    }
+}
+
 /// SSH wire strings, for certificate surgery.
 struct CertificateReader {
     let bytes: [UInt8]
@@ -214,7 +234,8 @@ struct CertificateReader {
 
 /// A fake SSH server (Python 3 with `cryptography`, run as its own process and stopped by PID)
 /// that serves whatever host keys it is given, including what a stock sshd refuses to serve:
-/// forged, undecodable, relabelled or user certificates, SHA-1-only RSA, RSA keys under 1024 bits.
+/// forged, undecodable, relabelled or user certificates, certificates `cert_parse` refuses (a NUL in the
+/// key id, an RSA-768 CA), SHA-1-only RSA, RSA keys under 1024 bits, zero-padded RSA keys (`OddKeys`).
 ///
 /// It sends its identification and a KEXINIT offering `curve25519-sha256` (and the libssh.org
 /// name) and the union of the keys' algorithms, in order; negotiates the host-key algorithm as

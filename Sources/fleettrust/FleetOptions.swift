@@ -19,7 +19,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
         "known_hosts file to judge against and save to (the first one). Repeatable. "
-            + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
+            + "Default: the four files ssh reads, \(DefaultKnownHostsFiles.described) (new entries go to the first).", valueName: "file"))
     var knownHostsFiles: [String] = []
 
     @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (format: FILE FORMATS in man fleettrust).", valueName: "file"))
@@ -47,7 +47,8 @@ struct FleetOptions: ParsableArguments {
             help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
-    @Option(help: "Seconds allowed for each connection attempt (more than 0, at most 3600).", transform: parseTimeout)
+    @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5).",
+            transform: parseTimeout)
     var timeout: Double = 5
 
     @Option(help: "How many handshakes run at once.")
@@ -57,8 +58,8 @@ struct FleetOptions: ParsableArguments {
     var direct = false
 
     @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
-        "ssh_config that the bastions (ProxyJump hops) of hosts from other inventories than an ssh_config are resolved through (ssh -F). "
-            + "Default: ssh's own (~/.ssh/config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
+        "ssh_config that hosts from other inventories than an ssh_config are judged under (their HostName, HostKeyAlias, known_hosts files, algorithms…, matched against the name ssh is given: the listed host, ansible_host) and whose bastions (ProxyJump hops) are resolved through (ssh -F). "
+            + "Default: ssh's own (~/.ssh/config, then /etc/ssh/ssh_config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
     var sshConfig: String?
 
     /// The probe pool's settings: concurrency, timeout, and how routes are followed.
@@ -100,12 +101,12 @@ struct FleetOptions: ParsableArguments {
     /// `--known-hosts`, or OpenSSH's default `UserKnownHostsFile`.
     var defaultUserKnownHostsFiles: [String] {
         if !knownHostsFiles.isEmpty { return knownHostsFiles.map(expandTilde) }
-        return [expandTilde("~/.ssh/known_hosts"), expandTilde("~/.ssh/known_hosts2")]
+        return DefaultKnownHostsFiles.user(home: expandTilde("~"))
     }
 
     /// None with `--known-hosts`, else OpenSSH's default `GlobalKnownHostsFile`.
     var defaultGlobalKnownHostsFiles: [String] {
-        knownHostsFiles.isEmpty ? ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"] : []
+        knownHostsFiles.isEmpty ? DefaultKnownHostsFiles.global : []
     }
 
     /// The `--known-hosts` files that do not exist, each once: they are judged as empty, as `ssh`
@@ -160,12 +161,30 @@ struct FleetOptions: ParsableArguments {
         }
     }
 
+    /// Inventory read options carrying the user's ssh configuration (`--ssh-config`, else
+    /// `~/.ssh/config` and `/etc/ssh/ssh_config`), whose host-key settings apply to hosts of every
+    /// inventory that is not an ssh_config, as the `ssh` the user runs applies them.
+    func readOptionsWithSSHConfiguration() throws -> InventoryReadOptions {
+        var options = InventoryReadOptions()
+        let files = SSHUserConfiguration.defaultFiles(explicit: sshConfig.map(expandTilde), options: options)
+        do {
+            let (configuration, diagnostics) = try SSHUserConfiguration.read(files: files, options: options)
+            // Only what ssh itself would refuse: its files are not fleettrust's to lint.
+            diagnostics.filter { $0.severity == .error }.forEach { printError($0.description) }
+            options.sshConfiguration = configuration
+        } catch {
+            throw CommandFailure.unreadableInput("--ssh-config \(error)")
+        }
+        return options
+    }
+
     /// Reads every inventory, prints each problem as `file:line: message` on standard error,
     /// and returns the hosts that could be read (filtered by `--group`).
     func loadInventory() throws -> Inventory {
         guard !inventories.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
         missingKnownHostsWarnings.forEach(printError)
-        let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)))
+        let loader = InventoryLoader(format: inventoryFormat.flatMap(InventoryFormat.init(argument:)),
+                                     options: try readOptionsWithSSHConfiguration())
         var inventory: Inventory
         do {
             inventory = try loader.loadWaiting(inventories.map { $0 == "-" ? $0 : expandTilde($0) })

@@ -10,16 +10,14 @@ extension FleetOptions {
     func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
         let pool = ProbePool(settings: poolSettings)
         var results = [ProbeResult?](repeating: nil, count: hosts.count)
-        let progress = standardErrorIsTerminal
-        var done = 0
         let scan = pool.start(hosts)
+        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:)) : nil
         interruption?.whenReceived { Task { await scan.cancel() } }
         for await event in scan.events {
             results[event.index] = event.result
-            done += 1
-            if progress { FileHandle.standardError.write(Data("\rfleettrust: scanned \(done)/\(hosts.count)".utf8)) }
+            progress?.finished(event.index)
         }
-        if progress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
+        progress?.end()
         return hosts.indices.map { index in
             results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
                                           failures: [ProbeFailure(stage: .cancelled, code: .cancelled, message: "the scan was stopped")])

@@ -68,9 +68,7 @@ struct HistoryCommand: AsyncParsableCommand {
             case .table:
                 FileHandle.standardOutput.write(Data(timeline.table().utf8))
             case .json:
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(timeline) + Data("\n".utf8))
+                FileHandle.standardOutput.write(try ReportJSON.encode(timeline) + Data("\n".utf8))
             }
         } catch let failure as CommandFailure {
             printError(failure.description)

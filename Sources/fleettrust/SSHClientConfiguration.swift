@@ -15,6 +15,6 @@ enum SSHClientConfiguration {
         guard let result = try? await run(.path(FilePath("/usr/bin/ssh")), arguments: ["-G", "fleettrust.invalid"],
                                           input: .none, output: .string(limit: 1 << 20), error: .discarded),
               result.terminationStatus.isSuccess else { return false }
-        return (result.standardOutput ?? "").split(separator: "\n").contains("hashknownhosts yes")
+        return result.standardOutput.split(separator: "\n").contains("hashknownhosts yes")
     }
 }

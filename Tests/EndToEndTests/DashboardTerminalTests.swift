@@ -173,6 +173,16 @@ final class DashboardTerminalTests: XCTestCase {
 
     /// tmux and PuTTY send `ESC [ 1 ~` and `ESC [ 4 ~` for Home and End, which xterm's terminfo
     /// entry does not list (it has `ESC O H` and `ESC O F`).
+    func testOnAVT100WithoutAnAlternateScreenQuittingLeavesNoFrameUnderTheShell() throws {
+        let terminal = try dashboard(environment: ["TERM": "vt100"])
+        let (shown, screen) = terminal.waitFor { self.settled($0) }
+        XCTAssertTrue(shown, screen)
+        terminal.send("q")
+        let (ended, after) = exited(terminal, status: 0)
+        XCTAssertTrue(ended, after)
+        XCTAssertFalse(after.contains("unreachable") || after.contains("STATUS"), "the last frame stayed on screen: \(after)")
+    }
+
     func testHomeAndEndWorkWithTheSequencesTmuxAndPuTTYSendUnderAnXtermTERM() throws {
         let terminal = try dashboard(environment: ["TERM": "xterm-256color"])
         XCTAssertTrue(terminal.waitFor(settled).0, terminal.capture())

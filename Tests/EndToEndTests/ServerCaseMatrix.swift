@@ -46,6 +46,14 @@ struct ServerCase: CustomStringConvertible, Sendable {
 
     enum Config: String, CaseIterable, Sendable {
         case none, hostKeyAlias = "HostKeyAlias", hostKeyAlgorithms = "HostKeyAlgorithms", userKnownHostsFile = "UserKnownHostsFile"
+        /// An explicit `HostKeyAlgorithms` list naming the plain keys in reverse order: `ssh` uses it
+        /// as written, not reordered by what known_hosts records.
+        case hostKeyAlgorithmsOrder = "HostKeyAlgorithms-explicit-order"
+        /// `CASignatureAlgorithms ssh-ed25519`: certificates signed by the RSA or ECDSA CA are not
+        /// accepted as certificates.
+        case caSignatureAlgorithms = "CASignatureAlgorithms"
+        /// `RequiredRSASize 3072`: the 2048-bit RSA key is refused.
+        case requiredRSASize = "RequiredRSASize"
     }
 
     var index: Int
@@ -63,8 +71,20 @@ struct ServerCase: CustomStringConvertible, Sendable {
     /// The HostKeyAlgorithms this case's block sets: the last plain key's algorithms (so ssh meets
     /// that key, not a certificate or the preferred type), `+ssh-rsa` for a SHA-1-only server.
     var hostKeyAlgorithms: String? {
+        if config == .hostKeyAlgorithmsOrder {
+            return setup.plain.reversed().flatMap(ServerLab.algorithms).joined(separator: ",")
+        }
         guard config == .hostKeyAlgorithms, let last = setup.plain.last else { return nil }
         return last == .rsaSHA1Only ? "+ssh-rsa" : ServerLab.algorithms(last).joined(separator: ",")
+    }
+
+    /// The other lines this case's block sets.
+    var otherSettings: [String] {
+        switch config {
+        case .caSignatureAlgorithms: return ["CASignatureAlgorithms ssh-ed25519"]
+        case .requiredRSASize: return ["RequiredRSASize 3072"]
+        default: return []
+        }
     }
 
     var description: String {
@@ -272,6 +292,13 @@ enum ServerMatrix {
             (Setup(plain: [.ed, .ec, .rsa]), .exact, .hostKeyAlias),
             (Setup(plain: [.ed, .ec, .rsa]), .exact, .userKnownHostsFile),
             (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exact, .none),
+            (Setup(plain: [.ed, .ec, .rsa]), .exact, .hostKeyAlgorithmsOrder),
+            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exact, .hostKeyAlgorithmsOrder),
+            (cert(.valid, .rsa, "rsa"), .certAuthority, .caSignatureAlgorithms),
+            (cert(.valid, .ec, "ec", all: true), .certAuthorityAndExact, .caSignatureAlgorithms),
+            (cert(.valid, .ed, "ed"), .certAuthority, .caSignatureAlgorithms),
+            (Setup(plain: [.rsa]), .exact, .requiredRSASize),
+            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .requiredRSASize),
             (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority, .none),
         ]
     }()

@@ -236,6 +236,7 @@ final class ServerDifferentialTests: XCTestCase {
             inventory += "Host \(item.name)\n  HostName \(item.address)\n  Port \(item.port)\n"
             if let alias = item.alias { inventory += "  HostKeyAlias \(alias)\n" }
             if let algorithms = item.hostKeyAlgorithms { inventory += "  HostKeyAlgorithms \(algorithms)\n" }
+            for setting in item.otherSettings { inventory += "  \(setting)\n" }
             if item.config == .userKnownHostsFile {
                 let own = lab.path("known_hosts-\(item.name)")
                 try text.write(toFile: own, atomically: true, encoding: .utf8)

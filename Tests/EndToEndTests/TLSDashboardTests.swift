@@ -102,11 +102,24 @@ final class TLSDashboardTests: XCTestCase {
         XCTAssertTrue(terminal.waitFor { $0.contains("STATUS") && $0.contains("1 shown") }.0, terminal.capture())
         showAll(terminal)
 
+        // t on the self-signed endpoint under the standard policy: before y it says the pin will not
+        // make it trusted, and what would.
+        select(terminal, untrusted)
+        terminal.send("t")
+        let (explained, explanation) = terminal.waitFor { $0.contains("y pins these fingerprints") }
+        XCTAssertTrue(explained, explanation)
+        XCTAssertTrue(explanation.contains("so after y the endpoint stays untrusted"), explanation)
+        XCTAssertTrue(explanation.contains("'[localhost]:\(untrusted) pin-only'") && explanation.contains("--tls-ca-file"), explanation)
+        terminal.send("n")
+        XCTAssertTrue(terminal.waitFor { $0.contains("Cancelled; nothing was saved.") }.0, terminal.capture())
+        showAll(terminal)
+
         // t on the pin-only endpoint: the confirmation shows the leaf's pin and certificate SHA-256; y pins it.
         select(terminal, pinOnly)
         terminal.send("t")
         let (asked, confirmation) = terminal.waitFor { $0.contains("y pins these fingerprints") }
         XCTAssertTrue(asked, confirmation)
+        XCTAssertTrue(confirmation.contains("the pin alone decides, so after y this endpoint is trusted"), confirmation)
         XCTAssertTrue(confirmation.contains("saved as: [localhost]:\(pinOnly)"), confirmation)
         XCTAssertTrue(confirmation.contains("leaf public key  pin-sha256:\(selfPin)"), confirmation)
         let certificateSHA256 = try certificateFingerprint("self")

@@ -30,7 +30,7 @@ final class InventorySSHConfigTests: XCTestCase {
         XCTAssertEqual(host("web.example.com").port, 2223)
         XCTAssertEqual(inventory.errors, [])
         XCTAssertEqual(inventory.diagnostics.map(\.description),
-                       ["ssh_config:34: warning: Match criterion 'exec' is not supported; this Match block is skipped"])
+                       ["ssh_config:34: warning: Match criterion 'exec' is not supported; fleettrust cannot tell whether this Match block applies"])
     }
 
     func testBadLinesAreReportedAndTheRestStillResolves() {

@@ -42,6 +42,17 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertTrue(arguments.contains("CheckHostIP=yes"), "\(arguments)")
     }
 
+    func testConnectToAHostOfAnotherInventoryUsesTheSSHConfigurationItWasJudgedUnder() throws {
+        var options = SSHHostOptions()
+        options.caSignatureAlgorithms = "ssh-ed25519"
+        options.requiredRSASize = 3072
+        let host = InventoryHost(name: "web1", address: "10.1.2.3", sshOptions: options)
+        let arguments = try ConnectCommand(routeConfig: "/etc/fleet/ssh_config").arguments(for: judged(host))
+        XCTAssertEqual(Array(arguments.prefix(3)), ["ssh", "-F", "/etc/fleet/ssh_config"])
+        XCTAssertTrue(arguments.contains("CASignatureAlgorithms=ssh-ed25519"), "\(arguments)")
+        XCTAssertTrue(arguments.contains("RequiredRSASize=3072"), "\(arguments)")
+    }
+
     func testConnectToAnSSHConfigHostUsesThatFileAndTheAlias() throws {
         let host = InventoryHost(name: "web1", address: "10.1.2.3", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),
                                  format: .sshConfig)

@@ -56,6 +56,18 @@ final class ThemeTests: XCTestCase {
         XCTAssertEqual(theme.style(.dialog), Style(foreground: .indexed(7), background: .indexed(0)))
     }
 
+    func testAMissingThemeNamesTheThemesThereAreEachOnce() throws {
+        let directory = NSTemporaryDirectory() + "themes-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["dark", "light"] { try "normal = white, black\n".write(toFile: "\(directory)/\(name).theme", atomically: true, encoding: .utf8) }
+        XCTAssertThrowsError(try Theme.load("nope", searching: [directory, directory, "/a"])) {
+            XCTAssertTrue("\($0)".contains("theme not found (looked for \(directory)/nope.theme); the themes are dark, light"), "\($0)")
+        }
+        let searched = Theme.searchDirectories(executable: "/opt/x/bin/fleettrust", environment: [:])
+        XCTAssertEqual(searched.count, Set(searched).count, "a directory searched twice: \(searched)")
+    }
+
     func testAMissingThemeSaysWhereItLooked() {
         XCTAssertThrowsError(try Theme.load("nope", searching: ["/a", "/b"])) {
             XCTAssertTrue("\($0)".contains("/a/nope.theme, /b/nope.theme"), "\($0)")

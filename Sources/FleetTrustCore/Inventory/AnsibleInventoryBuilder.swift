@@ -92,7 +92,7 @@ struct AnsibleInventoryBuilder {
                 .apply(to: &model, diagnostics: &diagnostics)
         }
         var log = DiagnosticLog(file: varsDirectories.last ?? ".")
-        let hosts = model.hosts(log: &log)
+        let hosts = model.hosts(options: loader.options, log: &log)
         absorb(log)
         var inventory = Inventory(diagnostics: diagnostics, skipped: skipped)
         inventory.append(Inventory(hosts: hosts), options: loader.options)

@@ -15,7 +15,7 @@ enum AnsibleInventoryJSONReader {
                      detected: Bool) -> [InventoryHost] {
         var model = AnsibleInventoryModel()
         read(contents, into: &model, options: options, log: &log, detected: detected)
-        return model.hosts(log: &log)
+        return model.hosts(options: options, log: &log)
     }
 
     /// Adds one document to `model`. A document that was only detected as JSON (not named with

@@ -123,7 +123,7 @@ struct AnsibleInventoryModel {
     }
 
     /// Resolves every host into an `InventoryHost`.
-    mutating func hosts(log: inout DiagnosticLog) -> [InventoryHost] {
+    mutating func hosts(options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var resolvedGroups: [[String]: (inherited: [String], vars: [String: InventoryVariable])] = [:]
         var result: [InventoryHost] = []
         result.reserveCapacity(hostOrder.count)
@@ -138,7 +138,7 @@ struct AnsibleInventoryModel {
                 resolvedGroups[direct] = resolved
             }
             let vars = resolved.vars.merging(host.vars) { _, new in new }.merging(host.fileVars) { _, new in new }
-            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, log: &log) {
+            if let item = Self.host(name, host, direct: direct, inherited: resolved.inherited, vars: vars, options: options, log: &log) {
                 result.append(item)
                 if let ports = vars["fleettrust_tls_ports"] {
                     switch TLSInventoryEndpoints.ports(ports.value, for: item) {
@@ -153,14 +153,11 @@ struct AnsibleInventoryModel {
     }
 
     private static func host(_ name: String, _ host: Host, direct: [String], inherited: [String],
-                             vars: [String: InventoryVariable], log: inout DiagnosticLog) -> InventoryHost? {
+                             vars: [String: InventoryVariable], options: InventoryReadOptions, log: inout DiagnosticLog) -> InventoryHost? {
         func place(_ key: String) -> SourceLocation { vars[key]?.location ?? host.location }
-        let plain = vars.mapValues(\.value)
-        let arguments = AnsibleSSHArguments(vars: plain)
-        let options = arguments.options
         let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
         var port = 22
-        if let text = options["port"] {
+        if let text = vars[portKey]?.value {
             switch HostPattern.port(text) {
             case .success(let value): port = value
             case .failure(let error):
@@ -170,20 +167,39 @@ struct AnsibleInventoryModel {
         }
         let addressKey = vars["ansible_ssh_host"] != nil ? "ansible_ssh_host" : "ansible_host"
         let userKey = vars["ansible_ssh_user"] != nil ? "ansible_ssh_user" : "ansible_user"
-        // `-o HostName=` in Ansible's ssh arguments is where `ssh` connects, and the name it looks up.
-        let address = options["hostname"] ?? vars[addressKey]?.value ?? name
+        let address = vars[addressKey]?.value ?? name
         let user = vars[userKey]?.value
-        var item = InventoryHost(name: name, address: address, port: port, user: user,
-                                 groups: direct, hostKeyAlias: options["hostkeyalias"],
-                                 userKnownHostsFiles: options["userknownhostsfile"].map(AnsibleSSHArguments.files) ?? [],
-                                 source: host.location,
-                                 inheritedGroups: inherited, format: host.format,
-                                 proxy: arguments.proxy,
-                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: options["hostkeyalgorithms"],
-                                                            globalKnownHostsFiles: options["globalknownhostsfile"].map(AnsibleSSHArguments.files),
-                                                            checkHostIP: options["checkhostip"].flatMap(SSHConfigLayout.flag),
-                                                            hashKnownHosts: options["hashknownhosts"].flatMap(SSHConfigLayout.flag),
-                                                            revokedHostKeys: options["revokedhostkeys"].map { $0.lowercased() == "none" ? [] : [$0] }))
+        let plain = vars.mapValues(\.value)
+        var settings = SSHHostSettings()
+        let arguments = AnsibleSSHArguments.sshOptions(in: plain).filter { $0.keyword != "proxyjump" && $0.keyword != "proxycommand" }
+        func apply(_ option: AnsibleSSHArguments.Option) {
+            let at = vars[option.variable]?.location
+            switch SSHOption.parse(keyword: option.keyword, arguments: option.arguments, rawArguments: option.raw) {
+            case .success(.option(let parsed)): settings.apply(parsed, at: at)
+            case .success(.noEffect): break
+            case .success(.unknown):
+                log.warning(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(InventoryDiagnostic.quote(option.keyword)) is not an OpenSSH 9.2 keyword (ssh refuses it); ignored")
+            case .failure(let problem):
+                log.error(at: at ?? host.location, "host \(InventoryDiagnostic.quote(name)): -o \(problem.text); ignored")
+                settings.apply(.unjudged(keyword: SSHOption.spelling(option.keyword),
+                                         why: "ssh refuses the option: \(problem.text)"), at: at)
+            }
+        }
+        // Ansible's command line: `ansible_ssh_args`, then its own `-o Port=`/`-o User=`, then the
+        // common and extra args; `ssh` keeps the first value of each.
+        for option in arguments where option.variable == "ansible_ssh_args" { apply(option) }
+        if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
+        if let user { settings.apply(.user(user), at: place(userKey)) }
+        for option in arguments where option.variable != "ansible_ssh_args" { apply(option) }
+        // After the command line, the user's configuration, matched against ansible_host.
+        options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
+        var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
+                                 port: settings.port ?? 22, user: settings.user, options: options)
+        item.groups = direct
+        item.source = host.location
+        item.inheritedGroups = inherited
+        item.format = host.format
+        item.proxy = AnsibleSSHArguments.proxy(in: plain)
         if let policy = vars["fleettrust_policy"]?.value {
             guard PolicyName(rawValue: policy) != nil else {
                 log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",

@@ -1,16 +1,20 @@
 /// How Ansible's ssh connection plugin passes extra settings to `ssh`, read once as `ssh` reads its
-/// command line: `ansible_ssh_args`, then the `-o Port=` Ansible adds for `ansible_port`, then
-/// `ansible_ssh_common_args`, then `ansible_ssh_extra_args` (the order of the plugin's
-/// `_build_command`), each split as Python's `shlex.split` splits it and walked with `ssh`'s own
+/// command line: `ansible_ssh_args`, then `ansible_ssh_common_args`, then `ansible_ssh_extra_args`
+/// (the order of the plugin's `_build_command`), each split as Python's `shlex.split` splits it and walked with `ssh`'s own
 /// option letters, so a cluster (`-CoProxyCommand=…`, `-4J gate`), a quote inside a word
 /// (`-o"ProxyJump gate"`) or `-p 2222` means to fleettrust what it means to `ssh`.
 ///
-/// One reader for every setting (the proxy, `HostName`, `Port`, the host-key options): a second,
+/// One reader for every setting (the proxy, `-p`, every `-o` keyword): a second,
 /// looser reader for any of them would let an inventory send `ssh` one way and fleettrust another.
 struct AnsibleSSHArguments {
-    /// `-o Keyword=value` settings, keywords lower-cased, first value winning as in `ssh`; `-p`
-    /// counts as `port`.
-    private(set) var options: [String: String] = [:]
+    /// One `-o Keyword=value` (or `-p PORT`, as `port`) in command-line order: the keyword
+    /// lower-cased, the value split into words as `ssh` splits an `-o` line, the value as written,
+    /// and the variable it came from (for `file:line`).
+    typealias Option = (keyword: String, arguments: [String], raw: String, variable: String)
+
+    /// Every `-o` setting (and `-p` as `port`), in the order `ssh` reads them; `ssh` keeps the
+    /// first value of each keyword.
+    private(set) var options: [Option] = []
     /// The first proxy setting (`-J`, `-o ProxyJump`, `-o ProxyCommand`) as a directive
     /// (`ProxyJump a,b`, `ProxyCommand …`); nil when there is none or it says `none`.
     private(set) var proxy: String?
@@ -24,11 +28,14 @@ struct AnsibleSSHArguments {
     }()
 
     init(vars: [String: String]) {
-        read(vars["ansible_ssh_args"])
-        let portKey = vars["ansible_ssh_port"] != nil ? "ansible_ssh_port" : "ansible_port"
-        if let port = vars[portKey] { set("port", port) }
-        for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] { read(vars[key]) }
+        for key in ["ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args"] { read(vars[key], from: key) }
     }
+
+    /// The `-o` settings of Ansible's ssh arguments, in command-line order.
+    static func sshOptions(in vars: [String: String]) -> [Option] { AnsibleSSHArguments(vars: vars).options }
+
+    /// The proxy Ansible's ssh goes through, as a directive (`ProxyJump a,b`, `ProxyCommand …`).
+    static func proxy(in vars: [String: String]) -> String? { AnsibleSSHArguments(vars: vars).proxy }
 
     /// The words of an argument string, split as `shlex.split` splits it (no comments).
     static func words(_ text: String) -> [String] {
@@ -63,7 +70,7 @@ struct AnsibleSSHArguments {
         return words
     }
 
-    private mutating func read(_ text: String?) {
+    private mutating func read(_ text: String?, from variable: String) {
         guard let text else { return }
         let words = Self.words(text)
         var index = 0
@@ -81,13 +88,13 @@ struct AnsibleSSHArguments {
                     argument = words[index]
                     index += 1
                 }
-                option(letter, argument)
+                option(letter, argument, from: variable)
                 break
             }
         }
     }
 
-    private mutating func option(_ letter: Character, _ argument: String) {
+    private mutating func option(_ letter: Character, _ argument: String, from variable: String) {
         switch letter {
         case "o":
             let keyword = argument.prefix { $0 != " " && $0 != "\t" && $0 != "=" }.lowercased()
@@ -95,16 +102,17 @@ struct AnsibleSSHArguments {
             switch keyword {
             case "proxyjump": setProxy("ProxyJump", String(value))
             case "proxycommand": setProxy("ProxyCommand", String(value))
-            default: set(keyword, String(value).trimmingCharacters(in: .whitespaces))
+            default: add(keyword, String(value).trimmingCharacters(in: .whitespaces), from: variable)
             }
         case "J": setProxy("ProxyJump", argument)
-        case "p": set("port", argument)
+        case "p": add("port", argument, from: variable)
         default: break
         }
     }
 
-    private mutating func set(_ keyword: String, _ value: String) {
-        if !keyword.isEmpty, options[keyword] == nil { options[keyword] = value }
+    private mutating func add(_ keyword: String, _ value: String, from variable: String) {
+        guard !keyword.isEmpty else { return }
+        options.append((keyword, value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init), value, variable))
     }
 
     private mutating func setProxy(_ keyword: String, _ value: String) {
@@ -114,7 +122,4 @@ struct AnsibleSSHArguments {
         proxy = trimmed.lowercased() == "none" ? nil : "\(keyword) \(trimmed)"
     }
 
-    static func files(_ value: String) -> [String] {
-        value.split(separator: " ").map(String.init)
-    }
 }

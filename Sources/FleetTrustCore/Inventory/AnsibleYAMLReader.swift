@@ -25,7 +25,7 @@ enum AnsibleYAMLReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var model = AnsibleInventoryModel()
         read(contents, into: &model, options: options, log: &log)
-        return model.hosts(log: &log)
+        return model.hosts(options: options, log: &log)
     }
 
     /// Adds one file's groups, hosts and variables to `model`, which may hold other files already.

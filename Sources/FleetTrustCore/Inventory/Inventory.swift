@@ -31,6 +31,8 @@ public struct InventoryReadOptions: Sendable {
     public var maxLineLength = 65_536
     /// Whether ssh_config `Include` reads other files; off where the input alone must decide (fuzzing).
     public var followIncludes = true
+    /// The user's ssh configuration, applied to hosts of the formats that are not an ssh_config.
+    public var sshConfiguration: SSHUserConfiguration?
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {
@@ -79,14 +81,23 @@ public struct Inventory: Sendable {
         let contents = String(decoding: source.bytes, as: UTF8.self)
         var log = DiagnosticLog(file: source.name)
         let hosts: [InventoryHost]
-        switch format ?? InventoryFormat.detect(contents) {
+        let chosen = format ?? InventoryFormat.detect(contents)
+        switch chosen {
         case .plain: hosts = PlainListReader.read(contents, options: options, log: &log)
         case .ansibleINI: hosts = AnsibleINIReader.read(contents, options: options, log: &log)
         case .ansibleYAML: hosts = AnsibleYAMLReader.read(contents, options: options, log: &log)
         case .sshConfig: hosts = SSHConfigReader.read(contents, options: options, log: &log)
         case .ansibleJSON: hosts = AnsibleInventoryJSONReader.read(contents, options: options, log: &log, detected: format == nil)
         }
-        var inventory = Inventory(diagnostics: log.diagnostics, skipped: log.skipped)
+        var diagnostics = log.diagnostics
+        if format == nil, let first = diagnostics.firstIndex(where: { $0.severity == .error }) {
+            // A guessed format is named where it explains the errors (a plain list whose first line
+            // looks like YAML is read as YAML).
+            diagnostics.insert(InventoryDiagnostic(.warning, SourceLocation(file: source.name, line: diagnostics[first].location.line),
+                                                   "read as \(chosen.label) (detected from its content; "
+                                                   + "--inventory-format plain, ini, yaml, json or ssh-config chooses)"), at: first)
+        }
+        var inventory = Inventory(diagnostics: diagnostics, skipped: log.skipped)
         inventory.merge(hosts, options: options)
         return inventory
     }

@@ -84,31 +84,6 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     }
 }
 
-/// Client settings beyond the host's name, port and alias that decide what `ssh` accepts; nil
-/// (or empty) means the setting is not given and OpenSSH's default applies.
-public struct SSHHostOptions: Hashable, Sendable, Codable {
-    /// `HostKeyAlgorithms`, as written (`+ssh-rsa`, `-ecdsa*`, `^ssh-ed25519`, or a list).
-    public var hostKeyAlgorithms: String?
-    /// `GlobalKnownHostsFile`, expanded.
-    public var globalKnownHostsFiles: [String]?
-    /// `CheckHostIP`.
-    public var checkHostIP: Bool?
-    /// `HashKnownHosts`: whether new entries for this host are written hashed.
-    public var hashKnownHosts: Bool?
-    /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
-    /// `ssh` 9.2 uses it (no `~` or `%` expansion); empty for `none`, nil when unset.
-    public var revokedHostKeys: [String]?
-
-    public init(hostKeyAlgorithms: String? = nil, globalKnownHostsFiles: [String]? = nil, checkHostIP: Bool? = nil,
-                hashKnownHosts: Bool? = nil, revokedHostKeys: [String]? = nil) {
-        self.hostKeyAlgorithms = hostKeyAlgorithms
-        self.globalKnownHostsFiles = globalKnownHostsFiles
-        self.checkHostIP = checkHostIP
-        self.hashKnownHosts = hashKnownHosts
-        self.revokedHostKeys = revokedHostKeys
-    }
-}
-
 /// A file and 1-based line number, carried by every input error.
 public struct SourceLocation: Hashable, Sendable, Codable, CustomStringConvertible {
     public var file: String

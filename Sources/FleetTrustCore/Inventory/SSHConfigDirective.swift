@@ -44,8 +44,10 @@ enum SSHConfigCondition {
     case host([String])
     /// `Match` criteria, all of which must hold.
     case match([Criterion])
-    /// Never applies: an unsupported `Match` (reported once) is skipped this way.
-    case never
+    /// A `Match` with a criterion fleettrust does not evaluate (`exec`, `canonical`, `final`,
+    /// `user`, `localuser`, …): it may or may not apply, so a host whose other conditions hold is
+    /// unjudged when the block sets anything.
+    case unsupported(UnjudgedSetting)
 
     struct Criterion {
         enum Kind {
@@ -54,14 +56,22 @@ enum SSHConfigCondition {
             case host(String)
             /// `Match originalhost`: the alias as typed.
             case originalHost(String)
+            /// `Match user`: the remote user obtained so far, else the local one (case-sensitive).
+            case user(String)
+            /// `Match localuser`: the local user (case-sensitive).
+            case localUser(String)
+            /// A criterion fleettrust does not evaluate (`exec`, `canonical`, `final`, …), as
+            /// written, with the `Match` line.
+            case unsupported(String, SourceLocation)
         }
 
         var kind: Kind
         var negated: Bool
     }
 
-    /// Parses the arguments of a `Match` line, or says which criterion is not supported.
-    static func match(_ arguments: [String]) -> Result<SSHConfigCondition, HostPattern.PatternError> {
+    /// Parses the arguments of a `Match` line, or says why it cannot be read.
+    static func match(_ arguments: [String], at location: SourceLocation) -> Result<SSHConfigCondition, HostPattern.PatternError> {
+        // ssh takes `exec` and the other one-argument criteria's next word as their argument.
         var criteria: [Criterion] = []
         var index = 0
         while index < arguments.count {
@@ -79,13 +89,24 @@ enum SSHConfigCondition {
                 let list = arguments[index]
                 index += 1
                 criteria.append(Criterion(kind: word == "host" ? .host(list) : .originalHost(list), negated: negated))
+            case "user", "localuser":
+                guard index < arguments.count else {
+                    return .failure(.message("Match \(word) needs a pattern list"))
+                }
+                let list = arguments[index]
+                index += 1
+                criteria.append(Criterion(kind: word == "user" ? .user(list) : .localUser(list), negated: negated))
+            case "canonical", "final":
+                criteria.append(Criterion(kind: .unsupported(word, location), negated: negated))
             default:
-                return .failure(.message("Match criterion \(InventoryDiagnostic.quote(word)) is not supported; this Match block is skipped"))
+                guard index < arguments.count else { return .failure(.message("Match \(word) needs an argument")) }
+                criteria.append(Criterion(kind: .unsupported(word + " " + arguments[index], location), negated: negated))
+                index += 1
             }
         }
         if criteria.isEmpty { return .failure(.message("Match needs criteria")) }
         if criteria.count > 1, criteria.contains(where: { if case .all = $0.kind { return true } else { return false } }) {
-            return .failure(.message("Match all cannot be combined with other criteria; this Match block is skipped"))
+            return .failure(.message("Match all cannot be combined with other criteria; fleettrust cannot tell whether this Match block applies"))
         }
         return .success(.match(criteria))
     }

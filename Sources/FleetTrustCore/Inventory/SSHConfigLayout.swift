@@ -7,25 +7,9 @@ import Foundation
 /// that becomes a list of segments in file order, each with the conjunction of the conditions in
 /// force, which `SSHConfigReader` evaluates for each alias.
 struct SSHConfigLayout {
-    enum Setting {
-        case hostName(String)
-        case port(Int)
-        case user(String)
-        case hostKeyAlias(String)
-        case userKnownHostsFiles([String])
-        /// `ProxyJump` or `ProxyCommand` (whichever comes first wins, as in `ssh`); nil for `none`.
-        case proxy(String?)
-        case hostKeyAlgorithms(String)
-        case globalKnownHostsFiles([String])
-        case checkHostIP(Bool)
-        case hashKnownHosts(Bool)
-        /// `RevokedHostKeys`: one file as written, or none (`none`).
-        case revokedHostKeys([String])
-    }
-
     struct Segment {
         var conditions: [SSHConfigCondition]
-        var settings: [Setting] = []
+        var settings: [(option: SSHOption, location: SourceLocation)] = []
     }
 
     static let maxIncludeDepth = 16
@@ -74,12 +58,21 @@ struct SSHConfigLayout {
                 }
             case "match":
                 flush(&current)
-                switch SSHConfigCondition.match(directive.arguments) {
+                switch SSHConfigCondition.match(directive.arguments, at: location) {
                 case .success(let condition):
+                    if case .match(let criteria) = condition {
+                        for criterion in criteria {
+                            if case .unsupported(let text, _) = criterion.kind {
+                                let word = text.prefix { $0 != " " }
+                                log.warning(at: location, "Match criterion \(InventoryDiagnostic.quote(String(word))) is not supported; fleettrust cannot tell whether this Match block applies")
+                            }
+                        }
+                    }
                     conditions = inherited + [condition]
                 case .failure(let error):
                     log.warning(at: location, error.text)
-                    conditions = inherited + [.never]
+                    conditions = inherited + [.unsupported(UnjudgedSetting(keyword: "Match \(directive.rawArguments)", location: location,
+                                                                            why: error.text))]
                 }
                 current = Segment(conditions: conditions)
             case "include":
@@ -93,7 +86,7 @@ struct SSHConfigLayout {
                 }
                 current = Segment(conditions: conditions)
             default:
-                if let setting = setting(directive, log: &log) { current.settings.append(setting) }
+                if let setting = setting(directive, log: &log) { current.settings.append((setting, location)) }
             }
         }
         flush(&current)
@@ -104,70 +97,25 @@ struct SSHConfigLayout {
         segment.settings = []
     }
 
-    private func setting(_ directive: SSHConfigDirective, log: inout DiagnosticLog) -> Setting? {
+    /// One line through the keyword table: a bad value is reported at its line and, since `ssh`
+    /// refuses the whole configuration for it, makes the hosts it would apply to unjudged.
+    private func setting(_ directive: SSHConfigDirective, log: inout DiagnosticLog) -> SSHOption? {
         let arguments = directive.arguments
-        let single: Bool
-        let setting: Setting?
-        switch directive.keyword {
-        case "hostname":
-            single = true
-            setting = SSHConfigTokens.check(arguments[0], allowed: ["h", "%"], what: "HostName", at: directive.location, log: &log)
-                ? .hostName(arguments[0]) : nil
-        case "port":
-            single = true
-            switch HostPattern.port(arguments[0]) {
-            case .success(let port): setting = .port(port)
-            case .failure(let error):
-                log.error(at: directive.location, "Port: \(error.text); ignored")
-                setting = nil
+        switch SSHOption.parse(keyword: directive.keyword, arguments: arguments, rawArguments: directive.rawArguments) {
+        case .success(.option(let option)):
+            if SSHOption.singleArgument.contains(directive.keyword) && arguments.count > 1 {
+                log.warning(at: directive.location, "\(directive.keyword) takes one argument; \(InventoryDiagnostic.quote(arguments[1])) and after ignored")
             }
-        case "user":
-            single = true
-            setting = .user(arguments[0])
-        case "hostkeyalias":
-            single = true
-            setting = .hostKeyAlias(arguments[0])
-        case "userknownhostsfile", "globalknownhostsfile":
-            single = false
-            let user = directive.keyword == "userknownhostsfile"
-            for file in arguments {
-                _ = SSHConfigTokens.check(file, allowed: SSHConfigTokens.knownHostsTokens,
-                                          what: user ? "UserKnownHostsFile" : "GlobalKnownHostsFile", at: directive.location, log: &log)
-            }
-            setting = user ? .userKnownHostsFiles(arguments) : .globalKnownHostsFiles(arguments)
-        case "hostkeyalgorithms":
-            single = true
-            setting = .hostKeyAlgorithms(arguments[0])
-        case "checkhostip", "hashknownhosts":
-            single = true
-            guard let flag = SSHConfigLayout.flag(arguments[0]) else {
-                log.error(at: directive.location, "\(directive.keyword): \(InventoryDiagnostic.quote(arguments[0])) is not yes or no; ignored")
-                return nil
-            }
-            setting = directive.keyword == "checkhostip" ? .checkHostIP(flag) : .hashKnownHosts(flag)
-        case "revokedhostkeys":
-            single = true
-            setting = .revokedHostKeys(arguments[0].lowercased() == "none" ? [] : [arguments[0]])
-        case "proxyjump", "proxycommand":
-            single = directive.keyword == "proxyjump"
-            let keyword = directive.keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"
-            let value = single ? arguments[0] : directive.rawArguments
-            setting = .proxy(arguments.count == 1 && arguments[0].lowercased() == "none" ? nil : keyword + " " + value)
-        default:
+            return option
+        case .success(.noEffect):
             return nil
-        }
-        if single && arguments.count > 1 {
-            log.warning(at: directive.location, "\(directive.keyword) takes one argument; \(InventoryDiagnostic.quote(arguments[1])) and after ignored")
-        }
-        return setting
-    }
-
-    /// `yes`/`no` (and the `true`/`false` ssh also takes), as `ssh`'s flag options read them.
-    static func flag(_ text: String) -> Bool? {
-        switch text.lowercased() {
-        case "yes", "true": return true
-        case "no", "false": return false
-        default: return nil
+        case .success(.unknown):
+            log.warning(at: directive.location, "\(InventoryDiagnostic.quote(directive.keyword)) is not an OpenSSH 9.2 keyword (ssh refuses the file unless IgnoreUnknown names it); ignored")
+            return nil
+        case .failure(let problem):
+            log.error(at: directive.location, "\(problem.text); ignored")
+            return .unjudged(keyword: SSHOption.spelling(directive.keyword),
+                             why: "ssh refuses the configuration: \(problem.text)")
         }
     }
 

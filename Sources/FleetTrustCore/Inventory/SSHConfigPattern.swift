@@ -38,16 +38,17 @@ enum SSHConfigPattern {
         return p == pattern.count
     }
 
-    /// `match_pattern_list` with lowercasing, as `match_hostname` calls it.
-    static func matchesList(_ string: String, _ list: String) -> ListMatch {
-        let lowered = string.lowercased()
+    /// `match_pattern_list`, with lowercasing as `match_hostname` calls it, or without (`Match
+    /// user`, `Match localuser`).
+    static func matchesList(_ string: String, _ list: String, lowercase: Bool = true) -> ListMatch {
+        let lowered = lowercase ? string.lowercased() : string
         var positive = false
         for element in list.split(separator: ",", omittingEmptySubsequences: true) {
             var sub = Substring(element)
             let negated = sub.hasPrefix("!")
             if negated { sub = sub.dropFirst() }
             if sub.utf8.count >= 1023 { return .noMatch }
-            if matches(lowered, sub.lowercased()) {
+            if matches(lowered, lowercase ? sub.lowercased() : String(sub)) {
                 if negated { return .negatedMatch }
                 positive = true
             }

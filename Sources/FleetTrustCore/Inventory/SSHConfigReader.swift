@@ -2,10 +2,11 @@
 ///
 /// Each alias is resolved the way `ssh alias` would resolve it: every `Host`/`Match` block that
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
-/// wildcard blocks (`Host *`) act as defaults. `HostName` has `%h` expanded; `UserKnownHostsFile`
-/// gets `~` and its `%` tokens expanded (`GlobalKnownHostsFile` is used as written, as `ssh` does). `HostKeyAlias`,
-/// `HostKeyAlgorithms`, `CheckHostIP` and `HashKnownHosts` are kept for the judge, which decides
-/// as `ssh` would under them. `ProxyJump` / `ProxyCommand` are recorded, not followed.
+/// wildcard blocks (`Host *`) act as defaults. Each line goes through the keyword table
+/// (`SSHOption`) and the host's settings are collected and expanded as `ssh` does
+/// (`SSHHostSettings`). A block behind a `Match` criterion fleettrust does not evaluate makes
+/// the host unjudged when its other conditions hold. `ProxyJump` / `ProxyCommand` are recorded,
+/// not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         let layout = SSHConfigLayout(contents: contents, options: options, log: &log)
@@ -39,54 +40,53 @@ enum SSHConfigReader {
     private static func resolve<S: Sequence>(_ alias: String, at location: SourceLocation, segments: S,
                                              options: InventoryReadOptions) -> InventoryHost
     where S.Element == SSHConfigLayout.Segment {
-        var hostName: String?
-        var port: Int?
-        var user: String?
-        var hostKeyAlias: String?
-        var knownHostsFiles: [String]?
-        var globalFiles: [String]?
-        var proxy: String??
-        var sshOptions = SSHHostOptions()
-        for segment in segments {
-            let matchName = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
-            guard segment.conditions.allSatisfy({ holds($0, alias: alias, hostName: matchName) }) else { continue }
-            for setting in segment.settings {
-                switch setting {
-                case .hostName(let value): hostName = hostName ?? value
-                case .port(let value): port = port ?? value
-                case .user(let value): user = user ?? value
-                case .hostKeyAlias(let value): hostKeyAlias = hostKeyAlias ?? value
-                case .userKnownHostsFiles(let value): knownHostsFiles = knownHostsFiles ?? value
-                case .proxy(let value): proxy = proxy ?? .some(value)
-                case .hostKeyAlgorithms(let value): sshOptions.hostKeyAlgorithms = sshOptions.hostKeyAlgorithms ?? value
-                case .globalKnownHostsFiles(let value): globalFiles = globalFiles ?? value
-                case .checkHostIP(let value): sshOptions.checkHostIP = sshOptions.checkHostIP ?? value
-                case .hashKnownHosts(let value): sshOptions.hashKnownHosts = sshOptions.hashKnownHosts ?? value
-                case .revokedHostKeys(let value): sshOptions.revokedHostKeys = sshOptions.revokedHostKeys ?? value
-                }
-            }
-        }
-        let address = hostName.map { SSHConfigTokens.expand($0, ["h": alias]) } ?? alias
-        let finalPort = port ?? 22
-        let values = SSHConfigTokens.knownHostsValues(alias: alias, hostName: address.lowercased(), port: finalPort,
-                                                      user: user, hostKeyAlias: hostKeyAlias, options: options)
-        func expand(_ files: [String]) -> [String] {
-            files.map { file -> String in
-                let expanded = file.hasPrefix("~/") || file == "~" ? options.homeDirectory + file.dropFirst() : file
-                return SSHConfigTokens.expand(expanded, values)
-            }
-        }
-        // ssh 9.2 expands `~` and `%` tokens in UserKnownHostsFile only; GlobalKnownHostsFile is used as written.
-        sshOptions.globalKnownHostsFiles = globalFiles
-        return InventoryHost(name: alias, address: address, port: finalPort, user: user, hostKeyAlias: hostKeyAlias,
-                             userKnownHostsFiles: expand(knownHostsFiles ?? []), source: location, format: .sshConfig,
-                             proxy: proxy ?? nil, sshOptions: sshOptions)
+        var settings = SSHHostSettings()
+        collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings)
+        var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
+                                 port: settings.port ?? 22, user: settings.user, options: options)
+        host.source = location
+        host.format = .sshConfig
+        return host
     }
 
-    private static func holds(_ condition: SSHConfigCondition, alias: String, hostName: String) -> Bool {
+    /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
+    /// in order, the first value of a keyword winning.
+    static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
+                                     taking: (SSHOption) -> Bool = { _ in true })
+    where S.Element == SSHConfigLayout.Segment {
+        for segment in segments {
+            let facts = MatchFacts(alias: alias, hostName: settings.address(hostArgument: alias),
+                                   user: settings.user ?? localUser, localUser: localUser)
+            var unsupported: UnjudgedSetting?
+            guard segment.conditions.allSatisfy({ holds($0, facts, unsupported: &unsupported) }) else { continue }
+            if let unsupported {
+                // `User` only feeds `%r` in file names: not the decision.
+                if segment.settings.contains(where: { if case .user = $0.option { return false } else { return true } }) {
+                    settings.addUnjudged(unsupported)
+                }
+                continue
+            }
+            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location) }
+        }
+    }
+
+    /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
+    /// is handed back in `unsupported`.
+    /// What `Match` criteria look at (`readconf.c:match_cfg_line`): the alias as typed, the
+    /// `HostName` obtained so far, the remote user obtained so far (else the local one).
+    private struct MatchFacts {
+        var alias: String
+        var hostName: String
+        var user: String
+        var localUser: String
+    }
+
+    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, unsupported: inout UnjudgedSetting?) -> Bool {
+        let alias = facts.alias
         switch condition {
-        case .never:
-            return false
+        case .unsupported(let setting):
+            unsupported = unsupported ?? setting
+            return true
         case .host(let patterns):
             var active = false
             for pattern in patterns {
@@ -98,15 +98,26 @@ enum SSHConfigReader {
             }
             return active
         case .match(let criteria):
-            return criteria.allSatisfy { criterion in
+            var unknown: (text: String, location: SourceLocation)?
+            let holds = criteria.allSatisfy { criterion in
                 let result: Bool
                 switch criterion.kind {
                 case .all: result = true
-                case .host(let list): result = SSHConfigPattern.matchesList(hostName, list) == .match
+                case .host(let list): result = SSHConfigPattern.matchesList(facts.hostName, list) == .match
+                case .user(let list): result = SSHConfigPattern.matchesList(facts.user, list, lowercase: false) == .match
+                case .localUser(let list): result = SSHConfigPattern.matchesList(facts.localUser, list, lowercase: false) == .match
                 case .originalHost(let list): result = SSHConfigPattern.matchesList(alias, list) == .match
+                case .unsupported(let text, let location):
+                    unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
+                    return true
                 }
                 return result != criterion.negated
             }
+            if holds, let unknown {
+                unsupported = unsupported ?? UnjudgedSetting(keyword: "Match \(unknown.text)", location: unknown.location,
+                                                             why: "fleettrust does not evaluate this criterion, so this block may apply")
+            }
+            return holds
         }
     }
 

@@ -5,22 +5,21 @@ import Darwin
 #endif
 
 /// OpenSSH `%` tokens in `HostName` (`%h`, `%%`) and `UserKnownHostsFile` (`%d %h %i %k %L %l %n %p
-/// %r %u %%`), expanded the way `percent_expand` does for one alias.
+/// %r %u %%`), and the `~` and `${VAR}` expansions of file names, done the way `misc.c`
+/// (`percent_expand`, `percent_dollar_expand`, `tilde_expand`) does them for one host.
 enum SSHConfigTokens {
     static let knownHostsTokens: Set<Character> = ["%", "d", "h", "i", "k", "L", "l", "n", "p", "r", "u"]
 
-    /// Reports an unknown token (OpenSSH refuses the whole configuration for one); true when all are known.
-    static func check(_ text: String, allowed: Set<Character>, what: String, at location: SourceLocation,
-                      log: inout DiagnosticLog) -> Bool {
+    /// The first `%` token not in `allowed` (a `%` at the end gives `%`'s own place as nil
+    /// token: reported as `%`); nil when all are known. OpenSSH refuses the configuration for one.
+    static func unknownToken(in text: String, allowed: Set<Character>) -> Character? {
         var iterator = text.makeIterator()
         while let character = iterator.next() {
             guard character == "%" else { continue }
-            guard let token = iterator.next(), allowed.contains(token) else {
-                log.error(at: location, "\(what) \(InventoryDiagnostic.quote(text)) has an unknown or unsupported % token; ignored")
-                return false
-            }
+            guard let token = iterator.next() else { return "%" }
+            if !allowed.contains(token) { return token }
         }
-        return true
+        return nil
     }
 
     static func expand(_ text: String, _ values: [Character: String]) -> String {
@@ -45,7 +44,7 @@ enum SSHConfigTokens {
             "d": options.homeDirectory,
             "h": hostName,
             "i": String(getuid()),
-            "k": hostKeyAlias ?? alias,
+            "k": hostKeyAlias?.lowercased() ?? alias,
             "L": String(local.prefix { $0 != "." }),
             "l": local,
             "n": alias,
@@ -53,6 +52,54 @@ enum SSHConfigTokens {
             "r": user ?? options.localUser,
             "u": options.localUser,
         ]
+    }
+
+    /// Why an expansion fails: `ssh` stops with "invalid environment variable expansion".
+    struct ExpansionFailure: Error {
+        var text: String
+    }
+
+    /// `tilde_expand`: `~`, `~/path`, `~user/path` become the home directory (with one `/`);
+    /// other paths are unchanged.
+    static func tildeExpanded(_ path: String, home: String) throws(ExpansionFailure) -> String {
+        guard path.hasPrefix("~") else { return path }
+        let rest = path.dropFirst()
+        let user = rest.prefix { $0 != "/" }
+        let tail = rest.dropFirst(user.count).drop { $0 == "/" }
+        var directory = home
+        if !user.isEmpty {
+            guard let entry = getpwnam(String(user)) else { throw ExpansionFailure(text: "~\(user): no such user") }
+            directory = String(cString: entry.pointee.pw_dir)
+        }
+        return (directory.hasSuffix("/") ? directory : directory + "/") + tail
+    }
+
+    /// `percent_dollar_expand`: one pass over the text, `${NAME}` from the environment and `%x`
+    /// from `values`; an unset variable or an unclosed `${` fails, as in `ssh`.
+    static func dollarPercentExpanded(_ text: String, _ values: [Character: String],
+                                      environment: [String: String]) throws(ExpansionFailure) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let character = rest.first {
+            if character == "$", rest.dropFirst().first == "{" {
+                let body = rest.dropFirst(2)
+                guard let end = body.firstIndex(of: "}") else { throw ExpansionFailure(text: "${ without a closing }") }
+                let name = String(body[..<end])
+                guard !name.isEmpty else { throw ExpansionFailure(text: "an empty ${} variable") }
+                guard let value = environment[name] else { throw ExpansionFailure(text: "${\(name)} is not set") }
+                result += value
+                rest = body[body.index(after: end)...]
+                continue
+            }
+            rest = rest.dropFirst()
+            guard character == "%", let token = rest.first else {
+                result.append(character)
+                continue
+            }
+            rest = rest.dropFirst()
+            result += token == "%" ? "%" : values[token] ?? "%\(token)"
+        }
+        return result
     }
 
     private static func localHostName() -> String {

@@ -126,11 +126,15 @@ public struct FleetJudge: Sendable {
                 decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
                     .overruled(byRevocationsIn: keys, unusableList: unusable)
             }
+            if let setting = host.sshOptions.unjudged?.first, decision.status.alarmLevel < 2,
+               decision.status != .unreachable, decision.status != .error {
+                decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
+            }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
                                     status: decision.status, reason: decision.reason, keys: keys, negotiated: negotiated,
                                     negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
                                     failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
-                                    recorded: recorded, saveFile: paths.first ?? "",
+                                    recorded: recorded, saveFile: knownHosts.saveFile(for: host),
                                     sharesKeysWith: sharesKeysWith, stricterThanSSH: stricter)
             judged.policy = policy.name
             judged.policySource = policySource
@@ -144,28 +148,28 @@ public struct FleetJudge: Sendable {
             return finish(Self.failureStatus(failure), .probeFailed, failure: failure)
         }
 
-        let judge = KnownHostsJudge(knownHosts: files)
+        var judge = KnownHostsJudge(knownHosts: files)
+        judge.caSignatureAlgorithms = CertificateAcceptance.allowedSignatures(host.sshOptions.caSignatureAlgorithms)
         let judgements = result.keys.map { judge.judge($0.key, for: target, now: now) }
         let recordedTypes = Self.recordedTypes(files, lookup: lookup)
 
         // Which key ssh meets: its algorithm list for this host, reordered by known_hosts, against the server's.
-        var client: [String]?
-        do { client = try HostKeyAlgorithms.assemble(host.sshOptions.hostKeyAlgorithms) } catch { client = nil }
+        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName)
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
-        let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: HostKeyAlgorithms.order($0, recorded: recordedForName),
-                                                                     server: server) }
+        let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
         let negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
                                      pins: pins, mode: pinMode, now: now)
+        let minimumRSABits = max(1024, host.sshOptions.requiredRSASize ?? 0)
         var keys: [JudgedKey] = []
         for (index, discovered) in result.keys.enumerated() {
             var judgement = judgements[index]
             if case .success(let revocation?) = revocationLists.check(discovered.key, for: host) { judgement.revoke(by: revocation) }
             let isNegotiated = index == negotiated
             let key = discovered.key
-            let unusable: UnusableKey? = key.kind.plain == .rsa && (key.isCertificate ? (try? HostCertificate(key))?.key.bits ?? 0 : key.bits) < 1024
+            let unusable: UnusableKey? = key.kind.plain == .rsa && (key.isCertificate ? (try? HostCertificate(key))?.key.bits ?? 0 : key.bits) < minimumRSABits
                 ? .rsaKeyTooShort : nil
             // Another type recorded makes OpenSSH call a key "changed"; but ssh never asks about a key
             // it does not meet, nor about one it refuses before known_hosts (RSA under 1024 bits).
@@ -227,7 +231,7 @@ public struct FleetJudge: Sendable {
         }
         guard client != nil else {
             return refused(.badHostKeyAlgorithms, .noMatchingHostKeyType,
-                           "ssh would not start: HostKeyAlgorithms \(host.sshOptions.hostKeyAlgorithms ?? "") selects no algorithm it knows")
+                           "ssh would not start: HostKeyAlgorithms \(host.sshOptions.hostKeyAlgorithms?.description ?? "") selects no algorithm it knows")
         }
         guard let algorithm else {
             return refused(.noMatchingHostKeyType, .noMatchingHostKeyType,
@@ -240,7 +244,7 @@ public struct FleetJudge: Sendable {
         let met = keys[negotiated]
         if let unusable = met.unusable {
             return refused(.negotiatedKeyUnusable(key: negotiated, unusable), .rsaKeyTooShort,
-                           "ssh would meet a \(met.key?.bits ?? 0)-bit RSA key and refuse it (invalid key length; at least 1024 bits)")
+                           "ssh would meet a \(met.key?.bits ?? 0)-bit RSA key and refuse it (invalid key length; at least \(minimumRSABits) bits)")
         }
         guard let judgement = met.judgement, met.verdict.isTrusted else {
             return finish(.new, .nothingRecorded(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,

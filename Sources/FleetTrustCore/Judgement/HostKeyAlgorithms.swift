@@ -36,27 +36,22 @@ public enum HostKeyAlgorithms {
         public var description: String { "HostKeyAlgorithms \(setting) selects no algorithm ssh knows" }
     }
 
-    /// `kex_assemble_names`: nil or empty gives the default; `+list` appends to it, `-list` removes
-    /// from it, `^list` puts the list first; anything else replaces it. Elements are patterns
-    /// (`*`, `?`) matched against every known name; unknown names are dropped.
-    public static func assemble(_ setting: String?) throws(InvalidSetting) -> [String] {
-        guard let setting, !setting.isEmpty else { return openSSHDefault }
-        let list: [String]
-        switch setting.first {
-        case "+": list = uniqueConcatenation(openSSHDefault, elements(setting.dropFirst()))
-        case "-":
-            let patterns = elements(setting.dropFirst())
-            return openSSHDefault.filter { name in !patterns.contains { matches(name, $0) } }
-        case "^": list = uniqueConcatenation(elements(setting.dropFirst()), openSSHDefault)
-        default: list = elements(Substring(setting))
-        }
-        var assembled: [String] = []
-        for pattern in list {
-            guard !pattern.hasPrefix("!") else { throw InvalidSetting(setting: CleanText(setting)) }
-            for name in openSSHKnown where matches(name, pattern) && !assembled.contains(name) { assembled.append(name) }
-        }
-        guard !assembled.isEmpty else { throw InvalidSetting(setting: CleanText(setting)) }
+    /// `kex_assemble_names` over the default: nil gives the default; `+list` appends to it,
+    /// `-list` removes from it, `^list` puts the list first; anything else replaces it. Elements
+    /// are patterns (`*`, `?`) matched against every known name; unknown names are dropped.
+    public static func assemble(_ setting: SSHAlgorithmList?) throws(InvalidSetting) -> [String] {
+        guard let setting else { return openSSHDefault }
+        let assembled = setting.assemble(defaults: openSSHDefault, known: openSSHKnown)
+        guard !assembled.isEmpty else { throw InvalidSetting(setting: CleanText(setting.description)) }
         return assembled
+    }
+
+    /// The list `ssh` offers in its KEXINIT for this host (`sshconnect2.c:ssh_kex2`): the
+    /// assembled setting, reordered by what known_hosts records only when the setting is unset or
+    /// starts with `+` or `-`; an explicit or `^` list is offered as written.
+    public static func offered(_ setting: SSHAlgorithmList?, recorded: [KnownHosts.Match]) throws(InvalidSetting) -> [String] {
+        let assembled = try assemble(setting)
+        return setting?.reordersByKnownHosts ?? true ? order(assembled, recorded: recorded) : assembled
     }
 
     /// `order_hostkeyalgs`: `recorded` are the known_hosts entries matching the host string (no
@@ -117,20 +112,5 @@ public enum HostKeyAlgorithms {
             }
         }
         return names
-    }
-
-    private static func elements(_ list: Substring) -> [String] {
-        list.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
-    }
-
-    private static func uniqueConcatenation(_ a: [String], _ b: [String]) -> [String] {
-        var out: [String] = []
-        for name in a + b where !out.contains(name) { out.append(name) }
-        return out
-    }
-
-    /// `match_pattern` (case-sensitive, as `match_filter_allowlist` uses it).
-    private static func matches(_ name: String, _ pattern: String) -> Bool {
-        KnownHostsPattern.glob(Array(name.utf8), Array(pattern.utf8))
     }
 }

@@ -103,6 +103,7 @@ public struct JudgedHost: Hashable, Sendable {
     public var saving: Saving {
         if host.tls != nil { return .refused(.notSSH) }
         if pin.verdict == .reportedMismatch { return .refused(.pinMismatch) }
+        if host.sshOptions.noUserKnownHostsFile == true, status == .new || status == .changed { return .refused(.nothingToSave) }
         switch status {
         case .new:
             let keys = keys.compactMap { judged -> HostKey? in
@@ -260,6 +261,9 @@ public enum StatusReason: Hashable, Sendable {
     case certificateFromPinnedCA(key: Int)
     case noCertificateFromPinnedCA
     case unchecked
+    /// A setting in force for the host changes `ssh`'s decision in a way fleettrust does not
+    /// reproduce (`KnownHostsCommand`, a `Match exec` block…): nothing is claimed.
+    case settingNotJudged(UnjudgedSetting)
     /// TLS: the chain validates and names the endpoint; leads to no trusted CA; has a
     /// certificate outside its validity; does not name the endpoint.
     case chainTrusted

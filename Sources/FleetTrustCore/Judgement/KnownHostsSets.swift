@@ -21,10 +21,20 @@ public struct KnownHostsSets: Sendable {
         self.init(userFiles: paths, globalFiles: [], sets: [paths: knownHosts])
     }
 
-    /// The files `ssh` reads for this host, in order.
+    /// The files `ssh` reads for this host, in order (`UserKnownHostsFile none`: no user file).
     public func paths(for host: InventoryHost) -> [String] {
-        (host.userKnownHostsFiles.isEmpty ? userFiles : host.userKnownHostsFiles)
-            + (host.sshOptions.globalKnownHostsFiles ?? globalFiles)
+        user(for: host) + (host.sshOptions.globalKnownHostsFiles ?? globalFiles)
+    }
+
+    /// Where a new key for this host goes: the file `ssh` writes to; empty when `ssh` has none
+    /// (`UserKnownHostsFile none`), so that nothing creates a file `ssh` would not read.
+    public func saveFile(for host: InventoryHost) -> String {
+        host.sshOptions.noUserKnownHostsFile == true ? "" : paths(for: host).first ?? ""
+    }
+
+    private func user(for host: InventoryHost) -> [String] {
+        if host.sshOptions.noUserKnownHostsFile == true { return [] }
+        return host.userKnownHostsFiles.isEmpty ? userFiles : host.userKnownHostsFiles
     }
 
     /// Every file any of these hosts reads, each once.

@@ -26,19 +26,14 @@ public struct HostCertificate: Hashable, Sendable {
 
     public var role: Role? { Role(rawValue: roleValue) }
 
-    public init(_ certificate: HostKey) throws {
-        guard certificate.isCertificate else { throw HostKey.ParseError.malformedBlob("not a certificate") }
+    public init(_ certificate: HostKey) throws(HostKey.ParseError) {
+        guard certificate.isCertificate else { throw .malformedBlob("not a certificate") }
         var reader = SSHWireReader(certificate.blob)
-        _ = try reader.readString(limit: 128)
-        _ = try reader.readString(limit: 64)
-        let fieldsStart = reader.offset
-        try certificate.kind.plain.validatePublicFieldsPrefix(&reader)
-        let fieldsEnd = reader.offset
-        var plain = SSHWireWriter()
-        plain.writeString(certificate.kind.plain.name)
-        plain.writeRaw(Array(certificate.blob[fieldsStart..<fieldsEnd]))
-        self.key = try HostKey(type: certificate.kind.plain.name, blob: plain.bytes)
-        let tail = try HostCertificate.parseTail(plain: certificate.kind.plain, reader: &reader)
+        _ = try KeyBlobParser.wire { try reader.readString(limit: 128) }
+        _ = try KeyBlobParser.wire { try reader.readString() }
+        let plain = certificate.kind.plain
+        self.key = try HostKey(type: plain.name, blob: try KeyBlobParser.certifiedKey(plain, &reader))
+        let tail = try HostCertificate.parseTail(&reader)
         self.serial = tail.serial
         self.roleValue = tail.role
         self.keyID = tail.keyID
@@ -62,41 +57,49 @@ public struct HostCertificate: Hashable, Sendable {
         var signatureKey: HostKey, signature: [UInt8], signatureOffset: Int
     }
 
-    static func parseTail(plain: KeyType, reader: inout SSHWireReader) throws -> Tail {
-        let serial = try reader.readUInt64()
-        let role = try reader.readUInt32()
-        let keyID = try reader.readUTF8(limit: 4096)
-        let principals = try nameList(try reader.readString(limit: 1 << 16))
-        let validAfter = try reader.readUInt64()
-        let validBefore = try reader.readUInt64()
-        let critical = try optionNames(try reader.readString(limit: 1 << 16))
-        let extensions = try optionNames(try reader.readString(limit: 1 << 16))
-        _ = try reader.readString(limit: 1 << 16)
-        let caBlob = try reader.readString(limit: 8192)
-        let caKey = try HostKey(blob: caBlob)
-        guard !caKey.isCertificate else { throw HostKey.ParseError.malformedBlob("certificate signed by a certificate") }
+    /// `SSHKEY_CERT_MAX_PRINCIPALS`.
+    static let maximumPrincipals = 256
+
+    /// The fields after the certified key, with `cert_parse`'s rules: the key id and principals
+    /// are C strings (a NUL inside is an error), at most 256 principals, options in pairs, a CA key
+    /// OpenSSH accepts as a signing key, nothing after the signature. The role is kept as read, so
+    /// that a user certificate can be reported as one.
+    static func parseTail(_ reader: inout SSHWireReader) throws(HostKey.ParseError) -> Tail {
+        let serial = try KeyBlobParser.wire { try reader.readUInt64() }
+        let role = try KeyBlobParser.wire { try reader.readUInt32() }
+        let keyID = try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }, field: "key id").0
+        let principals = try nameList(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
+        let validAfter = try KeyBlobParser.wire { try reader.readUInt64() }
+        let validBefore = try KeyBlobParser.wire { try reader.readUInt64() }
+        let critical = try optionNames(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
+        let extensions = try optionNames(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
+        _ = try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }
+        let caKey = try HostKey(signingKeyBlob: try KeyBlobParser.wire { try reader.readString(limit: 8192) })
         let signatureOffset = reader.offset
-        let signature = try reader.readString(limit: 8192)
-        guard reader.isAtEnd else { throw HostKey.ParseError.malformedBlob("trailing bytes after certificate signature") }
+        let signature = try KeyBlobParser.wire { try reader.readString(limit: 8192) }
+        guard reader.isAtEnd else { throw .malformedBlob("trailing bytes after certificate signature") }
         return Tail(serial: serial, role: role, keyID: keyID, principals: principals,
                     validAfter: validAfter, validBefore: validBefore,
                     criticalOptions: critical, extensions: extensions,
                     signatureKey: caKey, signature: signature, signatureOffset: signatureOffset)
     }
 
-    private static func nameList(_ bytes: [UInt8]) throws -> [String] {
-        var reader = SSHWireReader(bytes)
-        var names: [String] = []
-        while !reader.isAtEnd { names.append(try reader.readUTF8(limit: 4096)) }
-        return names
-    }
-
-    private static func optionNames(_ bytes: [UInt8]) throws -> [String] {
+    private static func nameList(_ bytes: [UInt8]) throws(HostKey.ParseError) -> [String] {
         var reader = SSHWireReader(bytes)
         var names: [String] = []
         while !reader.isAtEnd {
-            names.append(try reader.readUTF8(limit: 4096))
-            _ = try reader.readString(limit: 1 << 16)
+            guard names.count < maximumPrincipals else { throw .malformedBlob("more than \(maximumPrincipals) principals") }
+            names.append(try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString(limit: 4096) }, field: "principal").0)
+        }
+        return names
+    }
+
+    private static func optionNames(_ bytes: [UInt8]) throws(HostKey.ParseError) -> [String] {
+        var reader = SSHWireReader(bytes)
+        var names: [String] = []
+        while !reader.isAtEnd {
+            names.append(try KeyBlobParser.wire { try reader.readUTF8(limit: 4096) })
+            _ = try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }
         }
         return names
     }
@@ -105,14 +108,11 @@ public struct HostCertificate: Hashable, Sendable {
 extension KeyType {
     /// Skips the plain key's public fields in a certificate, leaving the reader at its serial
     /// (for a certificate that does not decode past them).
-    public func skipPublicFields(_ reader: inout SSHWireReader) throws { try validatePublicFieldsPrefix(&reader) }
-
-    /// Skips the plain key's public fields, leaving the reader at the certificate's serial.
-    func validatePublicFieldsPrefix(_ reader: inout SSHWireReader) throws {
+    public func skipPublicFields(_ reader: inout SSHWireReader) throws {
         switch plain {
         case .ed25519: _ = try reader.readString(limit: 64)
         case .ecdsaP256, .ecdsaP384, .ecdsaP521: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256)
-        case .rsa: _ = try reader.readString(limit: 2048); _ = try reader.readString(limit: 4096)
+        case .rsa: _ = try reader.readString(limit: 4096); _ = try reader.readString(limit: 4096)
         case .dsa: for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
         default: break
         }

@@ -1,21 +1,40 @@
-/// A public host key (or host certificate) as SSH transmits it: its type name and wire blob.
+/// A public host key (or host certificate): its type name and canonical wire blob.
 ///
 /// This is the one value that flows from a probe to the trust engine, the stores and the
-/// screen. Construction validates the blob against the named type (as OpenSSH's
-/// `sshkey_read` does), so a `HostKey` is always a key OpenSSH would also accept.
+/// screen. Construction parses the blob with OpenSSH's rules (`sshkey_from_blob`) and keeps the
+/// encoding OpenSSH would write for the key it read, so equality, fingerprints, pins and history
+/// all see the key `ssh` sees, however it was encoded on the wire or in a file: an RSA modulus
+/// with an extra leading zero byte is the same key. A certificate keeps its bytes as the CA
+/// signed them (OpenSSH compares certificates that way); the key it certifies is canonical.
 public struct HostKey: Hashable, Sendable {
     /// The key type name, for example `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`,
     /// or `ssh-ed25519-cert-v01@openssh.com`.
     public let type: String
-    /// The SSH wire encoding of the public key (the base64-decoded middle field of a key line).
+    /// The canonical SSH wire encoding of the public key (for a certificate: its blob as signed).
     public let blob: [UInt8]
 
+    /// Why OpenSSH would not read a blob or a key line as a key.
     public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         case unknownType(String)
         case badBase64
         case typeMismatch(named: String, encoded: String)
         case malformedBlob(String)
         case missingFields
+        /// An integer with its top bit set (`SSH_ERR_BIGNUM_IS_NEGATIVE`).
+        case negativeInteger
+        /// An integer over 16384 bits (`SSH_ERR_BIGNUM_TOO_LARGE`).
+        case integerTooLarge
+        /// An ECDSA key whose curve name is not its type's.
+        case curveMismatch(String)
+        /// An ECDSA point not on its curve, or degenerate (`sshkey_ec_validate_public`).
+        case invalidECPoint
+        /// A NUL byte inside a string OpenSSH reads as a C string (key type, curve, key id, principal).
+        case embeddedNUL(String)
+        case trailingBytes
+        /// An RSA key under 1024 bits where OpenSSH refuses it (`sshkey_check_rsa_length`).
+        case rsaKeyTooShort(bits: Int)
+        /// A certificate's CA key that OpenSSH refuses ("invalid certificate signing key").
+        case invalidSigningKey(String)
 
         public var description: String {
             switch self {
@@ -25,33 +44,45 @@ public struct HostKey: Hashable, Sendable {
                 return "key is named \(Sanitizer.clean(named, limit: 64)) but encodes \(Sanitizer.clean(encoded, limit: 64))"
             case .malformedBlob(let why): return "malformed key data: \(why)"
             case .missingFields: return "expected a key type and base64 key data"
+            case .negativeInteger: return "malformed key data: a negative integer"
+            case .integerTooLarge: return "malformed key data: an integer over 16384 bits"
+            case .curveMismatch(let curve): return "malformed key data: curve \(Sanitizer.clean(curve, limit: 32)) does not match the key type"
+            case .invalidECPoint: return "malformed key data: the EC point is not a valid point of its curve"
+            case .embeddedNUL(let field): return "malformed key data: the \(field) contains a NUL byte"
+            case .trailingBytes: return "malformed key data: trailing bytes"
+            case .rsaKeyTooShort(let bits): return "RSA key of \(bits) bits is below the minimum of \(KeyBlobParser.minimumRSABits)"
+            case .invalidSigningKey(let why): return "invalid certificate signing key: \(why)"
             }
         }
     }
 
-    /// Builds a key from its wire blob, taking the type from the blob itself.
-    public init(blob: [UInt8]) throws {
-        var reader = SSHWireReader(blob)
-        guard let encoded = try? reader.readUTF8(limit: 128) else { throw ParseError.malformedBlob("no type") }
-        try self.init(type: encoded, blob: blob)
+    /// Builds a key from its wire blob, taking the type from the blob itself (a server's K_S).
+    public init(blob: [UInt8]) throws(ParseError) {
+        let parsed = try KeyBlobParser.parse(blob)
+        self.type = parsed.kind.name
+        self.blob = parsed.blob
     }
 
-    /// Builds a key from a type name and blob; `rsa-sha2-256`/`rsa-sha2-512` name RSA keys too.
-    public init(type named: String, blob: [UInt8]) throws {
-        let canonical = KeyType.canonicalName(named)
-        guard let kind = KeyType(name: canonical) else { throw ParseError.unknownType(named) }
-        var reader = SSHWireReader(blob)
-        guard let encoded = try? reader.readUTF8(limit: 128) else { throw ParseError.malformedBlob("no type") }
-        guard encoded == canonical else { throw ParseError.typeMismatch(named: named, encoded: encoded) }
+    /// Builds a key from a type name and blob, as `sshkey_read` does for a key line: the blob must
+    /// encode that very type; `rsa-sha2-256`/`rsa-sha2-512` name RSA keys too.
+    public init(type named: String, blob: [UInt8]) throws(ParseError) {
+        guard let kind = KeyType(name: KeyType.canonicalName(named)) else { throw .unknownType(named) }
+        let parsed = try KeyBlobParser.parse(blob)
+        guard parsed.kind == kind else { throw .typeMismatch(named: named, encoded: parsed.kind.name) }
+        self.type = parsed.kind.name
+        self.blob = parsed.blob
+    }
+
+    /// A certificate's CA key: certificates cannot sign, RSA under 1024 bits is refused.
+    init(signingKeyBlob blob: [UInt8]) throws(ParseError) {
         do {
-            try kind.validate(&reader)
-        } catch let error as ParseError {
-            throw error
+            let parsed = try KeyBlobParser.parse(blob, allowCertificate: false)
+            self.type = parsed.kind.name
+            self.blob = parsed.blob
         } catch {
-            throw ParseError.malformedBlob("truncated")
+            if case .invalidSigningKey = error { throw error }
+            throw .invalidSigningKey(error.description)
         }
-        self.type = canonical
-        self.blob = blob
     }
 
     /// Parses `type base64 [comment]` (an OpenSSH public-key line or a `.pub` file's content).

@@ -73,39 +73,6 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// Checks the public fields after the type string (for certificates: nonce, then the key fields).
-    func validate(_ reader: inout SSHWireReader) throws {
-        if isCertificate { _ = try reader.readString(limit: 64) }
-        try validatePublicFields(&reader)
-        if isCertificate {
-            // The rest is parsed (and checked) by HostCertificate.
-            _ = try HostCertificate.parseTail(plain: plain, reader: &reader)
-        }
-    }
-
-    func validatePublicFields(_ reader: inout SSHWireReader) throws {
-        switch plain {
-        case .ed25519:
-            let point = try reader.readString(limit: 64)
-            guard point.count == 32 else { throw HostKey.ParseError.malformedBlob("ed25519 key is not 32 bytes") }
-        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
-            let curve = String(decoding: try reader.readString(limit: 32), as: UTF8.self)
-            guard curve == curveName else { throw HostKey.ParseError.malformedBlob("curve \(Sanitizer.clean(curve, limit: 32)) does not match the key type") }
-            let point = try reader.readString(limit: 256)
-            let expected = plain == .ecdsaP256 ? 65 : plain == .ecdsaP384 ? 97 : 133
-            guard point.count == expected, point.first == 4 else { throw HostKey.ParseError.malformedBlob("bad EC point") }
-        case .rsa:
-            let e = try reader.readString(limit: 2048)
-            let n = try reader.readString(limit: 4096)
-            guard !e.isEmpty, !n.isEmpty else { throw HostKey.ParseError.malformedBlob("empty RSA field") }
-        case .dsa:
-            for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
-        default:
-            break
-        }
-        if !isCertificate && !reader.isAtEnd { throw HostKey.ParseError.malformedBlob("trailing bytes") }
-    }
-
     func bits(blob: [UInt8]) -> Int {
         switch plain {
         case .ed25519: return 256

@@ -67,7 +67,8 @@ enum KnownHostsParser {
         return .entry(KnownHostsEntry(marker: marker, hosts: hosts, key: key, comment: comment, publicKey: publicKey))
     }
 
-    /// `sshkey_read`'s checks: a known type name whose blob encodes that very type.
+    /// `sshkey_read`'s checks: a known type name whose blob encodes that very type, parsed into
+    /// its canonical encoding (`HostKey`), RSA under 1024 bits refused (`sshkey_check_rsa_length`).
     static func readKey(typeName: String, blob: [UInt8]) -> RecordedKey? {
         if let key = try? HostKey(type: typeName, blob: blob) {
             if key.kind.plain == .rsa && key.bits < 1024 { return nil }
@@ -77,26 +78,37 @@ enum KnownHostsParser {
             }
             return .key(key)
         }
-        return SecurityKeyBlob.isValid(typeName: typeName, blob: blob) ? .opaque(type: typeName, blob: blob) : nil
+        return SecurityKeyBlob.canonical(typeName: typeName, blob: blob).map { .opaque(type: typeName, blob: $0) }
     }
 }
 
 /// Security-key (FIDO) public keys, which OpenSSH reads in known_hosts although no
-/// server offers them as host keys. A line holding one is valid and counts as another key.
+/// server offers them as host keys. A line holding one is valid and counts as another key,
+/// compared in its canonical encoding as any other key.
 enum SecurityKeyBlob {
-    static func isValid(typeName: String, blob: [UInt8]) -> Bool {
+    /// The blob OpenSSH would write for the key `blob` encodes, or nil when `sshkey_read` refuses it.
+    static func canonical(typeName: String, blob: [UInt8]) -> [UInt8]? {
         var reader = SSHWireReader(blob)
-        guard let encoded = try? reader.readUTF8(limit: 128), encoded == typeName else { return false }
+        var writer = SSHWireWriter()
+        guard let raw = try? reader.readString(limit: 128), let name = try? KeyBlobParser.cString(raw, field: "key type"),
+              name.0 == typeName else { return nil }
+        writer.writeString(typeName)
         switch typeName {
         case "sk-ssh-ed25519@openssh.com":
-            guard let point = try? reader.readString(limit: 64), point.count == 32 else { return false }
+            guard let point = try? reader.readString(limit: 64), point.count == 32 else { return nil }
+            writer.writeString(point)
         case "sk-ecdsa-sha2-nistp256@openssh.com":
-            guard let curve = try? reader.readString(limit: 32), curve == Array("nistp256".utf8),
-                  let point = try? reader.readString(limit: 256), point.count == 65, point.first == 4 else { return false }
+            guard let curve = try? reader.readString(limit: 64), let curveName = try? KeyBlobParser.cString(curve, field: "curve"),
+                  curveName.0 == "nistp256", let point = try? reader.readString(limit: ECPublicPoint.maximumLength),
+                  (try? ECPublicPoint.validate(point, curve: .p256)) != nil else { return nil }
+            writer.writeString("nistp256")
+            writer.writeString(point)
         default:
-            return false
+            return nil
         }
-        guard (try? reader.readString(limit: 1 << 16)) != nil else { return false }
-        return reader.isAtEnd
+        guard let application = try? reader.readString(limit: 1 << 16),
+              let text = try? KeyBlobParser.cString(application, field: "application"), reader.isAtEnd else { return nil }
+        writer.writeString(text.1 ? application : Array(application.dropLast()))
+        return writer.bytes == blob ? blob : writer.bytes
     }
 }

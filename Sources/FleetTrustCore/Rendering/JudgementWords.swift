@@ -53,6 +53,8 @@ public enum JudgementWords {
         case .certificateFromPinnedCA(let index): return "\(key(index)) is a valid host certificate from a CA pinned for this host"
         case .noCertificateFromPinnedCA: return "no valid host certificate from a CA pinned for this host was presented"
         case .unchecked: return "UNSAFE: the policy is off, nothing was checked"
+        case .settingNotJudged(let setting):
+            return "not judged: \(CleanText(setting.description, limit: 400)) (ssh's answer under this setting is not reproduced)"
         case .chainTrusted, .chainUntrusted, .certificateOutOfValidity, .nameMismatch:
             return judged.tls.map(tlsReason) ?? "no TLS handshake"
         }

@@ -31,8 +31,6 @@ public struct ScanDocument: Encodable, Sendable {
     }
 
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try ReportJSON.encode(self)
     }
 }

@@ -24,8 +24,7 @@ public struct ScanDocumentStream {
         self.generatedAt = HistoryTime.rfc3339(date: generatedAt)
         self.knownHostsFiles = knownHostsFiles
         self.pinFiles = pinFiles
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder = ReportJSON.encoder()
     }
 
     /// The hosts' exit status so far (what `summary.exit_status` says before skipped entries).
@@ -33,7 +32,7 @@ public struct ScanDocumentStream {
 
     /// Writes one judged host, in inventory order.
     public mutating func append(_ judged: JudgedHost) throws {
-        let entry = try encoder.encode(ScanReport.Host(judged))
+        let entry = try ReportJSON.encode(ScanReport.Host(judged), with: encoder)
         if summary.total == 0 {
             try sink(try head())
         } else {
@@ -51,33 +50,37 @@ public struct ScanDocumentStream {
             // No host: the whole (small) document at once, empty `hosts` written as the encoder writes it.
             let report = ScanReport(version: ScanReport.currentVersion, generatedAt: generatedAt, knownHostsFiles: knownHostsFiles,
                                     pinFiles: pinFiles, hosts: [], summary: summary)
-            try sink(try encoder.encode(ScanDocument(report: report, skipped: skipped)) + Data("\n".utf8))
+            try sink(try ReportJSON.encode(ScanDocument(report: report, skipped: skipped), with: encoder) + Data("\n".utf8))
             return
         }
-        let tail = try encoder.encode(Tail(knownHostsFiles: knownHostsFiles, pinFiles: pinFiles, skipped: skipped,
-                                           summary: summary, version: ScanReport.currentVersion))
+        let tail = try ReportJSON.encode(Tail(knownHostsFiles: knownHostsFiles, pinFiles: pinFiles, skipped: skipped,
+                                           summary: summary, version: ScanReport.currentVersion), with: encoder)
         // `{\n  "known_hosts_files" …}` becomes the fields after `hosts`.
         try sink(Data("\n  ],\n".utf8) + tail.dropFirst(2) + Data("\n".utf8))
     }
 
     /// `{\n  "generated_at" : "…",\n  "hosts" : [\n`.
     private func head() throws -> Data {
-        let only = try encoder.encode(["generated_at": generatedAt])
+        let only = try ReportJSON.encode(["generated_at": generatedAt], with: encoder)
         return Data("{\n".utf8) + only.dropFirst(2).dropLast(2) + Data(",\n  \"hosts\" : [\n".utf8)
     }
 
-    /// Every line of `json` indented by `spaces` more, except empty lines (the encoder writes an
-    /// empty list as `[`, an empty line, `]`, with nothing on the empty line at any depth).
+    /// Every line of `json` indented by `spaces` more (no line is empty once empty containers
+    /// are compacted), working on the bytes in one buffer rather than appending byte by byte.
     static func indented(_ json: Data, by spaces: Int) -> Data {
+        let bytes = [UInt8](json)
+        let lines = bytes.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count + lines * spaces)
         let pad = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
-        var out = Data(capacity: json.count + json.count / 8)
-        var lineStart = true
-        for byte in json {
-            if lineStart && byte != UInt8(ascii: "\n") { out.append(contentsOf: pad) }
-            out.append(byte)
-            lineStart = byte == UInt8(ascii: "\n")
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+            if bytes[start] != UInt8(ascii: "\n") { out.append(contentsOf: pad) }
+            out.append(contentsOf: bytes[start..<end])
+            start = end
         }
-        return out
+        return Data(out)
     }
 
     /// The top-level fields after `hosts`, in the document's sorted order.

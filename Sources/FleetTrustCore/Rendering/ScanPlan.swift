@@ -99,8 +99,6 @@ public struct ScanPlan: Encodable, Sendable {
     }
 
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try ReportJSON.encode(self)
     }
 }

@@ -45,10 +45,7 @@ public enum ScanReplay {
         var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
                                  groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
                                  userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
-                                 sshOptions: SSHHostOptions(hostKeyAlgorithms: settings?.hostKeyAlgorithms,
-                                                            globalKnownHostsFiles: settings?.globalKnownHostsFiles,
-                                                            checkHostIP: settings?.checkHostIP,
-                                                            revokedHostKeys: settings?.revokedHostKeys))
+                                 sshOptions: settings?.options ?? SSHHostOptions())
         if entry.policySource == "inventory" { host.policy = entry.policy }
         host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {

@@ -174,55 +174,44 @@ public struct ScanReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// The per-host client settings judged with (what replay needs to judge the same way).
+    /// The per-host client settings judged with (what replay needs to judge the same way): the
+    /// host's `SSHHostOptions` as they are, beside its alias and known_hosts files.
     public struct SSHSettings: Codable, Sendable, Equatable {
         public var hostKeyAlias: String?
-        public var hostKeyAlgorithms: String?
         /// The host's own `UserKnownHostsFile` (empty: the scan's files).
         public var userKnownHostsFiles: [String]
-        /// The host's own `GlobalKnownHostsFile` (null: the scan's files).
-        public var globalKnownHostsFiles: [String]?
         /// Every file the host was judged against, in order.
         public var knownHostsFiles: [String]
-        public var checkHostIP: Bool?
-        /// `RevokedHostKeys` (null: unset; empty: `none`), so a replay judges against it too.
-        public var revokedHostKeys: [String]?
+        /// `HostKeyAlgorithms`, `GlobalKnownHostsFile`, `CheckHostIP` and the rest, in the same object.
+        public var options: SSHHostOptions
 
         enum CodingKeys: String, CodingKey {
-            case hostKeyAlias = "host_key_alias", hostKeyAlgorithms = "host_key_algorithms"
-            case userKnownHostsFiles = "user_known_hosts_files", globalKnownHostsFiles = "global_known_hosts_files"
-            case knownHostsFiles = "known_hosts_files", checkHostIP = "check_host_ip", revokedHostKeys = "revoked_host_keys"
+            case hostKeyAlias = "host_key_alias", userKnownHostsFiles = "user_known_hosts_files"
+            case knownHostsFiles = "known_hosts_files"
         }
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             hostKeyAlias = try c.decodeIfPresent(String.self, forKey: .hostKeyAlias)
-            hostKeyAlgorithms = try c.decodeIfPresent(String.self, forKey: .hostKeyAlgorithms)
             userKnownHostsFiles = try c.decodeIfPresent([String].self, forKey: .userKnownHostsFiles) ?? []
-            globalKnownHostsFiles = try c.decodeIfPresent([String].self, forKey: .globalKnownHostsFiles)
             knownHostsFiles = try c.decodeIfPresent([String].self, forKey: .knownHostsFiles) ?? []
-            checkHostIP = try c.decodeIfPresent(Bool.self, forKey: .checkHostIP)
-            revokedHostKeys = try c.decodeIfPresent([String].self, forKey: .revokedHostKeys)
+            options = try SSHHostOptions(from: decoder)
         }
 
         init(_ judged: JudgedHost) {
             let host = judged.host
             hostKeyAlias = judged.labels.hostKeyAlias?.value
-            hostKeyAlgorithms = host.sshOptions.hostKeyAlgorithms.map { CleanText($0).value }
             userKnownHostsFiles = host.userKnownHostsFiles.map { CleanText($0, limit: 1024).value }
-            globalKnownHostsFiles = host.sshOptions.globalKnownHostsFiles?.map { CleanText($0, limit: 1024).value }
             knownHostsFiles = judged.knownHostsFiles.map { CleanText($0, limit: 1024).value }
-            checkHostIP = host.sshOptions.checkHostIP
-            revokedHostKeys = host.sshOptions.revokedHostKeys?.map { CleanText($0, limit: 1024).value }
+            options = host.sshOptions
         }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(hostKeyAlias, forKey: .hostKeyAlias); try c.encode(hostKeyAlgorithms, forKey: .hostKeyAlgorithms)
+            try c.encode(hostKeyAlias, forKey: .hostKeyAlias)
             try c.encode(userKnownHostsFiles, forKey: .userKnownHostsFiles)
-            try c.encode(globalKnownHostsFiles, forKey: .globalKnownHostsFiles)
-            try c.encode(knownHostsFiles, forKey: .knownHostsFiles); try c.encode(checkHostIP, forKey: .checkHostIP)
-            try c.encode(revokedHostKeys, forKey: .revokedHostKeys)
+            try c.encode(knownHostsFiles, forKey: .knownHostsFiles)
+            try options.encode(to: encoder)
         }
     }
 
@@ -460,9 +449,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
     }
 
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try ReportJSON.encode(self)
     }
 
     public static func decode(_ data: Data) throws -> ScanReport {

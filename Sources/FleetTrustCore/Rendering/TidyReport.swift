@@ -52,9 +52,7 @@ public enum TidyReport {
             Document.Item(file: CleanText(finding.location.path, limit: 4096).value, line: finding.location.line, kind: word(finding.kind),
                           names: finding.names.map { CleanText($0, limit: 300).value }, message: CleanText(message(finding), limit: 2000).value)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(Document(findings: items)), as: UTF8.self)
+        return String(decoding: try ReportJSON.encode(Document(findings: items)), as: UTF8.self)
     }
 
     /// `FILE:LINE  KIND  MESSAGE`, one line a finding, then a count.

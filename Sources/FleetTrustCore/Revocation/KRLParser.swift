@@ -169,8 +169,8 @@ struct KRLParser {
         _ = try section.string() // reserved
         var authority: [UInt8]?
         if !authorityBlob.isEmpty {
-            do { _ = try HostKey(blob: authorityBlob) } catch { throw .badKey("\(error)") }
-            authority = Digest.sha256(authorityBlob)
+            // ssh compares the CA as the key it parses (sshkey_equal), so in its canonical encoding.
+            do { authority = Digest.sha256(try HostKey(blob: authorityBlob).blob) } catch { throw .badKey("\(error)") }
         }
         while section.remaining > 0 {
             let type = try section.byte()

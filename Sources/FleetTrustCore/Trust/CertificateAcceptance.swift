@@ -13,7 +13,8 @@ public enum CertificateProblem: String, Sendable, Codable, CaseIterable {
     case notYetValid = "not-yet-valid"
     case principalMismatch = "principal-mismatch"
     case criticalOptions = "critical-options"
-    /// Signed with an algorithm outside `CASignatureAlgorithms` (by default: `ssh-rsa`, SHA-1).
+    /// Signed with an algorithm outside `CASignatureAlgorithms` (by default: `ssh-rsa`, SHA-1;
+    /// `ssh` checks this in `sshkey_check_cert_sigtype` before the CA lookup).
     case disallowedSignatureAlgorithm = "disallowed-signature-algorithm"
     /// No `@cert-authority` line for this host names the certificate's CA.
     case unknownCA = "unknown-ca"
@@ -37,6 +38,22 @@ public enum CertificateAcceptance {
         "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
     ]
 
+    /// OpenSSH's default `CASignatureAlgorithms` in its order (`SSH_ALLOWED_CA_SIGALGS`).
+    public static let defaultCASignatureOrder = [
+        "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+        "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
+    ]
+
+    /// Every signature algorithm OpenSSH 9.2 knows (`sshkey_alg_list(0, 1, 1)`): what a
+    /// `CASignatureAlgorithms` pattern can select.
+    public static let knownSignatureAlgorithms = HostKeyAlgorithms.openSSHKnown.filter { !$0.contains("-cert-") }
+
+    /// `CASignatureAlgorithms` assembled as `ssh` assembles it (`kex_assemble_names` over the default).
+    public static func allowedSignatures(_ setting: SSHAlgorithmList?) -> Set<String> {
+        guard let setting else { return defaultCASignatureAlgorithms }
+        return Set(setting.assemble(defaults: defaultCASignatureOrder, known: knownSignatureAlgorithms))
+    }
+
     /// What `cert_parse` demands before OpenSSH accepts a certificate as a key at all: a valid
     /// CA signature and sane fields; plus (stricter than `ssh`, which falls back to the plain
     /// key) the host role. Nil when the certificate is a well-formed host certificate.
@@ -51,14 +68,15 @@ public enum CertificateAcceptance {
 
     /// `sshkey_cert_check_host` for `name` (the host name without port, or the alias) at
     /// `now` (seconds since the epoch). Returns nil when accepted, else OpenSSH's reason.
-    public static func problem(with certificate: HostCertificate, name: String, now: UInt64) -> CertificateProblem? {
+    public static func problem(with certificate: HostCertificate, name: String, now: UInt64,
+                               allowedSignatures: Set<String> = defaultCASignatureAlgorithms) -> CertificateProblem? {
         if certificate.role != .host { return .notHostCertificate }
         if now < certificate.validAfter { return .notYetValid }
         if now >= certificate.validBefore { return .expired }
         if !certificate.principals.isEmpty, !certificate.principals.contains(name) { return .principalMismatch }
         if !certificate.criticalOptions.isEmpty { return .criticalOptions }
         guard let algorithm = certificate.signatureAlgorithm,
-              defaultCASignatureAlgorithms.contains(algorithm) else { return .disallowedSignatureAlgorithm }
+              allowedSignatures.contains(algorithm) else { return .disallowedSignatureAlgorithm }
         return nil
     }
 }

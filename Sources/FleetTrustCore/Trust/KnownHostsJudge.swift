@@ -9,6 +9,10 @@ import Foundation
 public struct KnownHostsJudge: Sendable {
     public let knownHosts: KnownHosts
 
+    /// `CASignatureAlgorithms` as assembled for the host: a certificate signed otherwise is not
+    /// accepted as a certificate.
+    public var caSignatureAlgorithms = CertificateAcceptance.defaultCASignatureAlgorithms
+
     public init(knownHosts: KnownHosts) { self.knownHosts = knownHosts }
 
     enum Status: Equatable { case ok, new, changed, revoked }
@@ -134,7 +138,7 @@ public struct KnownHostsJudge: Sendable {
             var failed = true
             switch hostStatus {
             case .ok:
-                if let certificate, let problem = CertificateAcceptance.problem(with: certificate, name: name, now: now) {
+                if let certificate, let problem = CertificateAcceptance.problem(with: certificate, name: name, now: now, allowedSignatures: caSignatureAlgorithms) {
                     certificateProblem = problem
                 } else {
                     attempt.verdict = certificate == nil ? .trusted : .trustedByCA

@@ -75,13 +75,14 @@ public struct ConnectCommand: Equatable, Sendable {
         var options: [String] = []
         if let file = host.sshConfigFile {
             options += ["-F", file]
-        } else if let first = judged.route.hops.first {
+        } else {
+            // The ssh configuration the host was judged under (`--ssh-config`), also for its hops.
+            if let routeConfig { options += ["-F", routeConfig] }
             // The route the probe took, which the inventory gave outside any ssh_config (Ansible's
             // ssh arguments): ssh must take it too, or it could meet another machine's key.
-            if let routeConfig { options += ["-F", routeConfig] }
-            if case .command(let command) = first {
+            if case .command(let command) = judged.route.hops.first {
                 options += ["-o", "ProxyCommand=\(command)"]
-            } else {
+            } else if !judged.route.hops.isEmpty {
                 options += ["-J", judged.route.jumpHosts.map(\.description).joined(separator: ",")]
             }
         }
@@ -91,8 +92,7 @@ public struct ConnectCommand: Equatable, Sendable {
         options += ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(Self.list(files))",
                     "-o", "GlobalKnownHostsFile=/dev/null"]
         if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
-        if let algorithms = host.sshOptions.hostKeyAlgorithms { options += ["-o", "HostKeyAlgorithms=\(algorithms)"] }
-        if let check = host.sshOptions.checkHostIP { options += ["-o", "CheckHostIP=\(check ? "yes" : "no")"] }
+        options += host.sshOptions.commandLineOptions
         if let revoked = host.sshOptions.revokedHostKeys?.first { options += ["-o", "RevokedHostKeys=\(Self.list([revoked]))"] }
         return options
     }

@@ -162,6 +162,11 @@ public final class CursesTerminal {
     public func end() {
         guard !ended else { return }
         ended = true
+        if ft_has_alternate_screen() == 0 {
+            // Without an alternate screen (vt100) the last frame would stay under the shell prompt.
+            werase(window)
+            wrefresh(window)
+        }
         endwin()
     }
 

@@ -94,10 +94,18 @@ extension Theme {
     /// theme directories, and parses it.
     public static func load(_ nameOrPath: String, searching directories: [String]) throws -> Theme {
         let isPath = nameOrPath.contains("/") || nameOrPath.hasSuffix(".theme")
-        let candidates = isPath ? [nameOrPath] : directories.map { "\($0)/\(nameOrPath).theme" }
+        var seen = Set<String>()
+        let candidates = isPath ? [nameOrPath] : directories.filter { seen.insert($0).inserted }.map { "\($0)/\(nameOrPath).theme" }
         guard let path = candidates.first(where: { !InputFile.isMissing($0) }) else {
-            let looked = candidates.joined(separator: ", ")
-            throw ThemeError(file: nameOrPath, line: 0, message: isPath ? "no such theme file" : "theme not found (looked for \(looked))")
+            guard !isPath else { throw ThemeError(file: nameOrPath, line: 0, message: "no such theme file") }
+            let available = Set(directories.flatMap { directory in
+                ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+                    .filter { $0.hasSuffix(".theme") }.map { String($0.dropLast(".theme".count)) }
+            }).sorted()
+            throw ThemeError(file: nameOrPath, line: 0, message: available.isEmpty
+                ? "theme not found, and no theme is installed (looked for \(candidates.joined(separator: ", ")))"
+                : "theme not found (looked for " + candidates.filter { FileManager.default.fileExists(atPath: URL(fileURLWithPath: $0).deletingLastPathComponent().path) }
+                    .joined(separator: ", ") + "); the themes are \(available.joined(separator: ", ")) (or give the path of a .theme file)")
         }
         let data: [UInt8]
         do {
@@ -123,6 +131,7 @@ extension Theme {
         }
         result.append("/usr/local/share/fleettrust/themes")
         result.append("/usr/share/fleettrust/themes")
-        return result
+        var seen = Set<String>()
+        return result.filter { seen.insert($0).inserted }
     }
 }

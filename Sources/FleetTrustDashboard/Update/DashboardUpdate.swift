@@ -53,6 +53,12 @@ public enum DashboardUpdate {
     static func handle(_ key: Key, in state: inout DashboardState) -> [DashboardEffect] {
         switch state.mode {
         case .list:
+            if key == .escape, !state.filterText.isEmpty {
+                // Esc clears a filter kept with Enter, as it clears one being typed.
+                state.filterText = ""
+                state.refreshVisible()
+                return []
+            }
             return KeyBindings.action(for: key).map { perform($0, in: &state) } ?? []
         case .detail:
             return handleDetail(key, in: &state)

@@ -16,7 +16,12 @@ enum ConfirmationView {
         case .pin(let items, let marked):
             var lines = wrap(" Pin the presented keys of \(subject(items, marked: marked)) in \(clean(items[0].file))?",
                              width, .dialogTitle)
-            for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
+            for item in items {
+                lines += itemLines(item, randomart: items.count == 1, width: width)
+                if !item.spkiPins.isEmpty, let judged = state.rows[item.index].judged {
+                    for sentence in tlsPinEffect(judged) { lines += wrap("    " + sentence, width, .warning) }
+                }
+            }
             lines.append(ScreenLine(" y pins these fingerprints; any other key cancels.", .statusKey))
             return lines
         case .forget(let item):
@@ -32,6 +37,28 @@ enum ConfirmationView {
     }
 
     static func clean(_ text: String) -> String { CleanText(text, limit: 200).value }
+
+    /// What pinning a TLS endpoint will change, under the policy it has, said before `y`: under
+    /// `standard` and `pinned` a pin does not make an unvalidated chain trusted, and the way out
+    /// is named.
+    static func tlsPinEffect(_ judged: JudgedHost) -> [String] {
+        let policy = judged.policy
+        let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
+        switch policy {
+        case PolicyName.pinOnly.rawValue:
+            return ["Its policy is pin-only: the pin alone decides, so after y this endpoint is trusted."]
+        case PolicyName.off.rawValue:
+            return ["Its policy is off: nothing is checked, and the pin changes nothing."]
+        default:
+            guard judged.status == .untrusted || judged.tls?.chain.validates == false else {
+                return ["Its policy is \(policy): once the pin is in force the chain and the pin must both hold; after y it is trusted."]
+            }
+            return ["Its policy is \(policy): a pin is checked in addition to the chain, and this chain leads to no trusted CA, "
+                    + "so after y the endpoint stays untrusted.",
+                    "To trust it on the pin alone, give it the pin-only policy (a policy file line '\(pattern) pin-only', "
+                    + "or fleettrust_policy=pin-only in the inventory); or give its CA with --tls-ca-file."]
+        }
+    }
 
     /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
     static func subject(_ items: [DecisionItem], marked: Int) -> String {
@@ -60,10 +87,19 @@ enum ConfirmationView {
         return lines
     }
 
+    /// The key type a recorded line holds (`ED25519`), read from the line shown, to label the
+    /// recorded fingerprint as the presented ones are.
+    static func recordedKeyType(_ line: RecordedLine) -> String? {
+        var words = line.text.value.split(separator: " ")
+        if words.first?.hasPrefix("@") == true { words.removeFirst() }
+        guard words.count >= 3 else { return nil }
+        return (try? HostKey(openSSHLine: words.dropFirst().joined(separator: " ")))?.kind.label
+    }
+
     static func replaceLines(_ item: DecisionItem, state: DashboardState, width: Int) -> [ScreenLine] {
         var lines = wrap(" THE HOST KEY OF \(clean(item.host.name)) HAS CHANGED", width, .statusChanged)
         lines += wrap(" Someone may be intercepting the connection, or the host was rebuilt. Check with its owner.", width, .danger)
-        let recorded = item.previous.map { "\($0.fingerprint)" }
+        let recorded = item.previous.map { line in recordedKeyType(line).map { "\($0) \(line.fingerprint)" } ?? line.fingerprint }
         let presented = item.keys.map { "\($0.kind.label) \($0.sha256Fingerprint)" }
         if width >= 2 * 62 + 3 {
             let half = (width - 3) / 2

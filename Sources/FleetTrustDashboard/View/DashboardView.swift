@@ -52,7 +52,7 @@ enum HeaderView {
         }
 
         title.append(" inventory ", .headerLabel)
-        title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) hosts) ", .header)
+        title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) host\(state.rows.count == 1 ? "" : "s")) ", .header)
         title.append(" known_hosts ", .headerLabel)
         for (number, file) in state.settings.knownHostsFiles.enumerated() {
             title.append((number == 0 ? "" : ", ") + Sanitizer.clean(file, limit: 120), .header)
@@ -152,6 +152,8 @@ enum StatusLineView {
         case .confirm(.replace(let item, let typed)):
             return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to replace"), ("Enter", "confirm"),
                     ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
+        case .confirm(.forget): return [("y", "remove"), ("any other key", "cancel")]
+        case .confirm(.pin): return [("y", "pin"), ("any other key", "cancel")]
         case .confirm: return [("y", "save"), ("any other key", "cancel")]
         case .detail:
             return [("Esc", "back"), ("j/k", "scroll"), ("m", state.showMD5 ? "hide MD5" : "MD5")] + actionHints(state)

@@ -72,7 +72,14 @@ enum HostListView {
             let fitted = kind == .fingerprint && (row.primaryKey != nil || row.judged?.tls?.leaf != nil)
                 ? DisplayWidth.fit(DisplayWidth.middleTruncate(text, to: width), to: width)
                 : DisplayWidth.fit(text, to: width, alignRight: kind == .rtt)
-            line.append(fitted, selected && kind != .status ? .selected : role)
+            if selected && kind == .status {
+                // The status keeps its colour on the selection bar; its padding is part of the bar.
+                let word = String(fitted.reversed().drop { $0 == " " }.reversed())
+                line.append(word, role)
+                line.append(String(repeating: " ", count: DisplayWidth.of(fitted) - DisplayWidth.of(word)), .selected)
+            } else {
+                line.append(fitted, selected ? .selected : role)
+            }
             if offset < columns.widths.count - 1 { line.append(" ", selected ? .selected : .normal) }
         }
         return line

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The settings in force for one host, collected the way `ssh` collects them (the first value
+/// obtained for a keyword wins), and turned into the host's name, port and typed options with
+/// `ssh`'s expansions. The ssh_config reader and Ansible's `-o` arguments both end here.
+struct SSHHostSettings {
+    var hostName: String?
+    var port: Int?
+    var user: String?
+    var hostKeyAlias: String?
+    var proxy: String??
+    private var userFiles: (files: [String], location: SourceLocation?)?
+    private var globalFiles: (files: [String], location: SourceLocation?)?
+    private(set) var options = SSHHostOptions()
+    /// The keywords that have a value: a bit per `SSHOption` case, and the unjudged keywords.
+    private var seen: UInt32 = 0
+    private var seenUnjudged: [String] = []
+
+    /// Applies one setting unless the keyword already has a value.
+    mutating func apply(_ option: SSHOption, at location: SourceLocation?) {
+        if case .unjudged(let keyword, _) = option {
+            guard !seenUnjudged.contains(keyword) else { return }
+            seenUnjudged.append(keyword)
+        } else {
+            let bit: UInt32 = 1 << option.ordinal
+            guard seen & bit == 0 else { return }
+            seen |= bit
+        }
+        switch option {
+        case .hostName(let value): hostName = value
+        case .port(let value): port = value
+        case .user(let value): user = value
+        case .hostKeyAlias(let value): hostKeyAlias = value
+        case .userKnownHostsFiles(let files): userFiles = (files, location)
+        case .globalKnownHostsFiles(let files): globalFiles = (files, location)
+        case .hostKeyAlgorithms(let list): options.hostKeyAlgorithms = list
+        case .caSignatureAlgorithms(let list): options.caSignatureAlgorithms = list
+        case .requiredRSASize(let bits): options.requiredRSASize = bits
+        case .checkHostIP(let flag): options.checkHostIP = flag
+        case .hashKnownHosts(let flag): options.hashKnownHosts = flag
+        case .revokedHostKeys(let files): options.revokedHostKeys = files
+        case .proxy(let value): proxy = .some(value)
+        case .unjudged(let keyword, let why):
+            if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
+        }
+    }
+
+    /// Records a setting that may be in force and that fleettrust cannot judge under.
+    mutating func addUnjudged(_ setting: UnjudgedSetting) {
+        options.unjudged = (options.unjudged ?? []) + [setting]
+    }
+
+    /// Where `ssh hostArgument` connects (`HostName` with `%h` expanded, else the argument).
+    func address(hostArgument: String) -> String {
+        hostName.map { SSHConfigTokens.expand($0, ["h": hostArgument]) } ?? hostArgument
+    }
+
+    /// The host as `ssh hostArgument` reaches and judges it: `UserKnownHostsFile` with `~`,
+    /// `${VAR}` and `%` tokens expanded (`%k` is the lowercased `HostKeyAlias`, else the
+    /// argument), `GlobalKnownHostsFile` with `~` only, as `ssh` 9.2 does; `none` means no file.
+    /// A value `ssh` would stop on makes the host unjudged instead.
+    func host(named name: String, hostArgument: String, address: String, port: Int, user: String?,
+              options readOptions: InventoryReadOptions, environment: [String: String]? = nil)
+        -> InventoryHost {
+        var settings = self
+        var userKnownHostsFiles: [String] = []
+        if let (files, location) = userFiles {
+            let values = SSHConfigTokens.knownHostsValues(alias: hostArgument, hostName: address.lowercased(), port: port,
+                                                          user: user, hostKeyAlias: hostKeyAlias, options: readOptions)
+            switch Self.noneOrFiles(files) {
+            case nil:
+                settings.addUnjudged(UnjudgedSetting(keyword: "UserKnownHostsFile", location: location, why: "ssh refuses \"none\" beside other files"))
+            case .some(nil):
+                settings.options.noUserKnownHostsFile = true
+            case .some(.some(let list)):
+                do {
+                    userKnownHostsFiles = try list.map { file throws(SSHConfigTokens.ExpansionFailure) in
+                        try SSHConfigTokens.dollarPercentExpanded(SSHConfigTokens.tildeExpanded(file, home: readOptions.homeDirectory),
+                                                                  values, environment: environment ?? ProcessInfo.processInfo.environment)
+                    }
+                } catch {
+                    settings.addUnjudged(UnjudgedSetting(keyword: "UserKnownHostsFile", location: location,
+                                                         why: "ssh stops on it (\(error.text))"))
+                }
+            }
+        }
+        if let (files, location) = globalFiles {
+            switch Self.noneOrFiles(files) {
+            case nil:
+                settings.addUnjudged(UnjudgedSetting(keyword: "GlobalKnownHostsFile", location: location, why: "ssh refuses \"none\" beside other files"))
+            case .some(nil):
+                settings.options.globalKnownHostsFiles = []
+            case .some(.some(let list)):
+                do {
+                    settings.options.globalKnownHostsFiles = try list.map { file throws(SSHConfigTokens.ExpansionFailure) in
+                        try SSHConfigTokens.tildeExpanded(file, home: readOptions.homeDirectory)
+                    }
+                } catch {
+                    settings.addUnjudged(UnjudgedSetting(keyword: "GlobalKnownHostsFile", location: location,
+                                                         why: "ssh stops on it (\(error.text))"))
+                }
+            }
+        }
+        return InventoryHost(name: name, address: address, port: port, user: user, hostKeyAlias: hostKeyAlias,
+                             userKnownHostsFiles: userKnownHostsFiles, proxy: proxy ?? nil, sshOptions: settings.options)
+    }
+
+    /// `none` first and alone: no file (`.some(nil)`); `none` with others: nil (`ssh` refuses).
+    private static func noneOrFiles(_ files: [String]) -> [String]?? {
+        guard files.first?.lowercased() == "none" else { return .some(files) }
+        return files.count == 1 ? .some(nil) : nil
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The user's own OpenSSH client configuration (`ssh -F FILE`'s file, else `~/.ssh/config` then
+/// `/etc/ssh/ssh_config`), applied to hosts from every inventory format that is not itself an
+/// ssh_config: the `ssh` the user (or Ansible) runs reads it for them, so its `HostName`,
+/// `HostKeyAlias`, known_hosts files and algorithm settings change the decision for them too.
+///
+/// It is matched against the name `ssh` is given: a plain list's host, Ansible's `ansible_host`.
+/// Settings already given on `ssh`'s command line (Ansible's `-o` arguments, its `-o Port` and
+/// `-o User`) come first and win, as in `ssh`. `HashKnownHosts` is left to `--hash-known-hosts`,
+/// which asks `ssh -G` the same question.
+public struct SSHUserConfiguration: Sendable {
+    /// The settings of every file in the order `ssh` reads them.
+    let segments: [SSHConfigLayout.Segment]
+    /// The files read, for messages.
+    public let files: [String]
+
+    /// The files `ssh` reads: `explicit` alone (`-F`), else the user's file (when it exists)
+    /// then the system's.
+    public static func defaultFiles(explicit: String?, options: InventoryReadOptions) -> [String] {
+        if let explicit { return [explicit] }
+        return [options.homeDirectory + "/.ssh/config", "/etc/ssh/ssh_config"].filter { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// Reads `files` (relative `Include`s of a file under /etc/ssh resolve there, others under
+    /// `~/.ssh`, as in `ssh`); each problem is a diagnostic with its line.
+    public static func read(files: [String], options: InventoryReadOptions) throws -> (SSHUserConfiguration, [InventoryDiagnostic]) {
+        var segments: [SSHConfigLayout.Segment] = []
+        var diagnostics: [InventoryDiagnostic] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw InventoryLoadError.unreadable(path: file, reason: "cannot be read")
+            }
+            var fileOptions = options
+            if file.hasPrefix("/etc/ssh/") { fileOptions.includeDirectory = "/etc/ssh" }
+            var log = DiagnosticLog(file: file)
+            let layout = SSHConfigLayout(contents: String(decoding: data, as: UTF8.self), options: fileOptions, log: &log)
+            segments += layout.segments
+            diagnostics += log.diagnostics
+        }
+        return (SSHUserConfiguration(segments: segments, files: files), diagnostics)
+    }
+
+    /// A plain list's host as `ssh [-p PORT] [USER@]HOST` reaches it under this configuration.
+    func host(_ listed: InventoryHost, port: Int?, options: InventoryReadOptions) -> InventoryHost {
+        var settings = SSHHostSettings()
+        if let port { settings.apply(.port(port), at: listed.source) }
+        if let user = listed.user { settings.apply(.user(user), at: listed.source) }
+        collect(into: &settings, hostArgument: listed.address, localUser: options.localUser)
+        var host = settings.host(named: listed.name, hostArgument: listed.address, address: settings.address(hostArgument: listed.address),
+                                 port: settings.port ?? 22, user: settings.user, options: options)
+        host.source = listed.source
+        host.format = listed.format
+        return host
+    }
+
+    /// Adds this configuration's settings for `ssh hostArgument` to those already given.
+    func collect(into settings: inout SSHHostSettings, hostArgument: String, localUser: String) {
+        SSHConfigReader.collect(alias: hostArgument, segments: segments, localUser: localUser, into: &settings) { option in
+            if case .hashKnownHosts = option { return false }
+            return true
+        }
+    }
+}
