@@ -45,6 +45,9 @@ final class AtomicOutputFile {
         do { try file.install() } catch { throw Failure(description: "cannot write \(file.path): \(error)") }
     }
 
+    /// The temporary file's path, for a forced exit to remove.
+    var temporaryPath: String { file.temporary }
+
     /// Removes the temporary file; the target is left as it was.
     func abandon() {
         guard !committed else { return }
@@ -72,6 +75,9 @@ final class CommandOutput {
         buffer.append(data)
         if buffer.count >= Self.piece { try flush() }
     }
+
+    /// The `--output` temporary file, if any.
+    var temporaryPath: String? { file?.temporaryPath }
 
     /// Drops what was gathered; a file's temporary copy is removed and the target keeps its content.
     func abandon() {

@@ -66,9 +66,12 @@ struct ScanCommand: AsyncParsableCommand {
             }
             let started = ContinuousClock.now
             let interruption = ScanInterruption()
+            let temporary = output.temporaryPath
+            interruption.exitAtOnce { if let temporary { unlink(temporary) } }
             // A replay judges an old probe: no drift against today's history, and nothing recorded.
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
             let (hosts, results, skipped) = try await gather(interruption: interruption)
+            interruption.probesFinished()
             if let signal = interruption.receivedSignal {
                 try await stopped(by: signal, hosts: hosts, results: results, store: store, output: output)
             }

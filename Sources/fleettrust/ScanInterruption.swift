@@ -6,9 +6,15 @@ import Synchronization
 /// session) end it in order instead of killing it mid-write: the probes are cancelled, what has
 /// finished is still recorded in the history, a `--output` temporary file is removed (the target
 /// keeps its old content, so a monitoring collector never reads half a report), and one line says so.
+///
+/// Past the probes there is nothing left to cancel, and a read that never returns (a FIFO named as
+/// a `RevokedHostKeys` or known_hosts file by an inventory) must not leave the scan deaf to
+/// signals: there, and at a second signal at any time, the process ends at once (`exitAtOnce`).
 final class ScanInterruption: Sendable {
     private let received = Mutex<Int32?>(nil)
     private let onSignal = Mutex<(@Sendable () -> Void)?>(nil)
+    private let pastProbes = Mutex(false)
+    private let forcedExit = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
 
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -39,13 +45,29 @@ final class ScanInterruption: Sendable {
         if already { action() }
     }
 
+    /// What ends the process at once: `cleanup` runs, one line says so, exit status 128+signal.
+    func exitAtOnce(cleanup: @escaping @Sendable () -> Void) {
+        forcedExit.withLock { $0 = { number in
+            cleanup()
+            printError("interrupted by \(Self.name(number)): stopped at once, nothing recorded and no report written")
+            exit(128 + number)
+        } }
+    }
+
+    /// The probes are over: from now on a signal ends the process at once.
+    func probesFinished() {
+        pastProbes.withLock { $0 = true }
+    }
+
     private func fire(_ number: Int32) {
         let first = received.withLock { value -> Bool in
             guard value == nil else { return false }
             value = number
             return true
         }
-        guard first else { return }
+        if !first || pastProbes.withLock({ $0 }) {
+            if let forced = forcedExit.withLock({ $0 }) { forced(number) } else { exit(128 + number) }
+        }
         onSignal.withLock { $0 }?()
     }
 

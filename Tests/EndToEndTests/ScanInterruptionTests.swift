@@ -46,4 +46,40 @@ final class ScanInterruptionTests: XCTestCase {
                        + "\(report) was left as it was\n")
         XCTAssertEqual(recorded(), 2, "the finished probes are in the history")
     }
+
+    /// An inventory may name a FIFO as the host's `RevokedHostKeys` file; reading it never returns
+    /// (as for `ssh`, which a signal still ends). Past the probes the scan must still end on one
+    /// SIGTERM (`timeout`, cron), removing its `--output` temporary file.
+    func testSIGTERMEndsAScanBlockedOnAFIFOTheInventoryNamed() throws {
+        let fleet = try TestFleet(TestFleet.Options(hosts: 1))
+        defer { fleet.stop() }
+        let directory = fleet.directory + "/fifo"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fifo = directory + "/revoked"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let endpoint = fleet.hosts[0].endpoints[0]
+        let inventory = directory + "/hosts.ini"
+        try "[web]\nh1 ansible_host=\(endpoint.address) ansible_port=\(endpoint.port) ansible_ssh_common_args='-o RevokedHostKeys=\(fifo)'\n"
+            .write(toFile: inventory, atomically: true, encoding: .utf8)
+        let report = directory + "/report.json"
+        try "the last complete report\n".write(toFile: report, atomically: true, encoding: .utf8)
+        let stderr = directory + "/stderr.txt"
+        let scan = try SpawnedProcess(BuiltProducts.fleettrust,
+                                      ["scan", "--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--no-history",
+                                       "--timeout", "10", "--format", "json", "--output", report], stderrPath: stderr)
+        defer { scan.terminate(grace: 1) }
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertTrue(scan.isRunning, "the scan waits on the FIFO, as ssh would")
+        kill(scan.pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while scan.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+
+        XCTAssertFalse(scan.isRunning, "one SIGTERM did not end a scan blocked on a FIFO")
+        XCTAssertEqual(scan.exitStatus, 128 + SIGTERM)
+        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8), "the last complete report\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(left, [], "a temporary file was left beside the report")
+        XCTAssertEqual(try String(contentsOfFile: stderr, encoding: .utf8),
+                       "fleettrust: interrupted by SIGTERM: stopped at once, nothing recorded and no report written\n")
+    }
 }

@@ -144,11 +144,42 @@ final class InventoryAnsibleTests: XCTestCase {
         """
         let hosts = InventoryFixtures.read(text: text, format: .ansibleINI).hosts
         let proxies = Dictionary(uniqueKeysWithValues: hosts.map { ($0.name, $0.proxy) })
-        XCTAssertEqual(proxies["a"], .some("ansible_ssh_common_args=-o ProxyJump=admin@bastion"))
-        XCTAssertEqual(proxies["b"], .some("ansible_ssh_extra_args=-J gate.example.com"))
-        XCTAssertEqual(proxies["c"], .some("ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\""))
+        XCTAssertEqual(proxies["a"], .some("ProxyJump admin@bastion"))
+        XCTAssertEqual(proxies["b"], .some("ProxyJump gate.example.com"))
+        XCTAssertEqual(proxies["c"], .some("ProxyCommand ssh -W %h:%p gate"))
         XCTAssertEqual(proxies["d"], .some(nil), "ProxyJump=none connects directly")
         XCTAssertEqual(proxies["e"], .some(nil))
-        XCTAssertEqual(proxies["f"], .some("ansible_ssh_common_args=-oProxyJump=edge"), "group vars apply")
+        XCTAssertEqual(proxies["f"], .some("ProxyJump edge"), "group vars apply")
+    }
+
+    /// Ansible hands these words to `ssh`, which reads them with its own option letters: a proxy,
+    /// `HostName` or port that `ssh` takes from them and fleettrust missed sent the probe to
+    /// another machine than the one `ssh` meets (the real `ssh` said "Host key verification
+    /// failed" or went through a bastion where fleettrust said trusted).
+    func testAnsibleSSHArgumentsAreReadAsSSHReadsItsCommandLine() {
+        let text = """
+        [web]
+        cluster ansible_ssh_common_args='-CoProxyCommand="ssh -W %h:%p gate"'
+        jcluster ansible_ssh_common_args='-4J gate'
+        quoted ansible_ssh_common_args='-o"ProxyJump gate"'
+        sshargs ansible_ssh_args='-C -o ProxyJump=gate' ansible_ssh_common_args='-o ProxyJump=other'
+        argument ansible_ssh_common_args='-i -Jkey -o ForwardAgent=no'
+        renamed ansible_host=10.0.0.5 ansible_ssh_common_args='-o HostName=10.9.9.9'
+        dashp ansible_ssh_common_args='-p 2222'
+        dashpafter ansible_port=22 ansible_ssh_common_args='-p 2222'
+        portfirst ansible_port=22 ansible_ssh_args='-o Port=2200'
+        revoked ansible_ssh_common_args='-vo RevokedHostKeys=/etc/ssh/revoked'
+        """
+        let hosts = Dictionary(uniqueKeysWithValues: InventoryFixtures.read(text: text, format: .ansibleINI).hosts.map { ($0.name, $0) })
+        XCTAssertEqual(hosts["cluster"]?.route.hops, [.command("ssh -W %h:%p gate")], "-Co is -C then -o")
+        XCTAssertEqual(hosts["jcluster"]?.route.jumpHosts.map(\.host), ["gate"], "-4J is -4 then -J")
+        XCTAssertEqual(hosts["quoted"]?.route.jumpHosts.map(\.host), ["gate"], "shlex joins -o\"ProxyJump gate\" into one word")
+        XCTAssertEqual(hosts["sshargs"]?.route.jumpHosts.map(\.host), ["gate"], "ansible_ssh_args come first on ssh's command line")
+        XCTAssertEqual(hosts["argument"]?.route.isDirect, true, "-Jkey is the argument of -i, not a proxy")
+        XCTAssertEqual(hosts["renamed"]?.address, "10.9.9.9", "-o HostName is where ssh connects and the name it looks up")
+        XCTAssertEqual(hosts["dashp"]?.port, 2222)
+        XCTAssertEqual(hosts["dashpafter"]?.port, 22, "Ansible's own -o Port= for ansible_port comes before the common args")
+        XCTAssertEqual(hosts["portfirst"]?.port, 2200, "ansible_ssh_args come before Ansible's -o Port=")
+        XCTAssertEqual(hosts["revoked"]?.sshOptions.revokedHostKeys, ["/etc/ssh/revoked"])
     }
 }

@@ -205,7 +205,9 @@ final class TemporaryDirectory {
     deinit {
         try? FileManager.default.removeItem(atPath: path)
     }
+}
 
+extension InventorySSHConfigTests {
     func testProxyJumpAndProxyCommandAreRecordedFirstOneWinningAndNoneMeaningDirect() {
         let text = """
         Host inner

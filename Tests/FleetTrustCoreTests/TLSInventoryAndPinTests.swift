@@ -39,6 +39,21 @@ final class TLSInventoryAndPinTests: XCTestCase {
         XCTAssertEqual(endpoint.groups, ["bmc"])
     }
 
+    /// A TLS endpoint of a host behind a proxy, or whose proxy does not parse, was probed directly
+    /// at the host's address: possibly another machine than the one the route reaches.
+    func testTLSEndpointsKeepTheirHostsRouteAndAreNeverProbedDirectly() {
+        let inventory = InventoryFixtures.read(text: """
+            [web]
+            w1 ansible_host=192.0.2.21 fleettrust_tls_ports=443 ansible_ssh_common_args="-J gate:0"
+            w2 ansible_host=192.0.2.22 fleettrust_tls_ports=443 ansible_ssh_common_args="-J gate"
+
+            """, format: .ansibleINI)
+        let endpoints = Dictionary(uniqueKeysWithValues: inventory.hosts.filter { $0.tls != nil }.map { ($0.name, $0) })
+        XCTAssertEqual(endpoints["w1:443/tls"]?.refusal?.code, .invalidRoute)
+        XCTAssertEqual(endpoints["w2:443/tls"]?.route.jumpHosts.map(\.host), ["gate"])
+        XCTAssertNotNil(endpoints["w2:443/tls"]?.proxy, "TLSProbe reports a proxied endpoint instead of connecting")
+    }
+
     func testSPKIPinsParseAndApplyOnlyToTLSEndpoints() throws {
         let digest = Base64.encode(Digest.sha256(Array("key".utf8)))
         let pins = try PinSet.parse(path: "pins", bytes: Array("[bmc1.example.com]:443 pin-sha256:\(digest) expires=2099-01-01\n".utf8))

@@ -171,11 +171,9 @@ struct AnsibleInventoryModel {
         let user = vars[userKey]?.value
         let plain = vars.mapValues(\.value)
         var settings = SSHHostSettings()
-        if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
-        if let user { settings.apply(.user(user), at: place(userKey)) }
-        for option in AnsibleSSHArguments.sshOptions(in: plain) where option.keyword != "proxyjump" && option.keyword != "proxycommand" {
-            let at = vars["ansible_ssh_common_args"].flatMap { $0.value.contains(option.raw) ? $0.location : nil }
-                ?? vars["ansible_ssh_extra_args"]?.location
+        let arguments = AnsibleSSHArguments.sshOptions(in: plain).filter { $0.keyword != "proxyjump" && $0.keyword != "proxycommand" }
+        func apply(_ option: AnsibleSSHArguments.Option) {
+            let at = vars[option.variable]?.location
             switch SSHOption.parse(keyword: option.keyword, arguments: option.arguments, rawArguments: option.raw) {
             case .success(.option(let parsed)): settings.apply(parsed, at: at)
             case .success(.noEffect): break
@@ -187,8 +185,13 @@ struct AnsibleInventoryModel {
                                          why: "ssh refuses the option: \(problem.text)"), at: at)
             }
         }
-        // Ansible runs `ssh -o Port=… -o User=… ARGS… ansible_host`: its own options come first, then
-        // the inventory's, then the user's configuration, matched against ansible_host.
+        // Ansible's command line: `ansible_ssh_args`, then its own `-o Port=`/`-o User=`, then the
+        // common and extra args; `ssh` keeps the first value of each.
+        for option in arguments where option.variable == "ansible_ssh_args" { apply(option) }
+        if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
+        if let user { settings.apply(.user(user), at: place(userKey)) }
+        for option in arguments where option.variable != "ansible_ssh_args" { apply(option) }
+        // After the command line, the user's configuration, matched against ansible_host.
         options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
         var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
                                  port: settings.port ?? 22, user: settings.user, options: options)

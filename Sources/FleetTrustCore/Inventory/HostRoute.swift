@@ -36,8 +36,8 @@ public struct HostRoute: Hashable, Sendable, Codable {
     }
 
     /// The route the inventory's proxy text describes: `ProxyJump LIST`, `ProxyCommand CMD` (as
-    /// the ssh_config reader records them) or `ansible_ssh_common_args=ARGS` (as the Ansible reader
-    /// records them, `-J LIST` and `-o ProxyJump=…`/`-o ProxyCommand=…` read from the arguments).
+    /// the ssh_config and Ansible readers record them) or `ansible_ssh_common_args=ARGS` (`-J LIST`,
+    /// `-o ProxyJump=…`/`-o ProxyCommand=…` read from Ansible's ssh arguments).
     /// Nil (or `none`) is direct; a list `ssh` would refuse ("Invalid ProxyJump") throws.
     public init(proxy: String?) throws(RouteError) {
         guard let proxy else { self = .direct; return }
@@ -48,7 +48,7 @@ public struct HostRoute: Hashable, Sendable, Codable {
             return
         }
         guard let equals = proxy.firstIndex(of: "=") else { self = .direct; return }
-        self = try Self.sshArguments(String(proxy[proxy.index(after: equals)...]))
+        self = try Self.sshArguments(variable: String(proxy[..<equals]), String(proxy[proxy.index(after: equals)...]))
     }
 
     /// The ProxyJump / ProxyCommand text that gives this route back (what replay restores).
@@ -80,30 +80,11 @@ public struct HostRoute: Hashable, Sendable, Codable {
         }
     }
 
-    /// The route in an `ssh` argument string (`-J a,b`, `-o ProxyJump=a`, `-oProxyCommand="…"`):
-    /// the first proxy option wins, as the first value of an option does for `ssh`.
-    static func sshArguments(_ text: String) throws(RouteError) -> HostRoute {
-        let words = (try? InventoryLines.words(text)) ?? text.split(separator: " ").map(String.init)
-        var index = 0
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            if word.hasPrefix("-J") {
-                let value = word.count > 2 ? String(word.dropFirst(2)) : (index < words.count ? words[index] : "")
-                if word.count == 2 { index += 1 }
-                return try option("proxyjump", value) ?? .direct
-            }
-            guard word.hasPrefix("-o") else { continue }
-            var setting = word.count > 2 ? String(word.dropFirst(2)) : (index < words.count ? words[index] : "")
-            if word.count == 2 { index += 1 }
-            setting = setting.trimmingCharacters(in: .whitespaces)
-            guard let cut = setting.firstIndex(where: { $0 == "=" || $0 == " " }) else { continue }
-            let keyword = setting[..<cut].lowercased()
-            guard keyword == "proxyjump" || keyword == "proxycommand" else { continue }
-            let value = setting[setting.index(after: cut)...].drop { $0 == "=" || $0 == " " }
-            return try option(keyword, String(value)) ?? .direct
-        }
-        return .direct
+    /// The route in one of Ansible's ssh argument variables (`ansible_ssh_common_args=-J a,b`),
+    /// read by the one reader of Ansible's ssh arguments, as `ssh` reads them.
+    static func sshArguments(variable: String, _ text: String) throws(RouteError) -> HostRoute {
+        guard let directive = AnsibleSSHArguments(vars: [variable: text]).proxy else { return .direct }
+        return try HostRoute(proxy: directive)
     }
 }
 

@@ -45,6 +45,9 @@ enum TLSInventoryEndpoints {
                 endpoint.source = base.source
                 endpoint.format = base.format
                 endpoint.policy = base.policy
+                // The host's route goes with its endpoints: a host `ssh` reaches through a proxy
+                // (or whose proxy setting does not parse) is never probed directly, TLS included.
+                endpoint.proxy = base.proxy
                 endpoints.append(endpoint)
             }
         }

@@ -19,6 +19,9 @@ public enum FileSystemCalls {
 
     /// Follows symbolic links in the last component, as `open` would, even when the final
     /// target does not exist yet; so a linked known_hosts is written through and the link kept.
+    /// A link that another user made in a sticky world-writable directory (`/tmp`) is refused, as
+    /// the kernel's `protected_symlinks` refuses it to `open`: following it here, in user space,
+    /// would let that user point `--output` or the history at any file the scanning user may write.
     static func resolveSymlinks(_ path: String) throws -> String {
         var current = path
         for _ in 0..<maximumSymlinkDepth {
@@ -28,6 +31,11 @@ public enum FileSystemCalls {
                 throw StoreError.from(errno: errno, path: path, directory: directory(of: current), operation: "lstat")
             }
             guard s.st_mode & S_IFMT == S_IFLNK else { return current }
+            var parent = stat()
+            if stat(directory(of: current), &parent) == 0, parent.st_mode & S_ISVTX != 0, parent.st_mode & S_IWOTH != 0,
+               s.st_uid != geteuid(), s.st_uid != parent.st_uid {
+                throw StoreError.untrustedSymlink(path: path, link: current)
+            }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = readlink(current, &buffer, Int(PATH_MAX))
             guard n >= 0 else {

@@ -15,7 +15,8 @@ public struct ReplacedFile: Sendable {
     /// The file that is replaced, after following symbolic links.
     public let resolvedPath: String
     public let descriptor: Int32
-    private let temporary: String
+    /// The temporary file beside the target (removed by `abandon`, renamed by `install`).
+    public let temporary: String
 
     /// Creates the new copy beside the target. A new file gets `newFileMode` less the umask.
     public init(path: String, newFileMode: mode_t = 0o666) throws {

@@ -24,6 +24,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingDirectory(path: String)
     /// Symbolic links loop or nest too deeply.
     case symlinkLoop(path: String)
+    /// A symbolic link in a shared (sticky, world-writable) directory that another user made: the
+    /// kernel's `protected_symlinks` rule, which a shell redirection obeys, refuses to follow it.
+    case untrustedSymlink(path: String, link: String)
     /// Other writers kept changing the file; gave up after a bounded number of attempts.
     case tooManyRetries(path: String)
     /// Another writer held the lock on the file's directory for longer than the bound.
@@ -34,7 +37,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String {
         switch self {
         case .readOnly(let p), .readOnlyDirectory(let p), .noSpace(let p), .permissionDenied(let p),
-             .conflict(let p, _), .notRegularFile(let p), .missingFile(let p), .missingDirectory(let p), .symlinkLoop(let p),
+             .conflict(let p, _), .notRegularFile(let p), .missingFile(let p), .missingDirectory(let p), .symlinkLoop(let p), .untrustedSymlink(let p, _),
              .tooManyRetries(let p), .lockTimeout(let p, _), .system(let p, _, _):
             return p
         }
@@ -51,6 +54,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingFile(let p): return "\(p) does not exist."
         case .missingDirectory(let p): return "directory \(p) does not exist; create it first."
         case .symlinkLoop(let p): return "\(p): too many levels of symbolic links."
+        case .untrustedSymlink(_, let link):
+            return "\(link) is a symbolic link another user made in a shared directory (sticky, world-writable); not followed, nothing was changed."
         case .tooManyRetries(let p): return "\(p) kept changing under concurrent writers; nothing more was saved, try again."
         case .lockTimeout(let p, let seconds):
             return "another program held the lock on \(p) for more than \(seconds) s; nothing was changed, try again."
