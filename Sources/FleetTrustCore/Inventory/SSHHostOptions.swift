@@ -25,6 +25,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
     /// `ssh` 9.2 uses it (no `~` or `%` expansion); empty for `none`, nil when unset.
     public var revokedHostKeys: [String]?
+    /// `KnownHostsCommand` from the user's own configuration (one from an inventory is
+    /// `unjudged` instead): run before judging, its lines judged with the files.
+    public var knownHostsCommand: KnownHostsCommand?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -42,7 +45,8 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case hostKeyAlgorithms = "host_key_algorithms", globalKnownHostsFiles = "global_known_hosts_files"
         case noUserKnownHostsFile = "no_user_known_hosts_file", checkHostIP = "check_host_ip"
         case hashKnownHosts = "hash_known_hosts", caSignatureAlgorithms = "ca_signature_algorithms"
-        case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys", unjudged
+        case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys"
+        case knownHostsCommand = "known_hosts_command", unjudged
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -58,6 +62,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(caSignatureAlgorithms, forKey: .caSignatureAlgorithms)
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
         try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
+        try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
     }
 

@@ -26,11 +26,14 @@ enum SSHOption: Hashable, Sendable {
     case revokedHostKeys([String])
     /// `ProxyJump` or `ProxyCommand` (whichever comes first wins, as in `ssh`); nil for `none`.
     case proxy(String?)
+    /// `KnownHostsCommand`: the rest of the line as written (`ssh` splits it itself, per run);
+    /// nil for `none`. Run only when it comes from the user's own configuration.
+    case knownHostsCommand(String?)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 13), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 14), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -46,7 +49,8 @@ enum SSHOption: Hashable, Sendable {
         case .hashKnownHosts: return 10
         case .revokedHostKeys: return 11
         case .proxy: return 12
-        case .unjudged: return 13
+        case .knownHostsCommand: return 13
+        case .unjudged: return 14
         }
     }
 
@@ -119,7 +123,8 @@ enum SSHOption: Hashable, Sendable {
             let value = keyword == "proxyjump" ? first : rawArguments
             return option(.proxy(arguments.count == 1 && first.lowercased() == "none" ? nil : spelled + " " + value))
         case "knownhostscommand":
-            return unjudged("fleettrust does not run it; ssh reads the keys it prints", unless: ["none"])
+            // `parse_command` takes the rest of the line; `CLEAR_ON_NONE` compares all of it.
+            return option(.knownHostsCommand(rawArguments.lowercased() == "none" ? nil : rawArguments))
         case "canonicalizehostname":
             return unjudged("ssh may look the host up under another name", unless: ["no", "false"])
         case "verifyhostkeydns":
