@@ -44,6 +44,7 @@ final class KnownHostsCommandTests: XCTestCase {
         let spare = try HostKey(openSSHLine: String(contentsOfFile: path("spare.pub"), encoding: .utf8))
         let name = "[127.0.0.1]:\(sshd.port)"
         _ = try write("lines-exact", "# from the command\n\(name) \(ed.openSSHLine)\n")
+        _ = try write("lines-explicit", "\(name) \(ed.openSSHLine)\n")
         _ = try write("lines-other", "\(name) \(spare.openSSHLine)\n")
         // ssh 9.2 matches the ORDER run's lines against the bare host name, the others against [host]:port.
         _ = try write("lines-order", "127.0.0.1 \(ecdsa.openSSHLine)\n\(name) \(ecdsa.openSSHLine)\n")
@@ -52,12 +53,14 @@ final class KnownHostsCommandTests: XCTestCase {
             mode="$1"; shift
             { printf '%s' "$mode"; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >> \(scratch)/argv-$mode.log
             [ "$mode" = fail ] && exit 1
+            [ "$mode" = explicit ] && [ "$2" = ORDER ] && exit 1
             cat \(scratch)/lines-$mode 2>/dev/null
             exit 0
 
             """, executable: true)
         let knownHosts = try write("known_hosts", "")
-        let modes = ["exact", "other", "nothing", "order", "fail"]
+        // explicit: HostKeyAlgorithms as a list, so ssh does not reorder and never runs ORDER (which would fail).
+        let modes = ["exact", "other", "nothing", "order", "fail", "explicit"]
         var config = """
             Host kh-*
               HostName 127.0.0.1
@@ -68,6 +71,7 @@ final class KnownHostsCommandTests: XCTestCase {
 
             """
         for mode in modes {
+            if mode == "explicit" { config += "Host kh-explicit\n  HostKeyAlgorithms ssh-ed25519\n" }
             config += "Host kh-\(mode)\n  KnownHostsCommand \(script) \(mode) %H %I %t %f %K %n %h %p %r %u %k %C %l %L %d %i 100%% ${HOME} 'two words'\n"
         }
         let configPath = try write("ssh_config", config)
@@ -88,7 +92,7 @@ final class KnownHostsCommandTests: XCTestCase {
 
         let expected: [String: (fleettrust: String, ssh: SSHOracle.Finding)] = [
             "exact": ("trusted", .accepted), "other": ("changed", .changed), "nothing": ("new", .unknown),
-            "order": ("trusted", .accepted), "fail": ("error", .other),
+            "order": ("trusted", .accepted), "fail": ("error", .other), "explicit": ("trusted", .accepted),
         ]
         for mode in modes {
             let ssh = try SSHOracle.handshake(host: "kh-\(mode)", config: configPath)

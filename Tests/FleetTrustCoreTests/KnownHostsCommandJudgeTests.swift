@@ -67,6 +67,11 @@ final class KnownHostsCommandJudgeTests: XCTestCase {
         XCTAssertEqual(KnownHostsCommandRunner().run(for: host("\(echo) %I %H", checkHostIP: true), result: loopback)?.address, [nil],
                        "ssh turns CheckHostIP off for a loopback peer")
 
+        var explicit = host("\(echo) %I %H")
+        explicit.sshOptions.hostKeyAlgorithms = try SSHAlgorithmList.parse("ssh-ed25519", known: HostKeyAlgorithms.openSSHKnown).get()
+        XCTAssertNil(KnownHostsCommandRunner().run(for: explicit, result: probe)?.order,
+                     "ssh reorders (and runs ORDER) only when HostKeyAlgorithms is unset, + or -")
+
         var replayed = host("\(echo) %I")
         let data = try JSONEncoder().encode(replayed.sshOptions)
         replayed.sshOptions = try JSONDecoder().decode(SSHHostOptions.self, from: data)

@@ -3,22 +3,23 @@
 /// never runs anything, can read the lines as `ssh` reads them: a known_hosts source merged with
 /// the files, for one lookup string only.
 public struct KnownHostsCommandOutput: Hashable, Sendable {
-    /// `%I=ORDER`, no key: lines for the bare host name, which order `ssh`'s host-key algorithms.
-    public var order: KnownHostsCommandRun
+    /// `%I=ORDER`, no key: lines for the bare host name, which order `ssh`'s host-key algorithms;
+    /// nil where `ssh` does not reorder them (`HostKeyAlgorithms` set as a list or with `^`).
+    public var order: KnownHostsCommandRun?
     /// `%I=HOSTNAME`, one per probed key (same order as `ProbeResult.keys`).
     public var hostName: [KnownHostsCommandRun]
     /// `%I=ADDRESS`, one per probed key; nil where `ssh` would not call it (no `CheckHostIP`, a
     /// certificate, a loopback peer, a name that is the address).
     public var address: [KnownHostsCommandRun?]
 
-    public init(order: KnownHostsCommandRun, hostName: [KnownHostsCommandRun], address: [KnownHostsCommandRun?]) {
+    public init(order: KnownHostsCommandRun?, hostName: [KnownHostsCommandRun], address: [KnownHostsCommandRun?]) {
         self.order = order
         self.hostName = hostName
         self.address = address
     }
 
     /// Every run, for the first failure.
-    public var runs: [KnownHostsCommandRun] { [order] + hostName + address.compactMap { $0 } }
+    public var runs: [KnownHostsCommandRun] { [order].compactMap { $0 } + hostName + address.compactMap { $0 } }
 
     /// The first run that failed: `ssh` would fail the connection (or, for a command it cannot
     /// start, report it and go on without it; fleettrust reports it as the host's error).

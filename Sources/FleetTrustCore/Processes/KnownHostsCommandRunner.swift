@@ -11,7 +11,7 @@ import Glibc
 
 /// Runs a probed host's `KnownHostsCommand` the way OpenSSH 9.2 runs it for a connection
 /// (`sshconnect.c:load_hostkeys_command`, `sshconnect2.c:order_hostkeyalgs`): once with
-/// `%I=ORDER` and no key, once per presented key with `%I=HOSTNAME`, and once more per plain key
+/// `%I=ORDER` and no key where `ssh` reorders its host-key algorithms, once per presented key with `%I=HOSTNAME`, and once more per plain key
 /// with `%I=ADDRESS` where `CheckHostIP` applies. `ssh` asks only about the key it meets; the
 /// probe proved several, and each is judged, so each is asked about.
 ///
@@ -48,7 +48,9 @@ public struct KnownHostsCommandRunner: Sendable {
         func run(_ invocation: KnownHostsCommand.Invocation, _ key: HostKey?, _ name: String) -> KnownHostsCommandRun {
             once(command, invocation, key: key, hostString: name, values: values)
         }
-        let order = run(.order, nil, lookup.host)
+        // `ssh_kex2` calls `order_hostkeyalgs` only when HostKeyAlgorithms is unset, `+` or `-`.
+        let reorders = [nil, .append, .remove].contains(host.sshOptions.hostKeyAlgorithms?.form)
+        let order = reorders ? run(.order, nil, lookup.host) : nil
         let addressString = Self.checkHostIPString(host, peer: result.peerAddress, lookup: lookup)
         let keys = result.keys.map(\.key)
         return KnownHostsCommandOutput(order: order, hostName: keys.map { run(.hostName, $0, lookup.hostString) },
