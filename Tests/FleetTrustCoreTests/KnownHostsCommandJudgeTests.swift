@@ -76,6 +76,7 @@ final class KnownHostsCommandJudgeTests: XCTestCase {
         let data = try JSONEncoder().encode(replayed.sshOptions)
         replayed.sshOptions = try JSONDecoder().decode(SSHHostOptions.self, from: data)
         XCTAssertEqual(replayed.sshOptions.knownHostsCommand?.template, "\(echo) %I")
+        XCTAssertEqual(replayed.sshOptions.knownHostsCommand?.location, SourceLocation(file: "cfg", line: 3))
         XCTAssertEqual(replayed.sshOptions.knownHostsCommand?.isRunnable, false)
         XCTAssertNil(KnownHostsCommandRunner().run(for: replayed, result: probe), "a command read from a report is never run")
     }

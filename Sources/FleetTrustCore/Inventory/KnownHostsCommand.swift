@@ -37,7 +37,7 @@ public struct KnownHostsCommand: Hashable, Sendable, Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         template = try c.decode(String.self, forKey: .template)
-        location = try c.decodeIfPresent(SourceLocation.self, forKey: .location)
+        location = try c.decodeIfPresent(String.self, forKey: .location).map(SourceLocation.init(reportText:))
         hostArgument = try c.decodeIfPresent(String.self, forKey: .hostArgument) ?? ""
         isRunnable = false
     }
@@ -45,7 +45,7 @@ public struct KnownHostsCommand: Hashable, Sendable, Codable {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(CleanText(template, limit: 1024).value, forKey: .template)
-        try c.encodeIfPresent(location, forKey: .location)
+        try c.encodeIfPresent(location?.reportText, forKey: .location)
         try c.encode(CleanText(hostArgument, limit: 256).value, forKey: .hostArgument)
     }
 

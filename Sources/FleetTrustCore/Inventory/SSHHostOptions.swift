@@ -105,7 +105,7 @@ public struct UnjudgedSetting: Hashable, Sendable, Codable, CustomStringConverti
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(CleanText(keyword, limit: 200).value, forKey: .keyword)
-        try c.encode(location.map { CleanText($0.description, limit: 1100).value }, forKey: .location)
+        try c.encode(location?.reportText, forKey: .location)
         try c.encode(CleanText(why, limit: 300).value, forKey: .why)
     }
 
@@ -113,11 +113,20 @@ public struct UnjudgedSetting: Hashable, Sendable, Codable, CustomStringConverti
         let c = try decoder.container(keyedBy: CodingKeys.self)
         keyword = try c.decode(String.self, forKey: .keyword)
         why = try c.decode(String.self, forKey: .why)
-        location = try c.decodeIfPresent(String.self, forKey: .location).map { text in
-            guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else {
-                return SourceLocation(file: text, line: 0)
-            }
-            return SourceLocation(file: String(text[..<colon]), line: line)
-        }
+        location = try c.decodeIfPresent(String.self, forKey: .location).map(SourceLocation.init(reportText:))
     }
+}
+
+extension SourceLocation {
+    /// A location as a report writes it (`file:line`, cleaned); a text without a line is line 0.
+    init(reportText text: String) {
+        guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else {
+            self.init(file: text, line: 0)
+            return
+        }
+        self.init(file: String(text[..<colon]), line: line)
+    }
+
+    /// How a report writes a location: `file:line`, cleaned.
+    var reportText: String { CleanText(description, limit: 1100).value }
 }
