@@ -45,6 +45,7 @@ final class KnownHostsCommandTests: XCTestCase {
         let name = "[127.0.0.1]:\(sshd.port)"
         _ = try write("lines-exact", "# from the command\n\(name) \(ed.openSSHLine)\n")
         _ = try write("lines-explicit", "\(name) \(ed.openSSHLine)\n")
+        _ = try write("lines-md5", "\(name) \(ed.openSSHLine)\n")
         _ = try write("lines-other", "\(name) \(spare.openSSHLine)\n")
         // ssh 9.2 matches the ORDER run's lines against the bare host name, the others against [host]:port.
         _ = try write("lines-order", "127.0.0.1 \(ecdsa.openSSHLine)\n\(name) \(ecdsa.openSSHLine)\n")
@@ -60,7 +61,8 @@ final class KnownHostsCommandTests: XCTestCase {
             """, executable: true)
         let knownHosts = try write("known_hosts", "")
         // explicit: HostKeyAlgorithms as a list, so ssh does not reorder and never runs ORDER (which would fail).
-        let modes = ["exact", "other", "nothing", "order", "fail", "explicit"]
+        // md5: FingerprintHash changes the %f the command is given.
+        let modes = ["exact", "other", "nothing", "order", "fail", "explicit", "md5"]
         var config = """
             Host kh-*
               HostName 127.0.0.1
@@ -72,6 +74,7 @@ final class KnownHostsCommandTests: XCTestCase {
             """
         for mode in modes {
             if mode == "explicit" { config += "Host kh-explicit\n  HostKeyAlgorithms ssh-ed25519\n" }
+            if mode == "md5" { config += "Host kh-md5\n  FingerprintHash md5\n" }
             config += "Host kh-\(mode)\n  KnownHostsCommand \(script) \(mode) %H %I %t %f %K %n %h %p %r %u %k %C %l %L %d %i 100%% ${HOME} 'two words'\n"
         }
         let configPath = try write("ssh_config", config)
@@ -92,7 +95,7 @@ final class KnownHostsCommandTests: XCTestCase {
 
         let expected: [String: (fleettrust: String, ssh: SSHOracle.Finding)] = [
             "exact": ("trusted", .accepted), "other": ("changed", .changed), "nothing": ("new", .unknown),
-            "order": ("trusted", .accepted), "fail": ("error", .other), "explicit": ("trusted", .accepted),
+            "order": ("trusted", .accepted), "fail": ("error", .other), "explicit": ("trusted", .accepted), "md5": ("trusted", .accepted),
         ]
         for mode in modes {
             let ssh = try SSHOracle.handshake(host: "kh-\(mode)", config: configPath)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import FleetTrustTestFleet
 @testable import FleetTrustCore
 
 /// `KnownHostsCommand`: its command line split and expanded as OpenSSH 9.2's `argv_split` and
@@ -23,6 +24,20 @@ final class KnownHostsCommandJudgeTests: XCTestCase {
         XCTAssertThrowsError(try KnownHostsCommand.arguments(["/kh", "%z"], values: values, environment: [:]))
         XCTAssertThrowsError(try KnownHostsCommand.arguments(["/kh", "50%"], values: values, environment: [:]))
         XCTAssertThrowsError(try KnownHostsCommand.arguments(["/kh", "${FT_KH_UNSET}"], values: values, environment: [:]))
+    }
+
+    func testFingerprintHashChangesTheFingerprintTheCommandIsGivenAsSshKeygenPrintsIt() throws {
+        XCTAssertEqual(KnownHostsCommandRunner.fingerprint(TestKeys.a, digest: nil), TestKeys.a.sha256Fingerprint)
+        XCTAssertEqual(KnownHostsCommandRunner.fingerprint(TestKeys.a, digest: "MD5"), TestKeys.a.md5Fingerprint)
+        let inventory = InventoryFixtures.read(text: "Host a\n  FingerprintHash sha512\nHost b\n  FingerprintHash crc32\n", name: "cfg",
+                                               format: .sshConfig)
+        XCTAssertEqual(inventory["a"]?.sshOptions.fingerprintHash, "SHA512")
+        XCTAssertEqual(inventory.errors.map(\.description), ["cfg:4: FingerprintHash: invalid hash algorithm 'crc32'; ignored"])
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ft-kh-fp-\(getpid()).pub").path
+        try "\(TestKeys.a.openSSHLine)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { unlink(file) }
+        let keygen = try Tool.run("/usr/bin/ssh-keygen", ["-E", "sha512", "-lf", file]).stdout
+        XCTAssertTrue(keygen.contains(KnownHostsCommandRunner.fingerprint(TestKeys.a, digest: "SHA512") + " "), keygen)
     }
 
     private func host(_ template: String, port: Int = 22, checkHostIP: Bool = false) -> InventoryHost {

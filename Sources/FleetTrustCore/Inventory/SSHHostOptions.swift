@@ -28,6 +28,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `KnownHostsCommand` from the user's own configuration (one from an inventory is
     /// `unjudged` instead): run before judging, its lines judged with the files.
     public var knownHostsCommand: KnownHostsCommand?
+    /// `FingerprintHash` (`MD5`, `SHA1`, `SHA256`, `SHA384`, `SHA512`): only the `%f` given to
+    /// `KnownHostsCommand`.
+    public var fingerprintHash: String?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -46,7 +49,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case noUserKnownHostsFile = "no_user_known_hosts_file", checkHostIP = "check_host_ip"
         case hashKnownHosts = "hash_known_hosts", caSignatureAlgorithms = "ca_signature_algorithms"
         case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys"
-        case knownHostsCommand = "known_hosts_command", unjudged
+        case knownHostsCommand = "known_hosts_command", fingerprintHash = "fingerprint_hash", unjudged
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -63,6 +66,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
         try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
         try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
+        try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
     }
 

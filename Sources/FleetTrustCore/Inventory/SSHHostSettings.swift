@@ -50,6 +50,7 @@ struct SSHHostSettings {
         case .revokedHostKeys(let files): options.revokedHostKeys = files
         case .proxy(let value): proxy = .some(value)
         case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
+        case .fingerprintHash(let name): options.fingerprintHash = name
         case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
         }

@@ -46,7 +46,7 @@ public struct KnownHostsCommandRunner: Sendable {
             return KnownHostsCommandOutput(order: refused, hostName: [], address: [])
         }
         func run(_ invocation: KnownHostsCommand.Invocation, _ key: HostKey?, _ name: String) -> KnownHostsCommandRun {
-            once(command, invocation, key: key, hostString: name, values: values)
+            once(command, invocation, key: key, hostString: name, values: values, fingerprintHash: host.sshOptions.fingerprintHash)
         }
         // `ssh_kex2` calls `order_hostkeyalgs` only when HostKeyAlgorithms is unset, `+` or `-`.
         let reorders = [nil, .append, .remove].contains(host.sshOptions.hostKeyAlgorithms?.form)
@@ -96,7 +96,7 @@ public struct KnownHostsCommandRunner: Sendable {
 
     /// One run, with what `ssh` does when it cannot be made.
     private func once(_ command: KnownHostsCommand, _ invocation: KnownHostsCommand.Invocation, key: HostKey?,
-                      hostString: String, values client: [Character: String]) -> KnownHostsCommandRun {
+                      hostString: String, values client: [Character: String], fingerprintHash: String?) -> KnownHostsCommandRun {
         func failed(_ arguments: [String], _ why: String) -> KnownHostsCommandRun {
             KnownHostsCommandRun(invocation: invocation, arguments: arguments, failure: why)
         }
@@ -107,7 +107,7 @@ public struct KnownHostsCommandRunner: Sendable {
         values["H"] = hostString
         values["I"] = invocation.rawValue
         values["t"] = key?.type ?? "NONE"
-        values["f"] = key?.sha256Fingerprint ?? "NONE"
+        values["f"] = key.map { Self.fingerprint($0, digest: fingerprintHash) } ?? "NONE"
         values["K"] = key?.base64 ?? "NONE"
         let arguments: [String]
         do {
@@ -121,6 +121,19 @@ public struct KnownHostsCommandRunner: Sendable {
         switch Self.blocking(arguments, timeout: timeout, limit: Self.outputLimit) {
         case .output(let bytes): return KnownHostsCommandRun(invocation: invocation, arguments: arguments, output: bytes)
         case .failed(let why): return failed(arguments, why)
+        }
+    }
+
+    /// `sshkey_fingerprint` with `FingerprintHash` (SHA256 by default): `MD5:` and colon-separated
+    /// hex, else the digest's name and unpadded base64; a certificate is fingerprinted by its key.
+    static func fingerprint(_ key: HostKey, digest: String?) -> String {
+        let blob = key.fingerprintedBlob
+        switch digest ?? "SHA256" {
+        case "MD5": return key.md5Fingerprint
+        case "SHA1": return "SHA1:" + Base64.encode(Digest.sha1(blob), padded: false)
+        case "SHA384": return "SHA384:" + Base64.encode(Digest.sha384(blob), padded: false)
+        case "SHA512": return "SHA512:" + Base64.encode(Digest.sha512(blob), padded: false)
+        default: return key.sha256Fingerprint
         }
     }
 
