@@ -84,7 +84,9 @@ public actor ProbeScan {
                 ? ProbeResult(host: host.name, port: host.port, failures: [ProbeFailures.cancelled])
                 : tlsProbe?.run(cancellation: cancellation, due: due) ?? probe.run(cancellation: cancellation, due: due)
             // The user's KnownHostsCommand answers for the keys just proved; the judge reads its lines.
-            if !cancellation.isCancelled { result.knownHostsCommand = KnownHostsCommandRunner().run(for: host, result: result) }
+            if !cancellation.isCancelled {
+                result.knownHostsCommand = KnownHostsCommandRunner().run(for: host, result: result) { cancellation.isCancelled }
+            }
             deliver(Finished(index: index, result: result))
         }
     }

@@ -63,6 +63,10 @@ final class KnownHostsCommandJudgeTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(8), "two runs of at most a second each, then the kill")
         XCTAssertTrue(timedOut.failure?.failure?.contains("did not finish within 1 s") == true, "\(timedOut.runs)")
 
+        let beforeStopped = ContinuousClock.now
+        XCTAssertNil(KnownHostsCommandRunner().run(for: host(slow), result: probe) { true }, "a stopped scan runs nothing")
+        XCTAssertLessThan(ContinuousClock.now - beforeStopped, .seconds(1))
+
         let loud = try script("head -c 1100000 /dev/zero")
         let tooMuch = try XCTUnwrap(KnownHostsCommandRunner().run(for: host(loud), result: probe))
         XCTAssertTrue(tooMuch.failure?.failure?.contains("printed more than 1048576 bytes") == true, "\(tooMuch.runs)")

@@ -32,9 +32,9 @@ public struct KnownHostsCommandRunner: Sendable {
         self.timeout = timeout
     }
 
-    /// The command's lines for this probe; nil when the host has no runnable command or the probe
-    /// proved no key (nothing to judge).
-    public func run(for host: InventoryHost, result: ProbeResult) -> KnownHostsCommandOutput? {
+    /// The command's lines for this probe; nil when the host has no runnable command, the probe
+    /// proved no key (nothing to judge), or `stopped` turned true between runs (a stopped scan).
+    public func run(for host: InventoryHost, result: ProbeResult, stopped: () -> Bool = { false }) -> KnownHostsCommandOutput? {
         guard let command = host.sshOptions.knownHostsCommand, command.isRunnable, !result.keys.isEmpty else { return nil }
         let lookup = LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias)
         let values: [Character: String]
@@ -46,17 +46,19 @@ public struct KnownHostsCommandRunner: Sendable {
             return KnownHostsCommandOutput(order: refused, hostName: [], address: [])
         }
         func run(_ invocation: KnownHostsCommand.Invocation, _ key: HostKey?, _ name: String) -> KnownHostsCommandRun {
-            once(command, invocation, key: key, hostString: name, values: values, fingerprintHash: host.sshOptions.fingerprintHash)
+            if stopped() { return KnownHostsCommandRun(invocation: invocation, arguments: [command.template], failure: "was not run: the scan stopped") }
+            return once(command, invocation, key: key, hostString: name, values: values, fingerprintHash: host.sshOptions.fingerprintHash)
         }
         // `ssh_kex2` calls `order_hostkeyalgs` only when HostKeyAlgorithms is unset, `+` or `-`.
         let reorders = [nil, .append, .remove].contains(host.sshOptions.hostKeyAlgorithms?.form)
         let order = reorders ? run(.order, nil, lookup.host) : nil
         let addressString = Self.checkHostIPString(host, peer: result.peerAddress, lookup: lookup)
         let keys = result.keys.map(\.key)
-        return KnownHostsCommandOutput(order: order, hostName: keys.map { run(.hostName, $0, lookup.hostString) },
-                                       address: keys.map { key in
-                                           addressString.flatMap { key.isCertificate ? nil : run(.address, key, $0) }
-                                       })
+        let output = KnownHostsCommandOutput(order: order, hostName: keys.map { run(.hostName, $0, lookup.hostString) },
+                                             address: keys.map { key in
+                                                 addressString.flatMap { key.isCertificate ? nil : run(.address, key, $0) }
+                                             })
+        return stopped() ? nil : output
     }
 
     /// The address string `ssh` looks up with `CheckHostIP`, or nil where it does not (off, a
