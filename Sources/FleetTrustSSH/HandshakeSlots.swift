@@ -35,8 +35,10 @@ final class HandshakeSlots: @unchecked Sendable {
 
     /// Runs `body` holding a slot; the exchange's deadline starts once the slot is held.
     func withSlot<T>(cancellation: ProbeCancellation, cancelled: () -> T, _ body: () -> T) -> T {
+        cancellation.enter(.keyExchange, queued: true)
         guard acquire(cancellation: cancellation) else { return cancelled() }
         defer { release() }
+        cancellation.enter(.keyExchange)
         return body()
     }
 }

@@ -1,7 +1,9 @@
+import FleetTrustCore
 import Glibc
 import Synchronization
 
-/// Lets another thread stop one host's probe, even while it is blocked inside libssh.
+/// Lets another thread stop one host's probe, even while it is blocked inside libssh, and see
+/// what the probe is waiting on (its stage, for progress lines).
 ///
 /// libssh offers no thread-safe way to abort `ssh_connect`; shutting down its socket does wake it
 /// at once. The probe registers the socket it owns while it is open and unregisters it (under the
@@ -11,6 +13,9 @@ public final class ProbeCancellation: Sendable {
     private struct State {
         var cancelled = false
         var socket: Int32?
+        var stage: ProbeStage?
+        /// Waiting for a handshake slot (connected, identified, not yet exchanging keys).
+        var queued = false
     }
 
     private let state = Mutex(State())
@@ -18,6 +23,20 @@ public final class ProbeCancellation: Sendable {
     public init() {}
 
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// What the probe is doing now, in words (`connect`, `key-exchange`, `waiting for a slot`);
+    /// nil before it started.
+    public var activity: String? {
+        state.withLock { state in state.queued ? "waiting for a slot" : state.stage?.rawValue }
+    }
+
+    /// The probe entered `stage` (or, with `queued`, waits for a handshake slot before it).
+    func enter(_ stage: ProbeStage, queued: Bool = false) {
+        state.withLock { state in
+            state.stage = stage
+            state.queued = queued
+        }
+    }
 
     /// Marks the probe cancelled and wakes whatever it is blocked on.
     public func cancel() {

@@ -21,6 +21,8 @@ public struct ProbeProgress: Hashable, Sendable {
 public actor ProbeScan {
     public nonisolated let hosts: [InventoryHost]
     public nonisolated let events: AsyncStream<ProbeEvent>
+    /// Each host's cancellation, which also says what its probe is waiting on.
+    private nonisolated let cancellations: [ProbeCancellation]
 
     /// Hosts finished out of hosts asked for.
     public private(set) var progress: ProbeProgress
@@ -53,6 +55,7 @@ public actor ProbeScan {
         self.workers = workers
         self.progress = ProbeProgress(done: 0, total: hosts.count)
         let cancellations = hosts.indices.map { _ in ProbeCancellation() }
+        self.cancellations = cancellations
         for index in hosts.indices { running[index] = cancellations[index] }
         let (events, continuation) = AsyncStream.makeStream(of: ProbeEvent.self)
         self.events = events
@@ -63,6 +66,12 @@ public actor ProbeScan {
             Task { await self.cancel() }
         }
         for index in hosts.indices { dispatch(index: index, cancellation: cancellations[index]) }
+    }
+
+    /// What the probe of host `index` is doing now (`connect`, `banner`, `waiting for a slot`,
+    /// `key-exchange`…), nil before it started; for progress lines, from any thread.
+    public nonisolated func activity(of index: Int) -> String? {
+        cancellations.indices.contains(index) ? cancellations[index].activity : nil
     }
 
     /// Stops everything: queued hosts are skipped, handshakes in flight are interrupted.

@@ -40,6 +40,7 @@ enum Resolver {
 
     static func resolve(_ host: String, port: Int, deadline: ContinuousClock.Instant,
                         cancellation: ProbeCancellation) -> Result<[SocketAddress], ProbeFailure> {
+        cancellation.enter(.resolve)
         if case .success(let numeric) = lookup(host, port: port, numericOnly: true) { return .success(numeric) }
         let lookup = Lookup()
         Thread.detachNewThread {

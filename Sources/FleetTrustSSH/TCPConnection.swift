@@ -62,7 +62,9 @@ struct TCPConnection {
     /// Connects and waits for the server to speak; on failure nothing is left open.
     static func open(to address: SocketAddress, deadline: ContinuousClock.Instant,
                      cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        cancellation.enter(.connect)
         var connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
+        cancellation.enter(.banner)
         do {
             try connection.awaitServer(until: deadline, cancellation: cancellation)
         } catch {

@@ -47,8 +47,8 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(help: "Output: text (type, fingerprint, key line) or known-hosts (lines like ssh-keyscan). Default: text, or known-hosts with -H.")
     var format: Format?
 
-    @Option(name: [.customShort("T"), .customLong("timeout")], help: "Seconds allowed for each connection attempt (more than 0, at most 3600).",
-            transform: parseTimeout)
+    @Option(name: [.customShort("T"), .customLong("timeout")], parsing: .unconditional,
+            help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5).", transform: parseTimeout)
     var timeout: Double = 5
 
     @Option(help: "How many handshakes to run at once.")

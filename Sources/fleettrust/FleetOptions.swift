@@ -19,7 +19,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
         "known_hosts file to judge against and save to (the first one). Repeatable. "
-            + "Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
+            + "Default: the four files ssh reads, \(DefaultKnownHostsFiles.described) (new entries go to the first).", valueName: "file"))
     var knownHostsFiles: [String] = []
 
     @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (format: FILE FORMATS in man fleettrust).", valueName: "file"))
@@ -47,7 +47,8 @@ struct FleetOptions: ParsableArguments {
             help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
-    @Option(help: "Seconds allowed for each connection attempt (more than 0, at most 3600).", transform: parseTimeout)
+    @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5).",
+            transform: parseTimeout)
     var timeout: Double = 5
 
     @Option(help: "How many handshakes run at once.")
@@ -100,12 +101,12 @@ struct FleetOptions: ParsableArguments {
     /// `--known-hosts`, or OpenSSH's default `UserKnownHostsFile`.
     var defaultUserKnownHostsFiles: [String] {
         if !knownHostsFiles.isEmpty { return knownHostsFiles.map(expandTilde) }
-        return [expandTilde("~/.ssh/known_hosts"), expandTilde("~/.ssh/known_hosts2")]
+        return DefaultKnownHostsFiles.user(home: expandTilde("~"))
     }
 
     /// None with `--known-hosts`, else OpenSSH's default `GlobalKnownHostsFile`.
     var defaultGlobalKnownHostsFiles: [String] {
-        knownHostsFiles.isEmpty ? ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"] : []
+        knownHostsFiles.isEmpty ? DefaultKnownHostsFiles.global : []
     }
 
     /// The `--known-hosts` files that do not exist, each once: they are judged as empty, as `ssh`

@@ -10,8 +10,8 @@ extension FleetOptions {
     func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
         let pool = ProbePool(settings: poolSettings)
         var results = [ProbeResult?](repeating: nil, count: hosts.count)
-        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts) : nil
         let scan = pool.start(hosts)
+        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:)) : nil
         interruption?.whenReceived { Task { await scan.cancel() } }
         for await event in scan.events {
             results[event.index] = event.result

@@ -165,8 +165,10 @@ struct ScanCommand: AsyncParsableCommand {
             try output.write(try plan.encoded() + Data("\n".utf8))
         case .table, .knownHosts, .prometheus:
             let files = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path))
-            var text = "would probe \(hosts.count) host\(hosts.count == 1 ? "" : "s"); "
-                + "\(plan.summary.knownHostsLines) known_hosts lines read from \(files.count) file\(files.count == 1 ? "" : "s")\n"
+            let probed = plan.summary.probed
+            var text = "would probe \(probed) host\(probed == 1 ? "" : "s")"
+                + (probed < hosts.count ? " (\(hosts.count - probed) refused)" : "") + "; "
+                + "\(plan.summary.knownHostsLines) known_hosts line\(plan.summary.knownHostsLines == 1 ? "" : "s") read from \(files.count) file\(files.count == 1 ? "" : "s")\n"
             text += Self.skippedLines(skipped)
             try output.write(Data(text.utf8))
         }

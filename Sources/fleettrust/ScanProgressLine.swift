@@ -13,12 +13,14 @@ final class ScanProgressLine: Sendable {
     }
 
     private let names: [String]
+    private let activity: @Sendable (Int) -> String?
     private let state = Mutex(State())
     private let started = ContinuousClock.now
     private nonisolated(unsafe) let timer: any DispatchSourceTimer
 
-    init(hosts: [InventoryHost]) {
+    init(hosts: [InventoryHost], activity: @escaping @Sendable (Int) -> String?) {
         names = hosts.map { Sanitizer.clean($0.name, limit: 40) }
+        self.activity = activity
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fleettrust.progress"))
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in self?.draw() }
@@ -39,16 +41,18 @@ final class ScanProgressLine: Sendable {
 
     private func draw() {
         guard let text = state.withLock({ state -> String? in
-            state.ended ? nil : Self.text(done: state.done, names: names, seconds: started.duration(to: .now).components.seconds)
+            state.ended ? nil : Self.text(done: state.done, names: names, seconds: started.duration(to: .now).components.seconds,
+                                          activity: activity)
         }) else { return }
         FileHandle.standardError.write(Data("\r\u{1b}[K\(text)".utf8))
     }
 
-    /// `scanned 3/5, 12 s; waiting for web4, web5`, at most three names and then a count.
-    static func text(done: Set<Int>, names: [String], seconds: Int64) -> String {
+    /// `scanned 3/5, 12 s; waiting for web4 (banner), web5 (connect)`, at most three names and
+    /// then a count.
+    static func text(done: Set<Int>, names: [String], seconds: Int64, activity: (Int) -> String?) -> String {
         var line = "fleettrust: scanned \(done.count)/\(names.count), \(seconds) s"
         let waiting = names.indices.lazy.filter { !done.contains($0) }
-        let shown = Array(waiting.prefix(3)).map { names[$0] }
+        let shown = Array(waiting.prefix(3)).map { index in names[index] + (activity(index).map { " (\($0))" } ?? "") }
         guard !shown.isEmpty else { return line }
         let more = names.count - done.count - shown.count
         line += "; waiting for " + shown.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")

@@ -25,7 +25,7 @@ struct TidyCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
 
     @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
-        "known_hosts file to check. Repeatable. Default: ~/.ssh/known_hosts, ~/.ssh/known_hosts2, /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2.",
+        "known_hosts file to check. Repeatable. Default: \(DefaultKnownHostsFiles.described).",
         valueName: "file"))
     var knownHostsFiles: [String] = []
 
@@ -75,7 +75,7 @@ struct TidyCommand: ParsableCommand {
 
     var paths: [String] {
         knownHostsFiles.isEmpty
-            ? ["~/.ssh/known_hosts", "~/.ssh/known_hosts2", "/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"].map(expandTilde)
+            ? DefaultKnownHostsFiles.all(home: expandTilde("~"))
             : knownHostsFiles.map(expandTilde)
     }
 

@@ -21,7 +21,7 @@ struct VerifyCommand: ParsableCommand {
     var key: String
 
     @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
-        "known_hosts file; repeatable. Default: ~/.ssh/known_hosts, then /etc/ssh/ssh_known_hosts.", valueName: "file"))
+        "known_hosts file; repeatable. Default: the four files ssh reads, \(DefaultKnownHostsFiles.described).", valueName: "file"))
     var knownHostsFiles: [String] = []
 
     @Option(help: ArgumentHelp("Pin file with the team's pinned fingerprints.", valueName: "file"))
@@ -63,7 +63,7 @@ struct VerifyCommand: ParsableCommand {
         do {
             presented = try Self.readKey(key)
             let paths = knownHostsFiles.isEmpty
-                ? [NSString(string: "~/.ssh/known_hosts").expandingTildeInPath, "/etc/ssh/ssh_known_hosts"]
+                ? DefaultKnownHostsFiles.all(home: expandTilde("~"))
                 : knownHostsFiles.map { NSString(string: $0).expandingTildeInPath }
             knownHosts = try KnownHosts.read(paths: paths, options: KnownHosts.Options(cidrPatterns: cidrPatterns))
             if let pins { pinSet = try PinSet.read(path: NSString(string: pins).expandingTildeInPath) }

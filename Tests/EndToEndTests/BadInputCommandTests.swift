@@ -121,6 +121,8 @@ final class BadInputCommandTests: XCTestCase {
             (["--timeout", "99999"] + inventory, ["more than 0 and at most 3600"]),
             (["discover", "-T", "nan", "127.0.0.1"], ["more than 0 and at most 3600"]),
             (["sync", "--timeout", "-3"] + inventory, ["--timeout"]),
+            (["scan", "--timeout", "-1"] + inventory, ["'-1'", "more than 0 and at most 3600"]),
+            (["discover", "-T", "-1", "127.0.0.1"], ["'-1'", "more than 0 and at most 3600"]),
             (["scan", "--concurrency", "0"] + inventory, ["between 1 and 1024"]),
             (["scan", "--format", "xml"] + inventory, ["'xml'", "'prometheus'"]),
             (["scan", "--pins-mode", "loose"] + inventory, ["enforce or report"]),

@@ -188,7 +188,7 @@ final class ScanFormatsTests: XCTestCase {
         XCTAssertEqual((plan["skipped"] as? [Any])?.count, 0)
 
         let table = try scan(["--inventory", directory + "/config", "--known-hosts", directory + "/kh", "--dry-run"])
-        XCTAssertEqual(table.stdoutText, "would probe 2 hosts; 1 known_hosts lines read from 1 file\n")
+        XCTAssertEqual(table.stdoutText, "would probe 2 hosts; 1 known_hosts line read from 1 file\n")
         XCTAssertEqual(try scan(["--inventory", directory + "/config", "--dry-run", "--format", "prometheus"]).status, 64)
     }
 

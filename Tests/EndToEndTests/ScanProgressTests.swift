@@ -18,7 +18,10 @@ final class ScanProgressTests: XCTestCase {
         let terminal = try DashboardTmux(script: "env \(DashboardTmux.environment()) \(command); echo SCAN-EXIT=$?; exec sleep 600",
                                          width: 160, height: 20)
         defer { terminal.stop() }
-        let (waiting, screen) = terminal.waitFor(timeout: 5) { $0.contains("waiting for 127.0.3.1:\(port), 127.0.3.2:\(port), 127.0.3.3:\(port) and 2 more") }
+        // The silent ports accepted the connection and never sent an identification: stage banner.
+        let (waiting, screen) = terminal.waitFor(timeout: 5) {
+            $0.contains("waiting for 127.0.3.1:\(port) (banner), 127.0.3.2:\(port) (banner), 127.0.3.3:\(port) (banner) and 2 more")
+        }
         XCTAssertTrue(waiting, screen)
         XCTAssertTrue(screen.contains("fleettrust: scanned 1/6, "), screen)
         let (later, _) = terminal.waitFor(timeout: 5) { $0.range(of: #"scanned 1/6, [2-9] s"#, options: .regularExpression) != nil }

@@ -112,6 +112,7 @@ final class TLSDashboardTests: XCTestCase {
         XCTAssertTrue(explanation.contains("'[localhost]:\(untrusted) pin-only'") && explanation.contains("--tls-ca-file"), explanation)
         terminal.send("n")
         XCTAssertTrue(terminal.waitFor { $0.contains("Cancelled; nothing was saved.") }.0, terminal.capture())
+        showAll(terminal)
 
         // t on the pin-only endpoint: the confirmation shows the leaf's pin and certificate SHA-256; y pins it.
         select(terminal, pinOnly)

@@ -18,6 +18,24 @@ final class InventoryPlainListTests: XCTestCase {
         XCTAssertEqual(inventory["app2.example.com:2222"]?.source, SourceLocation(file: "plain.txt", line: 6))
     }
 
+    func testJunkThatIsNoHostIsRefusedWithItsLineBeforeAnythingIsProbed() {
+        let junk = ["web1,10.0.0.1", "[::1", "user@@host.example.com", "a@b@host.example.com", "-oProxyCommand=x", "web1;reboot",
+                    "host.example.com]:22", "web1|tee"]
+        let inventory = InventoryFixtures.read(text: (["ok.example.com"] + junk + ["deploy@ok2.example.com:2200", "2001:db8::1"])
+            .joined(separator: "\n") + "\n", format: .plain)
+        XCTAssertEqual(inventory.hosts.map(\.name), ["ok.example.com", "ok2.example.com:2200", "2001:db8::1"])
+        XCTAssertEqual(inventory.errors.map(\.location.line), Array(2...(junk.count + 1)), "\(inventory.diagnostics)")
+        XCTAssertTrue(inventory.errors[0].message.contains("'web1,10.0.0.1' is not [user@]host[:port]"), inventory.errors[0].message)
+    }
+
+    func testAGuessedFormatIsNamedBesideTheErrorsItExplains() {
+        let guessed = InventoryFixtures.read(text: "web1.example.com\nhost:\n")
+        let note = guessed.diagnostics.first { $0.severity == .warning }
+        XCTAssertTrue(note?.message.hasPrefix("read as an Ansible YAML inventory (detected from its content;") == true, "\(guessed.diagnostics)")
+        let chosen = InventoryFixtures.read(text: "web1.example.com\nhost:\n", format: .plain)
+        XCTAssertFalse(chosen.diagnostics.contains { $0.message.contains("detected") }, "\(chosen.diagnostics)")
+    }
+
     func testSameAddressOnTwoPortsStaysTwoHosts() {
         let inventory = InventoryFixtures.read(text: "127.0.0.1:2201\n127.0.0.1:2202\n", format: .plain)
         XCTAssertEqual(inventory.hosts.map(\.port), [2201, 2202])

@@ -81,14 +81,23 @@ public struct Inventory: Sendable {
         let contents = String(decoding: source.bytes, as: UTF8.self)
         var log = DiagnosticLog(file: source.name)
         let hosts: [InventoryHost]
-        switch format ?? InventoryFormat.detect(contents) {
+        let chosen = format ?? InventoryFormat.detect(contents)
+        switch chosen {
         case .plain: hosts = PlainListReader.read(contents, options: options, log: &log)
         case .ansibleINI: hosts = AnsibleINIReader.read(contents, options: options, log: &log)
         case .ansibleYAML: hosts = AnsibleYAMLReader.read(contents, options: options, log: &log)
         case .sshConfig: hosts = SSHConfigReader.read(contents, options: options, log: &log)
         case .ansibleJSON: hosts = AnsibleInventoryJSONReader.read(contents, options: options, log: &log, detected: format == nil)
         }
-        var inventory = Inventory(diagnostics: log.diagnostics, skipped: log.skipped)
+        var diagnostics = log.diagnostics
+        if format == nil, let first = diagnostics.firstIndex(where: { $0.severity == .error }) {
+            // A guessed format is named where it explains the errors (a plain list whose first line
+            // looks like YAML is read as YAML).
+            diagnostics.insert(InventoryDiagnostic(.warning, SourceLocation(file: source.name, line: diagnostics[first].location.line),
+                                                   "read as \(chosen.label) (detected from its content; "
+                                                   + "--inventory-format plain, ini, yaml, json or ssh-config chooses)"), at: first)
+        }
+        var inventory = Inventory(diagnostics: diagnostics, skipped: log.skipped)
         inventory.merge(hosts, options: options)
         return inventory
     }

@@ -14,6 +14,17 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
     /// (`hosts` and `children` as lists of names, `vars`) with host variables under `_meta.hostvars`.
     case ansibleJSON = "json"
 
+    /// The format in words, for messages.
+    public var label: String {
+        switch self {
+        case .plain: return "a plain list"
+        case .ansibleINI: return "an Ansible INI inventory"
+        case .ansibleYAML: return "an Ansible YAML inventory"
+        case .sshConfig: return "an ssh_config file"
+        case .ansibleJSON: return "ansible-inventory JSON"
+        }
+    }
+
     /// Accepts the names a user may type after `--inventory-format`.
     public init?(argument: String) {
         switch argument.lowercased() {

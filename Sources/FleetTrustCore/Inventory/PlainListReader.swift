@@ -31,14 +31,17 @@ enum PlainListReader {
             if let at = word.lastIndex(of: "@") {
                 user = String(word[..<at])
                 spec = word[word.index(after: at)...]
-                if user!.isEmpty {
-                    log.error(line.number, "empty user name before '@' in \(InventoryDiagnostic.quote(word))", skipping: 1)
+                if user!.isEmpty || user!.contains("@") {
+                    log.error(line.number, "\(InventoryDiagnostic.quote(word)) is not [user@]host[:port]: \(user!.isEmpty ? "empty user name" : "more than one '@'")", skipping: 1)
                     continue
                 }
             }
             switch HostPattern.endpoint(spec) {
             case .failure(let error):
                 log.error(line.number, error.text, skipping: 1)
+            case .success(let endpoint) where !Self.isHostName(endpoint.host):
+                log.error(line.number, "\(InventoryDiagnostic.quote(word)) is not [user@]host[:port]: \(InventoryDiagnostic.quote(endpoint.host)) "
+                          + "is neither a host name (letters, digits, '.', '-', '_') nor an IP address; one host per line", skipping: 1)
             case .success(let endpoint):
                 let port = endpoint.port ?? 22
                 let name = endpoint.port == nil ? endpoint.host
@@ -55,5 +58,21 @@ enum PlainListReader {
             }
         }
         return hosts
+    }
+
+    /// What a plain list takes as a host: a DNS-style name or an IP address literal. A comma list
+    /// (`web1,10.0.0.1`, pasted from known_hosts), a lone bracket or other ASCII punctuation is a
+    /// typo to report, not a host to probe. Text beyond ASCII is kept as data and shown cleaned
+    /// (the readers flag it), as in every other format.
+    static func isHostName(_ host: String) -> Bool {
+        guard !host.isEmpty, host.utf8.count <= 253 else { return false }
+        if host.contains(":") {
+            return host.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
+        }
+        func allowed(_ scalar: Unicode.Scalar) -> Bool {
+            !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        guard let first = host.unicodeScalars.first, allowed(first) else { return false }
+        return host.unicodeScalars.allSatisfy { allowed($0) || $0 == "." || $0 == "-" || $0 == "_" }
     }
 }

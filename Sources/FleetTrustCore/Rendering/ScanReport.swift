@@ -449,9 +449,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
     }
 
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try ReportJSON.encode(self)
     }
 
     public static func decode(_ data: Data) throws -> ScanReport {

@@ -1,5 +1,3 @@
-import FleetTrustCore
-
 /// The human summary `scan --format table` prints: one line per host, then counts. A rendering
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 public enum ScanTable {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The few POSIX calls `GuardedFile` needs, each retrying on EINTR and throwing `StoreError`.
-enum FileSystemCalls {
+public enum FileSystemCalls {
     static let maximumSymlinkDepth = 40
     private static let setLease: Int32 = 1024, getLease: Int32 = 1025, setSignal: Int32 = 10
 
@@ -88,7 +88,9 @@ enum FileSystemCalls {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+    /// Writes all of `bytes`; nil when it all went in, else the errno that stopped it (a write
+    /// that makes no progress counts as ENOSPC, so a full disk never loops).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -96,6 +98,7 @@ enum FileSystemCalls {
                 if errno == EINTR { continue }
                 return errno
             }
+            if n == 0 { return ENOSPC }
             offset += n
         }
         return nil

@@ -171,7 +171,7 @@ public struct TLSCertificate: Hashable, Sendable {
                 var text = [CChar](repeating: 0, count: 64)
                 let family = raw.count == 4 ? AF_INET : AF_INET6
                 guard inet_ntop(family, raw, &text, socklen_t(text.count)) != nil else { continue }
-                result.append(.ip(String(cString: text)))
+                result.append(.ip(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
             default:
                 continue
             }

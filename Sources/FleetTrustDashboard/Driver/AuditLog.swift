@@ -96,7 +96,7 @@ public struct AuditLog: Sendable {
         guard fstat(fd, &status) == 0 else { throw AuditLogError(path: path, code: errno) }
         let before = status.st_size
         if before > 0, let last = Self.lastByte(fd, size: before), last != 0x0a { data.insert(0x0a, at: 0) }
-        let failure = Self.writeWhole(fd, data)
+        let failure = FileSystemCalls.writeAll(fd, data)
         guard let failure else { return }
         if ftruncate(fd, before) != 0 {
             throw AuditLogError(path: path, code: failure, partial: "cutting off the partial record failed too: "
@@ -108,23 +108,6 @@ public struct AuditLog: Sendable {
     private static func lastByte(_ fd: Int32, size: off_t) -> UInt8? {
         var byte: UInt8 = 0
         return pread(fd, &byte, 1, size - 1) == 1 ? byte : nil
-    }
-
-    /// Writes the whole batch (one `write`, unless it is cut short); nil when it all went in, else
-    /// the errno that stopped it: after a short write the rest is asked for again, which reports
-    /// why (typically ENOSPC).
-    private static func writeWhole(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            if written == 0 { return ENOSPC }
-            offset += written
-        }
-        return nil
     }
 }
 

@@ -94,7 +94,8 @@ extension Theme {
     /// theme directories, and parses it.
     public static func load(_ nameOrPath: String, searching directories: [String]) throws -> Theme {
         let isPath = nameOrPath.contains("/") || nameOrPath.hasSuffix(".theme")
-        let candidates = isPath ? [nameOrPath] : directories.map { "\($0)/\(nameOrPath).theme" }
+        var seen = Set<String>()
+        let candidates = isPath ? [nameOrPath] : directories.filter { seen.insert($0).inserted }.map { "\($0)/\(nameOrPath).theme" }
         guard let path = candidates.first(where: { !InputFile.isMissing($0) }) else {
             guard !isPath else { throw ThemeError(file: nameOrPath, line: 0, message: "no such theme file") }
             let available = Set(directories.flatMap { directory in

@@ -24,7 +24,9 @@ enum ProbeEndpoint: Sendable {
     func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
         switch self {
         case .direct(let address): return try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
-        case .routed(let target): return try target.open(deadline: deadline, cancellation: cancellation)
+        case .routed(let target):
+            cancellation.enter(.proxy)
+            return try target.open(deadline: deadline, cancellation: cancellation)
         }
     }
 }

@@ -1,11 +1,9 @@
-import FleetTrustCore
-
 /// What `sync` does with each judged host: its `JudgedHost.saving` answer, gated by what proves
 /// the keys. Nothing is judged here: only a host the judge offers for saving (`.save(keys)`: new,
 /// usable plain keys, no alarm) is ever added, and by default only when a pin or a pinned CA
 /// proves its keys; `--trust-on-first-use` lets an unpinned one in.
-struct SyncPlan {
-    enum Action: Equatable {
+public struct SyncPlan: Sendable {
+    public enum Action: Equatable, Sendable {
         /// Append these keys (those the host's file does not already record) under the host's
         /// save names; `recorded` is what that file recorded for the names when judged (the
         /// compare-and-set expectation).
@@ -18,24 +16,24 @@ struct SyncPlan {
         case notAdded(String)
     }
 
-    enum Proof: String {
+    public enum Proof: String, Sendable {
         case pin
         case caPin = "pinned CA"
         case trustOnFirstUse = "trust on first use"
     }
 
-    struct Entry {
-        var judged: JudgedHost
-        var action: Action
+    public struct Entry: Sendable {
+        public var judged: JudgedHost
+        public var action: Action
     }
 
-    var entries: [Entry]
+    public var entries: [Entry]
 
-    init(_ judged: [JudgedHost], trustOnFirstUse: Bool) {
+    public init(_ judged: [JudgedHost], trustOnFirstUse: Bool) {
         entries = judged.map { Entry(judged: $0, action: Self.action(for: $0, trustOnFirstUse: trustOnFirstUse)) }
     }
 
-    static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
+    public static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
         switch judged.saving {
         case .save(let keys):
             let proof: Proof
@@ -66,7 +64,7 @@ struct SyncPlan {
     /// 2 when a host was refused for an alarm (changed, revoked, pin-mismatch, invalid
     /// certificate), 1 when some host is left untrusted, else 0. `failedWrites` are hosts whose
     /// write was refused or failed.
-    func exitStatus(failedWrites: Int) -> Int32 {
+    public func exitStatus(failedWrites: Int) -> Int32 {
         var status: Int32 = failedWrites > 0 ? 1 : 0
         for entry in entries {
             switch entry.action {

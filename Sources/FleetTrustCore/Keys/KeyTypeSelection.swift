@@ -1,23 +1,21 @@
-import FleetTrustCore
-
 /// The key types `discover -t` prints, named as `ssh-keyscan -t` names them: `ed25519`, `ecdsa`,
 /// `rsa` (and `dsa`, `ecdsa-sk`, `ed25519-sk`), or any key-type name OpenSSH maps to one of those
 /// (`ssh-ed25519`, `ecdsa-sha2-nistp384`, `rsa-sha2-512`, ...). As in `ssh-keyscan`, any ECDSA
 /// name selects every curve. A certificate counts as the type of the key it certifies.
-struct KeyTypeSelection: Equatable {
+public struct KeyTypeSelection: Equatable, Sendable {
     /// Plain key-type names (`ssh-ed25519`, `ecdsa-sha2-nistp256`, ...) to print.
-    var types: Set<String>
+    public var types: Set<String>
     /// Requested types the probe cannot verify here (DSA, security keys): never printed.
-    var unverifiable: [String]
+    public var unverifiable: [String]
 
-    struct UnknownType: Error, CustomStringConvertible {
-        var name: String
-        var description: String {
+    public struct UnknownType: Error, CustomStringConvertible {
+        public var name: String
+        public var description: String {
             "unknown key type \"\(Sanitizer.clean(name, limit: 64))\" (ssh-keyscan names: ed25519, ecdsa, rsa, dsa, ecdsa-sk, ed25519-sk)"
         }
     }
 
-    static let all = KeyTypeSelection(types: Set([KeyType.ed25519, .ecdsaP256, .ecdsaP384, .ecdsaP521, .rsa].map(\.name)), unverifiable: [])
+    public static let all = KeyTypeSelection(types: Set([KeyType.ed25519, .ecdsaP256, .ecdsaP384, .ecdsaP521, .rsa].map(\.name)), unverifiable: [])
 
     private static let ecdsa: [KeyType] = [.ecdsaP256, .ecdsaP384, .ecdsaP521]
     private static let names: [String: [KeyType]] = [
@@ -31,13 +29,13 @@ struct KeyTypeSelection: Equatable {
         "ed25519-sk": "ed25519-sk", "sk-ssh-ed25519@openssh.com": "ed25519-sk",
     ]
 
-    init(types: Set<String>, unverifiable: [String]) {
+    public init(types: Set<String>, unverifiable: [String]) {
         self.types = types
         self.unverifiable = unverifiable
     }
 
     /// Parses `-t`'s comma-separated list.
-    init(parsing list: String) throws(UnknownType) {
+    public init(parsing list: String) throws(UnknownType) {
         var types = Set<String>()
         var unverifiable: [String] = []
         for name in list.split(separator: ",").map(String.init) {
@@ -53,5 +51,5 @@ struct KeyTypeSelection: Equatable {
         self.init(types: types, unverifiable: unverifiable)
     }
 
-    func includes(_ key: HostKey) -> Bool { types.contains(key.kind.plain.name) }
+    public func includes(_ key: HostKey) -> Bool { types.contains(key.kind.plain.name) }
 }

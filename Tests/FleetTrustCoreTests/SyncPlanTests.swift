@@ -1,0 +1,42 @@
+import XCTest
+@testable import FleetTrustCore
+
+/// What `sync` does with each judged host, decided from the judgement alone.
+final class SyncPlanTests: XCTestCase {
+    private let host = InventoryHost(name: "web1", address: "10.0.0.5")
+
+    private func judged(knownHosts: String, pins: String? = nil, keys: [HostKey] = [TestKeys.a]) throws -> JudgedHost {
+        let pinSet = try pins.map { try PinSet.parse(path: "pins", bytes: Array($0.utf8)) }
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file(knownHosts)]), pins: pinSet)
+        return judge.judge(host, ProbeResult(host: "10.0.0.5", port: 22, keys: keys.map { DiscoveredKey(key: $0) }))
+    }
+
+    func testAPinnedNewHostIsAddedProvedByItsPin() throws {
+        let host = try judged(knownHosts: "", pins: "web1 \(TestKeys.a.sha256Fingerprint)\n")
+        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin))
+    }
+
+    func testAnUnpinnedNewHostIsLeftAloneUnlessTrustOnFirstUse() throws {
+        let host = try judged(knownHosts: "")
+        guard case .notAdded(let why) = SyncPlan.action(for: host, trustOnFirstUse: false) else { return XCTFail() }
+        XCTAssertTrue(why.contains("no pin proves its keys"), why)
+        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: true), .add(keys: [TestKeys.a], recorded: [], proof: .trustOnFirstUse))
+        XCTAssertEqual(SyncPlan([host], trustOnFirstUse: false).exitStatus(failedWrites: 0), 1)
+    }
+
+    func testAChangedOrRevokedHostIsNeverTouchedAndIsAnAlarm() throws {
+        let changed = try judged(knownHosts: "10.0.0.5 \(TestKeys.b.openSSHLine)\n")
+        let revoked = try judged(knownHosts: "@revoked * \(TestKeys.a.openSSHLine)\n")
+        for host in [changed, revoked] {
+            XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: true), .refused, "\(host.status)")
+        }
+        XCTAssertEqual(SyncPlan([changed, revoked], trustOnFirstUse: true).exitStatus(failedWrites: 0), 2)
+    }
+
+    func testATrustedHostIsLeftAsItIsAndAFailedWriteRaisesTheStatus() throws {
+        let trusted = try judged(knownHosts: "10.0.0.5 \(TestKeys.a.openSSHLine)\n")
+        XCTAssertEqual(SyncPlan.action(for: trusted, trustOnFirstUse: true), .alreadyTrusted)
+        XCTAssertEqual(SyncPlan([trusted], trustOnFirstUse: true).exitStatus(failedWrites: 0), 0)
+        XCTAssertEqual(SyncPlan([trusted], trustOnFirstUse: true).exitStatus(failedWrites: 1), 1)
+    }
+}
