@@ -74,7 +74,7 @@ fuzz: deps
 	./fuzz/run
 	$(MAKE) matrix
 
-# The full server-side differential matrix against the real ssh (3,256 cases, about 5 minutes).
+# The full server-side differential matrix against the real ssh (6,512 cases, about 5 minutes).
 matrix: deps
 	$(SWIFT) build --build-tests
 	FLEETTRUST_FULL_MATRIX=1 $(SWIFT) test --skip-build --filter ServerDifferentialTests

@@ -89,9 +89,13 @@ public actor ProbeScan {
         let probe = HostProbe(host: host, timeout: timeout, slots: slots, routes: bastions)
         let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout, slots: slots)
         workers.submit { [self] due in
-            let result = cancellation.isCancelled
+            var result = cancellation.isCancelled
                 ? ProbeResult(host: host.name, port: host.port, failures: [ProbeFailures.cancelled])
                 : tlsProbe?.run(cancellation: cancellation, due: due) ?? probe.run(cancellation: cancellation, due: due)
+            // The user's KnownHostsCommand answers for the keys just proved; the judge reads its lines.
+            if !cancellation.isCancelled {
+                result.knownHostsCommand = KnownHostsCommandRunner().run(for: host, result: result) { cancellation.isCancelled }
+            }
             deliver(Finished(index: index, result: result))
         }
     }

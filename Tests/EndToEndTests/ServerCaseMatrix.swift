@@ -54,6 +54,9 @@ struct ServerCase: CustomStringConvertible, Sendable {
         case caSignatureAlgorithms = "CASignatureAlgorithms"
         /// `RequiredRSASize 3072`: the 2048-bit RSA key is refused.
         case requiredRSASize = "RequiredRSASize"
+        /// The case's known_hosts lines printed by `KnownHostsCommand /bin/cat FILE` instead of a
+        /// file: run from the user's own configuration, never from an inventory.
+        case knownHostsCommand = "KnownHostsCommand"
     }
 
     var index: Int

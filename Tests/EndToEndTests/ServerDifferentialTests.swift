@@ -6,7 +6,11 @@ import FleetTrustTestFleet
 /// The real `ssh` (OpenSSH 9.2, `StrictHostKeyChecking=yes`) against servers that serve what a stock
 /// sshd refuses to (forged, undecodable, user or SHA-1 certificates, SHA-1-only RSA, short RSA),
 /// and `fleettrust scan` as a black box on the same inventory and known_hosts: fleettrust must never
-/// be quieter than ssh, and louder only where this file's allow-list documents why.
+/// be quieter than ssh, and louder only where this file's allow-list documents why. The scan runs
+/// twice: with the file as an ssh_config inventory, and with a plain list of the same names judged
+/// under the file as the user's own configuration (`--ssh-config`). A case whose lines a
+/// `KnownHostsCommand` prints is compared in the second run only; in the first, the inventory's
+/// command is never run and the host is `unchecked` (or an alarm or refusal the rest proves).
 ///
 /// A bounded sample (the ORACLE-FINDINGS rows plus a seeded draw, 60 cases) runs by default;
 /// `FLEETTRUST_FULL_MATRIX=1` runs every case. `FLEETTRUST_MATRIX_SEED` and `FLEETTRUST_MATRIX_CASES`
@@ -79,61 +83,74 @@ final class ServerDifferentialTests: XCTestCase {
         let ssh = oracle.withLock { $0 }
         print("server differential: ssh done after \(Int(Date().timeIntervalSince(started))) s")
 
-        // The system under test: one scan over every case.
-        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--inventory", inventory,
-                                                                "--inventory-format", "ssh-config", "--known-hosts", shared,
-                                                                "--timeout", "10"], limit: 900)
-        let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any],
-                                     "fleettrust printed no JSON document (status \(run.status)): \(run.stderrText.prefix(2000))")
-        let hosts = document["hosts"] as? [[String: Any]] ?? []
-        let rows = Dictionary(hosts.compactMap { row in (row["name"] as? String).map { ($0, row) } }, uniquingKeysWith: { first, _ in first })
-        let exitStatus = (document["summary"] as? [String: Any])?["exit_status"] as? Int
-        print("server differential: fleettrust done after \(Int(Date().timeIntervalSince(started))) s (exit status \(exitStatus.map(String.init) ?? "?"), process \(run.status))")
+        // The system under test: one scan over every case, then the same names under --ssh-config.
+        func scan(_ arguments: [String]) throws -> (run: ProgramRun, rows: [String: [String: Any]], exitStatus: Int?) {
+            let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", shared, "--timeout", "10"]
+                                            + arguments, limit: 900)
+            let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any],
+                                         "fleettrust printed no JSON document (status \(run.status)): \(run.stderrText.prefix(2000))")
+            let hosts = document["hosts"] as? [[String: Any]] ?? []
+            let rows = Dictionary(hosts.compactMap { row in (row["name"] as? String).map { ($0, row) } }, uniquingKeysWith: { first, _ in first })
+            let exitStatus = (document["summary"] as? [String: Any])?["exit_status"] as? Int
+            print("server differential: fleettrust done after \(Int(Date().timeIntervalSince(started))) s (exit status \(exitStatus.map(String.init) ?? "?"), process \(run.status))")
+            return (run, rows, exitStatus)
+        }
+        let (run, rows, exitStatus) = try scan(["--inventory", inventory, "--inventory-format", "ssh-config"])
+        let names = lab.path("names")
+        try cases.map { $0.name + "\n" }.joined().write(toFile: names, atomically: true, encoding: .utf8)
+        let underUserConfiguration = try scan(["--inventory", names, "--inventory-format", "plain", "--ssh-config", inventory])
 
         var disagreements: [String] = []
         var classes: [String: (count: Int, example: String)] = [:]
         var tally: [String: Int] = [:]
         var maximum = (ssh: 0, fleettrust: 0)
-        for item in cases {
-            let handshake = ssh[item.index]!
-            tally[handshake.finding.rawValue, default: 0] += 1
-            let row = rows[item.name]
-            let status = row?["status"] as? String ?? "missing"
-            let sshLevel = handshake.finding.alarmLevel
-            maximum.ssh = max(maximum.ssh, sshLevel)
-            let ourLevel = Self.level(ofStatus: status)
-            let claimed = row?["stricter_than_ssh"] as? [String] ?? []
-            maximum.fleettrust = max(maximum.fleettrust, ourLevel ?? 0)
-            var problem: String?
-            if handshake.finding == .other {
-                problem = "the oracle could not classify ssh's outcome"
-            } else if let ourLevel {
-                if ourLevel < sshLevel {
-                    problem = "QUIETER than ssh"
-                } else if ourLevel > sshLevel {
-                    let allowed = Self.stricterChoices.filter { claimed.contains($0.code) && $0.applies(item, handshake, status) }
-                    if allowed.isEmpty {
-                        problem = "LOUDER than ssh, not a documented stricter choice (claimed: \(claimed))"
-                    } else {
-                        tally["stricter: " + allowed.map(\.code).joined(separator: "+"), default: 0] += 1
-                    }
+        for (pass, passRows) in [("", rows), ("--ssh-config: ", underUserConfiguration.rows)] {
+            for item in cases {
+                let handshake = ssh[item.index]!
+                let row = passRows[item.name]
+                let status = row?["status"] as? String ?? "missing"
+                let sshLevel = handshake.finding.alarmLevel
+                let ourLevel = Self.level(ofStatus: status)
+                let claimed = row?["stricter_than_ssh"] as? [String] ?? []
+                if pass.isEmpty {
+                    tally[handshake.finding.rawValue, default: 0] += 1
+                    maximum.ssh = max(maximum.ssh, sshLevel)
+                    maximum.fleettrust = max(maximum.fleettrust, ourLevel ?? 0)
                 }
-            } else {
-                problem = "unrecognised fleettrust status"
+                var problem: String?
+                if pass.isEmpty && item.config == .knownHostsCommand {
+                    // Nothing is claimed under it; an alarm or a refusal from the rest still stands.
+                if ["trusted", "new", "missing"].contains(status) { problem = "an inventory's KnownHostsCommand: \(status), not unchecked" }
+                } else if handshake.finding == .other {
+                    problem = "the oracle could not classify ssh's outcome"
+                } else if let ourLevel {
+                    if ourLevel < sshLevel {
+                        problem = "QUIETER than ssh"
+                    } else if ourLevel > sshLevel {
+                        let allowed = Self.stricterChoices.filter { claimed.contains($0.code) && $0.applies(item, handshake, status) }
+                        if allowed.isEmpty {
+                            problem = "LOUDER than ssh, not a documented stricter choice (claimed: \(claimed))"
+                        } else {
+                            tally["stricter: " + allowed.map(\.code).joined(separator: "+"), default: 0] += 1
+                        }
+                    }
+                } else {
+                    problem = "unrecognised fleettrust status"
+                }
+                guard let problem = problem.map({ pass + $0 }) else { continue }
+                let method = row?["method"] as? String ?? "-"
+                let error = (row?["error"] as? [String: Any])?["message"] as? String
+                let keys = (row?["keys"] as? [[String: Any]] ?? []).map { "\($0["type"] ?? "?")=\($0["verdict"] ?? "?")" }.joined(separator: " ")
+                let text = """
+                    \(problem): \(item)
+                      ssh: \(handshake.finding.rawValue) (level \(sshLevel)), met \(handshake.hostKeyAlgorithm ?? "-"): \(handshake.finalMessage)\
+                    \(handshake.certificateNotes.isEmpty ? "" : "\n  ssh certificate notes: " + handshake.certificateNotes.joined(separator: "; "))
+                      fleettrust: \(status) (level \(ourLevel.map(String.init) ?? "?")), method \(method)\(error.map { ", error \($0)" } ?? ""), keys \(keys)
+                    """
+                disagreements.append(text)
+                let key = "\(problem) | \(item.kind) | config=\(item.config.rawValue) | ssh=\(handshake.finding.rawValue) | fleettrust=\(status)"
+                classes[key] = (count: (classes[key]?.count ?? 0) + 1, example: classes[key]?.example ?? text)
             }
-            guard let problem else { continue }
-            let method = row?["method"] as? String ?? "-"
-            let error = (row?["error"] as? [String: Any])?["message"] as? String
-            let keys = (row?["keys"] as? [[String: Any]] ?? []).map { "\($0["type"] ?? "?")=\($0["verdict"] ?? "?")" }.joined(separator: " ")
-            let text = """
-                \(problem): \(item)
-                  ssh: \(handshake.finding.rawValue) (level \(sshLevel)), met \(handshake.hostKeyAlgorithm ?? "-"): \(handshake.finalMessage)\
-                \(handshake.certificateNotes.isEmpty ? "" : "\n  ssh certificate notes: " + handshake.certificateNotes.joined(separator: "; "))
-                  fleettrust: \(status) (level \(ourLevel.map(String.init) ?? "?")), method \(method)\(error.map { ", error \($0)" } ?? ""), keys \(keys)
-                """
-            disagreements.append(text)
-            let key = "\(problem) | \(item.kind) | config=\(item.config.rawValue) | ssh=\(handshake.finding.rawValue) | fleettrust=\(status)"
-            classes[key] = (count: (classes[key]?.count ?? 0) + 1, example: classes[key]?.example ?? text)
         }
         print("server differential: ssh findings \(tally.sorted { $0.key < $1.key })")
         for text in disagreements { print("---\n" + text) }
@@ -145,6 +162,7 @@ final class ServerDifferentialTests: XCTestCase {
             XCTAssertEqual(exitStatus, maximum.fleettrust, "summary.exit_status is the loudest host status")
         }
         XCTAssertEqual(rows.count, cases.count, "fleettrust reports every case once: \(run.stderrText.prefix(1000))")
+        XCTAssertEqual(underUserConfiguration.rows.count, cases.count, "\(underUserConfiguration.run.stderrText.prefix(1000))")
         XCTAssertTrue(disagreements.isEmpty, "\(disagreements.count) of \(cases.count) cases disagree with ssh, in \(classes.count) classes:\n"
                       + classes.sorted(by: { $0.key < $1.key }).map { "\($0.value.count) × \($0.key)" }.joined(separator: "\n"))
     }
@@ -241,6 +259,10 @@ final class ServerDifferentialTests: XCTestCase {
                 let own = lab.path("known_hosts-\(item.name)")
                 try text.write(toFile: own, atomically: true, encoding: .utf8)
                 inventory += "  UserKnownHostsFile \(own)\n"
+            } else if item.config == .knownHostsCommand {
+                let printed = lab.path("printed-\(item.name)")
+                try text.write(toFile: printed, atomically: true, encoding: .utf8)
+                inventory += "  KnownHostsCommand /bin/cat \(printed)\n"
             } else {
                 sharedText += text
             }

@@ -37,7 +37,7 @@ final class SSHOptionTableTests: XCTestCase {
         let judged = judge.judge(host, ProbeResult(host: "cmd", port: 22, keys: [DiscoveredKey(key: key)]))
         XCTAssertEqual(judged.status, .unchecked, "known_hosts alone would say trusted; ssh would also read the command's keys")
         XCTAssertEqual(JudgementWords.reason(judged),
-                       "not judged: KnownHostsCommand (cfg:2): fleettrust does not run it; ssh reads the keys it prints (ssh's answer under this setting is not reproduced)")
+                       "not judged: KnownHostsCommand (cfg:2): the inventory sets it, and fleettrust never runs a command an inventory names (ssh's answer under this setting is not reproduced)")
         XCTAssertEqual(judged.saving, .refused(.unchecked))
     }
 

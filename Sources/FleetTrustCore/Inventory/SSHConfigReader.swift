@@ -52,7 +52,7 @@ enum SSHConfigReader {
     /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
     /// in order, the first value of a keyword winning.
     static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
-                                     taking: (SSHOption) -> Bool = { _ in true })
+                                     from origin: SSHHostSettings.Origin = .inventory, taking: (SSHOption) -> Bool = { _ in true })
     where S.Element == SSHConfigLayout.Segment {
         for segment in segments {
             let facts = MatchFacts(alias: alias, hostName: settings.address(hostArgument: alias),
@@ -66,7 +66,7 @@ enum SSHConfigReader {
                 }
                 continue
             }
-            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location) }
+            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location, from: origin) }
         }
     }
 

@@ -102,7 +102,7 @@ enum SSHConfigTokens {
         return result
     }
 
-    private static func localHostName() -> String {
+    static func localHostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

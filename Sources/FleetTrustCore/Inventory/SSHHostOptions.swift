@@ -25,6 +25,12 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
     /// `ssh` 9.2 uses it (no `~` or `%` expansion); empty for `none`, nil when unset.
     public var revokedHostKeys: [String]?
+    /// `KnownHostsCommand` from the user's own configuration (one from an inventory is
+    /// `unjudged` instead): run before judging, its lines judged with the files.
+    public var knownHostsCommand: KnownHostsCommand?
+    /// `FingerprintHash` (`MD5`, `SHA1`, `SHA256`, `SHA384`, `SHA512`): only the `%f` given to
+    /// `KnownHostsCommand`.
+    public var fingerprintHash: String?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -42,7 +48,8 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case hostKeyAlgorithms = "host_key_algorithms", globalKnownHostsFiles = "global_known_hosts_files"
         case noUserKnownHostsFile = "no_user_known_hosts_file", checkHostIP = "check_host_ip"
         case hashKnownHosts = "hash_known_hosts", caSignatureAlgorithms = "ca_signature_algorithms"
-        case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys", unjudged
+        case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys"
+        case knownHostsCommand = "known_hosts_command", fingerprintHash = "fingerprint_hash", unjudged
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -58,6 +65,8 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(caSignatureAlgorithms, forKey: .caSignatureAlgorithms)
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
         try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
+        try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
+        try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
     }
 
@@ -100,7 +109,7 @@ public struct UnjudgedSetting: Hashable, Sendable, Codable, CustomStringConverti
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(CleanText(keyword, limit: 200).value, forKey: .keyword)
-        try c.encode(location.map { CleanText($0.description, limit: 1100).value }, forKey: .location)
+        try c.encode(location?.reportText, forKey: .location)
         try c.encode(CleanText(why, limit: 300).value, forKey: .why)
     }
 
@@ -108,11 +117,20 @@ public struct UnjudgedSetting: Hashable, Sendable, Codable, CustomStringConverti
         let c = try decoder.container(keyedBy: CodingKeys.self)
         keyword = try c.decode(String.self, forKey: .keyword)
         why = try c.decode(String.self, forKey: .why)
-        location = try c.decodeIfPresent(String.self, forKey: .location).map { text in
-            guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else {
-                return SourceLocation(file: text, line: 0)
-            }
-            return SourceLocation(file: String(text[..<colon]), line: line)
-        }
+        location = try c.decodeIfPresent(String.self, forKey: .location).map(SourceLocation.init(reportText:))
     }
+}
+
+extension SourceLocation {
+    /// A location as a report writes it (`file:line`, cleaned); a text without a line is line 0.
+    init(reportText text: String) {
+        guard let colon = text.lastIndex(of: ":"), let line = Int(text[text.index(after: colon)...]) else {
+            self.init(file: text, line: 0)
+            return
+        }
+        self.init(file: String(text[..<colon]), line: line)
+    }
+
+    /// How a report writes a location: `file:line`, cleaned.
+    var reportText: String { CleanText(description, limit: 1100).value }
 }

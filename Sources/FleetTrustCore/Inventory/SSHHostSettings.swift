@@ -9,6 +9,7 @@ struct SSHHostSettings {
     var user: String?
     var hostKeyAlias: String?
     var proxy: String??
+    private var knownHostsCommand: (command: String, location: SourceLocation?, origin: Origin)?
     private var userFiles: (files: [String], location: SourceLocation?)?
     private var globalFiles: (files: [String], location: SourceLocation?)?
     private(set) var options = SSHHostOptions()
@@ -16,8 +17,16 @@ struct SSHHostSettings {
     private var seen: UInt32 = 0
     private var seenUnjudged: [String] = []
 
+    /// Who gave a setting: only the user's own configuration may name a command fleettrust runs.
+    enum Origin {
+        /// An inventory: an ssh_config inventory, Ansible's `-o` arguments.
+        case inventory
+        /// The user's own ssh configuration (`--ssh-config`, `~/.ssh/config`, `/etc/ssh/ssh_config`).
+        case userConfiguration
+    }
+
     /// Applies one setting unless the keyword already has a value.
-    mutating func apply(_ option: SSHOption, at location: SourceLocation?) {
+    mutating func apply(_ option: SSHOption, at location: SourceLocation?, from origin: Origin = .inventory) {
         if case .unjudged(let keyword, _) = option {
             guard !seenUnjudged.contains(keyword) else { return }
             seenUnjudged.append(keyword)
@@ -40,6 +49,8 @@ struct SSHHostSettings {
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag
         case .revokedHostKeys(let files): options.revokedHostKeys = files
         case .proxy(let value): proxy = .some(value)
+        case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
+        case .fingerprintHash(let name): options.fingerprintHash = name
         case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
         }
@@ -63,6 +74,15 @@ struct SSHHostSettings {
               options readOptions: InventoryReadOptions, environment: [String: String]? = nil)
         -> InventoryHost {
         var settings = self
+        if let (command, location, origin) = knownHostsCommand {
+            switch origin {
+            case .userConfiguration:
+                settings.options.knownHostsCommand = KnownHostsCommand(template: command, location: location, hostArgument: hostArgument)
+            case .inventory:
+                settings.addUnjudged(UnjudgedSetting(keyword: "KnownHostsCommand", location: location,
+                                                     why: "the inventory sets it, and fleettrust never runs a command an inventory names"))
+            }
+        }
         var userKnownHostsFiles: [String] = []
         if let (files, location) = userFiles {
             let values = SSHConfigTokens.knownHostsValues(alias: hostArgument, hostName: address.lowercased(), port: port,

@@ -26,11 +26,17 @@ enum SSHOption: Hashable, Sendable {
     case revokedHostKeys([String])
     /// `ProxyJump` or `ProxyCommand` (whichever comes first wins, as in `ssh`); nil for `none`.
     case proxy(String?)
+    /// `KnownHostsCommand`: the rest of the line as written (`ssh` splits it itself, per run);
+    /// nil for `none`. Run only when it comes from the user's own configuration.
+    case knownHostsCommand(String?)
+    /// `FingerprintHash`, as OpenSSH names the digest (`MD5`, `SHA256`…): the `%f` a
+    /// `KnownHostsCommand` is given.
+    case fingerprintHash(String)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 13), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 15), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -46,7 +52,9 @@ enum SSHOption: Hashable, Sendable {
         case .hashKnownHosts: return 10
         case .revokedHostKeys: return 11
         case .proxy: return 12
-        case .unjudged: return 13
+        case .knownHostsCommand: return 13
+        case .fingerprintHash: return 14
+        case .unjudged: return 15
         }
     }
 
@@ -64,7 +72,7 @@ enum SSHOption: Hashable, Sendable {
     static let singleArgument: Set<String> = [
         "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "requiredrsasize",
         "checkhostip", "hashknownhosts", "proxyjump", "verifyhostkeydns", "nohostauthenticationforlocalhost",
-        "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys",
+        "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys", "fingerprinthash",
     ]
 
     /// `process_config_line`'s arms for the keywords that matter, `keyword` lowercased;
@@ -119,7 +127,14 @@ enum SSHOption: Hashable, Sendable {
             let value = keyword == "proxyjump" ? first : rawArguments
             return option(.proxy(arguments.count == 1 && first.lowercased() == "none" ? nil : spelled + " " + value))
         case "knownhostscommand":
-            return unjudged("fleettrust does not run it; ssh reads the keys it prints", unless: ["none"])
+            // `parse_command` takes the rest of the line; `CLEAR_ON_NONE` compares all of it.
+            return option(.knownHostsCommand(rawArguments.lowercased() == "none" ? nil : rawArguments))
+        case "fingerprinthash":
+            // `ssh_digest_alg_by_name`: the names OpenSSH's digests have, in any case.
+            guard let name = ["MD5", "SHA1", "SHA256", "SHA384", "SHA512"].first(where: { $0 == first.uppercased() }) else {
+                return .failure(.invalid("FingerprintHash: invalid hash algorithm \(InventoryDiagnostic.quote(first))"))
+            }
+            return option(.fingerprintHash(name))
         case "canonicalizehostname":
             return unjudged("ssh may look the host up under another name", unless: ["no", "false"])
         case "verifyhostkeydns":
@@ -149,7 +164,7 @@ enum SSHOption: Hashable, Sendable {
             "requiredrsasize": "RequiredRSASize", "checkhostip": "CheckHostIP", "hashknownhosts": "HashKnownHosts",
             "revokedhostkeys": "RevokedHostKeys", "proxyjump": "ProxyJump", "proxycommand": "ProxyCommand",
             "knownhostscommand": "KnownHostsCommand", "canonicalizehostname": "CanonicalizeHostname",
-            "verifyhostkeydns": "VerifyHostKeyDNS", "nohostauthenticationforlocalhost": "NoHostAuthenticationForLocalhost",
+            "verifyhostkeydns": "VerifyHostKeyDNS", "fingerprinthash": "FingerprintHash", "nohostauthenticationforlocalhost": "NoHostAuthenticationForLocalhost",
         ][keyword] ?? keyword
     }
 
@@ -175,7 +190,7 @@ enum SSHOption: Hashable, Sendable {
         "controlpersist", "include", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
         "visualhostkey", "kexalgorithms", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
         "proxyusefdpass", "canonicaldomains", "canonicalizefallbacklocal", "canonicalizemaxdots",
-        "canonicalizepermittedcnames", "streamlocalbindmask", "streamlocalbindunlink", "fingerprinthash",
+        "canonicalizepermittedcnames", "streamlocalbindmask", "streamlocalbindunlink",
         "updatehostkeys", "hostbasedacceptedalgorithms", "hostbasedkeytypes", "pubkeyacceptedalgorithms",
         "pubkeyacceptedkeytypes", "ignoreunknown", "securitykeyprovider", "enableescapecommandline",
     ]

@@ -3,7 +3,8 @@ import Foundation
 /// The user's own OpenSSH client configuration (`ssh -F FILE`'s file, else `~/.ssh/config` then
 /// `/etc/ssh/ssh_config`), applied to hosts from every inventory format that is not itself an
 /// ssh_config: the `ssh` the user (or Ansible) runs reads it for them, so its `HostName`,
-/// `HostKeyAlias`, known_hosts files and algorithm settings change the decision for them too.
+/// `HostKeyAlias`, known_hosts files and algorithm settings change the decision for them too. Its
+/// `KnownHostsCommand` is the only command fleettrust runs on a configuration's say-so.
 ///
 /// It is matched against the name `ssh` is given: a plain list's host, Ansible's `ansible_host`.
 /// Settings already given on `ssh`'s command line (Ansible's `-o` arguments, its `-o Port` and
@@ -56,7 +57,8 @@ public struct SSHUserConfiguration: Sendable {
 
     /// Adds this configuration's settings for `ssh hostArgument` to those already given.
     func collect(into settings: inout SSHHostSettings, hostArgument: String, localUser: String) {
-        SSHConfigReader.collect(alias: hostArgument, segments: segments, localUser: localUser, into: &settings) { option in
+        SSHConfigReader.collect(alias: hostArgument, segments: segments, localUser: localUser, into: &settings,
+                                from: .userConfiguration) { option in
             if case .hashKnownHosts = option { return false }
             return true
         }

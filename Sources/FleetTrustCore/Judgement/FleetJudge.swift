@@ -111,6 +111,7 @@ public struct FleetJudge: Sendable {
         let lookup = target.lookup
         let recordedForName = files.entries(matching: lookup.hostString)
         let recorded = recordedForName.filter { $0.entry.marker == nil }.map { recordedLine($0, in: files) }
+        let command = Self.commandSources(host, result, target: target, options: files.options)
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [], negotiated: Int? = nil,
@@ -122,11 +123,12 @@ public struct FleetJudge: Sendable {
                 // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
                 let unusable = revocationLists.unusable(for: host)
                 let standard = decision.overruled(byRevocationsIn: keys, unusableList: unusable)
+                    .overruled(byCommandFailure: command?.failure)
                 standardStatus = standard.status
                 decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
-                    .overruled(byRevocationsIn: keys, unusableList: unusable)
+                    .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
             }
-            if let setting = host.sshOptions.unjudged?.first, decision.status.alarmLevel < 2,
+            if let setting = host.sshOptions.unjudged?.first ?? Self.commandNotRun(host, result), decision.status.alarmLevel < 2,
                decision.status != .unreachable, decision.status != .error {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
             }
@@ -150,11 +152,15 @@ public struct FleetJudge: Sendable {
 
         var judge = KnownHostsJudge(knownHosts: files)
         judge.caSignatureAlgorithms = CertificateAcceptance.allowedSignatures(host.sshOptions.caSignatureAlgorithms)
-        let judgements = result.keys.map { judge.judge($0.key, for: target, now: now) }
+        let judgements = result.keys.indices.map { index in
+            var forKey = judge
+            forKey.commandLines = command?.perKey[index]
+            return forKey.judge(result.keys[index].key, for: target, now: now)
+        }
         let recordedTypes = Self.recordedTypes(files, lookup: lookup)
 
-        // Which key ssh meets: its algorithm list for this host, reordered by known_hosts, against the server's.
-        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName)
+        // Which key ssh meets: its algorithm list for this host, reordered by known_hosts (and the command's ORDER lines), against the server's.
+        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
         let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
@@ -175,11 +181,12 @@ public struct FleetJudge: Sendable {
             // it does not meet, nor about one it refuses before known_hosts (RSA under 1024 bits).
             let asked = isNegotiated && unusable == nil
             let typeRecorded = recordedTypes.contains(key.kind.plain.name)
+                || (command?.perKey[index].host ?? []).contains { $0.entry.marker == nil && ($0.entry.key.hostKey?.kind.plain.name ?? $0.entry.key.typeName) == key.kind.plain.name }
             if judgement.verdict == .changed, !asked, !typeRecorded { judgement.verdict = .notRecorded }
             if judgement.plainKeyVerdict == .changed, !asked, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
             let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
                 .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
-                                    text: files.lineText(path: $0.path, line: $0.line)) }
+                                    text: command?.lineText(path: $0.path, line: $0.line) ?? files.lineText(path: $0.path, line: $0.line)) }
             let certificate = key.isCertificate ? try? HostCertificate(key) : nil
             var judged = JudgedKey(discovered: discovered, malformed: nil, verdict: judgement.verdict, judgement: judgement,
                                    certificate: certificate, certificateProblem: judgement.certificateProblem, pin: pin.verdict(for: key),

@@ -134,6 +134,9 @@ public struct ProbeResult: Hashable, Sendable {
     public var malformedKeys: [MalformedHostKey]
     /// For a TLS endpoint: what its handshake established (nil for SSH hosts and failed handshakes).
     public var tls: TLSHandshake?
+    /// What the host's `KnownHostsCommand` printed for these keys; nil when it was not run (no
+    /// command, no key, or a replayed probe: a host with a command is then unchecked).
+    public var knownHostsCommand: KnownHostsCommandOutput?
 
     public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
                 failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,

@@ -13,7 +13,23 @@ public struct KnownHostsJudge: Sendable {
     /// accepted as a certificate.
     public var caSignatureAlgorithms = CertificateAcceptance.defaultCASignatureAlgorithms
 
+    /// What the host's `KnownHostsCommand` printed for the key being judged, already matched.
+    public var commandLines: CommandLines?
+
     public init(knownHosts: KnownHosts) { self.knownHosts = knownHosts }
+
+    /// Lines a `KnownHostsCommand` printed that match the host string (`%I=HOSTNAME`) and the
+    /// address string (`%I=ADDRESS`): merged with the files' for those two lookups only, since
+    /// `ssh` runs no command for the bare-name retry of a non-22 port (`clobber_port`).
+    public struct CommandLines: Sendable {
+        public var host: [KnownHosts.Match]
+        public var address: [KnownHosts.Match]
+
+        public init(host: [KnownHosts.Match], address: [KnownHosts.Match]) {
+            self.host = host
+            self.address = address
+        }
+    }
 
     enum Status: Equatable { case ok, new, changed, revoked }
 
@@ -51,7 +67,8 @@ public struct KnownHostsJudge: Sendable {
         let lookup = target.lookup
         var checkIP = target.checkHostIPAddress.map { !LookupName.isLoopback($0) } ?? false
         let attempt = check(name: lookup.name, host: lookup.host, hostString: lookup.hostString, retryString: lookup.retryString,
-                            address: target.checkHostIPAddress, port: target.port, key: key, checkIP: &checkIP, now: now)
+                            address: target.checkHostIPAddress, port: target.port, key: key, checkIP: &checkIP, now: now,
+                            command: commandLines)
         var judgement = KeyJudgement(verdict: attempt.verdict, lookupString: lookup.hostString, evidence: attempt.evidence,
                                      viaBareNameRetry: attempt.viaRetry, judgedAsPlainKey: attempt.downgraded,
                                      certificateProblem: attempt.certificateProblem, viaAdditionalName: nil,
@@ -119,11 +136,11 @@ public struct KnownHostsJudge: Sendable {
     /// One run of `check_host_key`; `checkIP` is shared with the retry, as OpenSSH's
     /// global option is (the retry can switch it off for the outer call).
     private func check(name: String, host: String, hostString: String, retryString: String?, address: String?, port: Int,
-                       key: HostKey, checkIP: inout Bool, now: UInt64) -> Attempt {
+                       key: HostKey, checkIP: inout Bool, now: UInt64, command: CommandLines? = nil) -> Attempt {
         let ipString = address.map { LookupName.hostPort(LookupName.canonicalHost($0), port: port) }
         if checkIP, ipString == host { checkIP = false }
-        let hostMatches = knownHosts.entries(matching: hostString)
-        let ipMatches = (!key.isCertificate && checkIP) ? ipString.map { knownHosts.entries(matching: $0) } : nil
+        let hostMatches = knownHosts.entries(matching: hostString) + (command?.host ?? [])
+        let ipMatches = (!key.isCertificate && checkIP) ? ipString.map { knownHosts.entries(matching: $0) + (command?.address ?? []) } : nil
 
         var current = key
         var certificateProblem: CertificateProblem?
