@@ -68,6 +68,23 @@ final class ScanDocumentStreamTests: XCTestCase {
         }
     }
 
+    func testARecordedHostWhoseNameSSHRefusesIsRefusedOnReplayNotTrusted() throws {
+        // A document written by hand (or by another tool): the host's address carries a shell payload
+        // and its key is recorded in known_hosts; a live scan refuses such a host at stage proxy.
+        let unsafe = InventoryHost(name: "web1", address: "127.0.0.21;touch x")
+        let knownHosts = KnownHosts(files: [TestKeys.file("127.0.0.21;touch x \(TestKeys.a.openSSHLine)\n")])
+        let judge = FleetJudge(knownHosts: knownHosts, pins: nil)
+        let recorded = judge.judge(unsafe, ProbeResult(host: unsafe.address, port: 22, keys: [DiscoveredKey(key: TestKeys.a)]))
+        let (data, _, _) = try streamed([recorded], skipped: [])
+        let replayed = try ScanReplay.load(data, source: "crafted.json")
+        XCTAssertEqual(replayed.count, 1)
+        XCTAssertEqual(replayed[0].result.keys, [], "nothing recorded for a refused host is judged")
+        XCTAssertEqual(replayed[0].result.failures.map(\.code), [.unsafeName])
+        let again = judge.judge(replayed[0].host, replayed[0].result)
+        XCTAssertNotEqual(again.status, .trusted)
+        XCTAssertEqual(again.failure?.stage, .proxy)
+    }
+
     func testTheStreamedDocumentReplaysAsTheSameHosts() throws {
         let hosts = judgedHosts()
         let (data, status, _) = try streamed(hosts, skipped: [])

@@ -59,6 +59,11 @@ public enum ScanReplay {
             }
             return (host, result)
         }
+        // A recorded host ssh would refuse (its name or user, its route) is refused again, as a
+        // live scan refuses it: a document cannot make it trusted.
+        if let refusal = host.refusal {
+            return (host, ProbeResult(host: entry.host, port: entry.port, failures: [refusal.failure]))
+        }
         var keys: [DiscoveredKey] = []
         var malformed: [MalformedHostKey] = []
         for key in entry.keys {
