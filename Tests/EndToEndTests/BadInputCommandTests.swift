@@ -57,6 +57,14 @@ final class BadInputCommandTests: XCTestCase {
         }
     }
 
+    func testAMissingSSHConfigurationIsNamedAsSuchAndDevNullReadsAsNone() throws {
+        let inventory = ["--inventory", root + "/inv.ini", "--dry-run"]
+        try assertOneSentence(["scan", "--ssh-config", root + "/nope"] + inventory,
+                              naming: [root + "/nope", "no such file (given as the ssh configuration)"])
+        let none = try fleettrust(["scan", "--ssh-config", "/dev/null"] + inventory)
+        XCTAssertEqual(none.status, 0, none.stderrText)
+    }
+
     func testEveryBadLineOfAPinOrPolicyFileIsALineOfItsOwn() throws {
         try write("twobadpins", "web1 SHA256:short\nweb2 nonsense\n")
         try write("twobadpolicies", "web1 nope\nweb2 alsono\n")

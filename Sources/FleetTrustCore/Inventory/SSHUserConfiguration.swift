@@ -29,8 +29,12 @@ public struct SSHUserConfiguration: Sendable {
         var segments: [SSHConfigLayout.Segment] = []
         var diagnostics: [InventoryDiagnostic] = []
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw InventoryLoadError.unreadable(path: file, reason: "cannot be read")
+            // `ssh -F /dev/null` is how people say "no configuration"; it reads as empty here too.
+            let data: [UInt8]
+            do {
+                data = file == "/dev/null" ? [] : try InputFile.read(file, role: "ssh configuration", limit: 16 << 20)
+            } catch {
+                throw SSHUserConfigurationError(description: error.description)
             }
             var fileOptions = options
             if file.hasPrefix("/etc/ssh/") { fileOptions.includeDirectory = "/etc/ssh" }
@@ -63,4 +67,9 @@ public struct SSHUserConfiguration: Sendable {
             return true
         }
     }
+}
+
+/// Why the user's ssh configuration could not be read: one sentence naming the file.
+public struct SSHUserConfigurationError: Error, CustomStringConvertible {
+    public var description: String
 }
