@@ -156,6 +156,32 @@ final class InventoryAnsibleTests: XCTestCase {
     /// `HostName` or port that `ssh` takes from them and fleettrust missed sent the probe to
     /// another machine than the one `ssh` meets (the real `ssh` said "Host key verification
     /// failed" or went through a bastion where fleettrust said trusted).
+    func testArgumentsThatMakeSSHDecideElsewhereLeaveTheHostUncheckedNamingThem() {
+        let text = """
+        [web]
+        otherconfig ansible_ssh_common_args='-F /tmp/another_config'
+        stray ansible_ssh_common_args='-o ForwardAgent=no gate.example.com'
+        both ansible_ssh_common_args='-o ProxyCommand=none -J gate'
+        login ansible_ssh_common_args='-l deploy'
+        jumpfirst ansible_ssh_common_args='-J gate -o ProxyCommand=none'
+        optionjump ansible_ssh_common_args='-o ProxyCommand=none -o ProxyJump=gate'
+        plain ansible_ssh_common_args='-C -o ForwardAgent=no'
+        """
+        let hosts = Dictionary(uniqueKeysWithValues: InventoryFixtures.read(text: text, format: .ansibleINI).hosts.map { ($0.name, $0) })
+        func unjudged(_ name: String) -> [String] { hosts[name]?.sshOptions.unjudged?.map(\.keyword) ?? [] }
+        XCTAssertEqual(unjudged("otherconfig"), ["-F"])
+        XCTAssertEqual(unjudged("stray"), ["destination"])
+        XCTAssertTrue(hosts["stray"]?.sshOptions.unjudged?.first?.why.contains("'gate.example.com'") == true)
+        XCTAssertEqual(unjudged("both"), ["ProxyJump"])
+        XCTAssertEqual(unjudged("plain"), [])
+        // As `ssh -G` answers: -J first is a jump; -o ProxyJump after ProxyCommand=none is simply second.
+        XCTAssertEqual(unjudged("jumpfirst"), [])
+        XCTAssertEqual(hosts["jumpfirst"]?.route.jumpHosts.map(\.host), ["gate"])
+        XCTAssertEqual(unjudged("optionjump"), [])
+        XCTAssertEqual(hosts["optionjump"]?.route.isDirect, true)
+        XCTAssertEqual(hosts["login"]?.user, "deploy", "-l is the login ssh uses")
+    }
+
     func testAnsibleSSHArgumentsAreReadAsSSHReadsItsCommandLine() {
         let text = """
         [web]

@@ -191,6 +191,9 @@ struct AnsibleInventoryModel {
         if vars[portKey] != nil { settings.apply(.port(port), at: place(portKey)) }
         if let user { settings.apply(.user(user), at: place(userKey)) }
         for option in arguments where option.variable != "ansible_ssh_args" { apply(option) }
+        for finding in AnsibleSSHArguments.unjudged(in: plain) {
+            settings.apply(.unjudged(keyword: finding.keyword, why: finding.why), at: vars[finding.variable]?.location)
+        }
         // After the command line, the user's configuration, matched against ansible_host.
         options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
         var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),

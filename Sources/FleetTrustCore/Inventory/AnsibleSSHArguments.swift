@@ -19,6 +19,11 @@ struct AnsibleSSHArguments {
     /// (`ProxyJump a,b`, `ProxyCommand …`); nil when there is none or it says `none`.
     private(set) var proxy: String?
     private var proxySeen = false
+    private var proxyCommandSeen = false
+    /// What makes `ssh` decide under something fleettrust does not judge: another configuration
+    /// file (`-F`), a word `ssh` would take as the host to connect to, `-J` after a ProxyCommand
+    /// (which `ssh` refuses). Such a host is `unchecked`, never judged as if they were not there.
+    private(set) var unjudged: [(keyword: String, why: String, variable: String)] = []
 
     /// `ssh`'s option letters (OpenSSH 9.2 `ssh.c`); those followed by `:` take an argument.
     private static let letters = "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:PQ:R:S:TVw:W:XYy"
@@ -33,6 +38,11 @@ struct AnsibleSSHArguments {
 
     /// The `-o` settings of Ansible's ssh arguments, in command-line order.
     static func sshOptions(in vars: [String: String]) -> [Option] { AnsibleSSHArguments(vars: vars).options }
+
+    /// What the arguments make `ssh` decide under that fleettrust does not judge.
+    static func unjudged(in vars: [String: String]) -> [(keyword: String, why: String, variable: String)] {
+        AnsibleSSHArguments(vars: vars).unjudged
+    }
 
     /// The proxy Ansible's ssh goes through, as a directive (`ProxyJump a,b`, `ProxyCommand …`).
     static func proxy(in vars: [String: String]) -> String? { AnsibleSSHArguments(vars: vars).proxy }
@@ -77,7 +87,11 @@ struct AnsibleSSHArguments {
         while index < words.count {
             let word = Array(words[index])
             index += 1
-            guard word.count > 1, word[0] == "-", word != ["-", "-"] else { continue }
+            guard word.count > 1, word[0] == "-", word != ["-", "-"] else {
+                // ssh stops reading options at the first other word and takes it as the host.
+                unjudged.append(("destination", "ssh would take \(InventoryDiagnostic.quote(String(word))) in \(variable) as the host to connect to", variable))
+                return
+            }
             var position = 1
             while position < word.count {
                 let letter = word[position]
@@ -104,8 +118,13 @@ struct AnsibleSSHArguments {
             case "proxycommand": setProxy("ProxyCommand", String(value))
             default: add(keyword, String(value).trimmingCharacters(in: .whitespaces), from: variable)
             }
-        case "J": setProxy("ProxyJump", argument)
+        case "J":
+            // ssh 9.2 stops on `-J` after any ProxyCommand (even `none`): "Cannot specify -J with ProxyCommand".
+            if proxyCommandSeen { unjudged.append(("ProxyJump", "ssh refuses -J after a ProxyCommand", variable)) }
+            setProxy("ProxyJump", argument)
         case "p": add("port", argument, from: variable)
+        case "l": add("user", argument, from: variable)
+        case "F": unjudged.append(("-F", "ssh would read \(InventoryDiagnostic.quote(argument)) instead of your ssh configuration", variable))
         default: break
         }
     }
@@ -116,6 +135,7 @@ struct AnsibleSSHArguments {
     }
 
     private mutating func setProxy(_ keyword: String, _ value: String) {
+        if keyword == "ProxyCommand" { proxyCommandSeen = true }
         guard !proxySeen else { return }
         proxySeen = true
         let trimmed = value.trimmingCharacters(in: .whitespaces)
