@@ -57,6 +57,11 @@ struct FleetOptions: ParsableArguments {
     @Flag(help: "Probe hosts that the inventory sends through ProxyJump or ProxyCommand (ssh_config, or Ansible's ssh arguments) directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are probed through their route, as ssh goes: your ssh logs in to each bastion once per scan (StrictHostKeyChecking=yes, BatchMode=yes) and every key exchange runs end to end through it.")
     var direct = false
 
+    @Flag(name: .customLong("allow-inventory-proxy-command"), help: ArgumentHelp(
+        "Run a ProxyCommand written in an inventory (Ansible's -o ProxyCommand=, an ssh_config given as the inventory). "
+            + "Without it such a host is refused: an inventory is data, and only your own ssh configuration's commands are run."))
+    var allowInventoryProxyCommand = false
+
     @Option(name: .customLong("ssh-config"), help: ArgumentHelp(
         "ssh_config that hosts from other inventories than an ssh_config are judged under (their HostName, HostKeyAlias, known_hosts files, algorithms…, matched against the name ssh is given: the listed host, ansible_host) and whose bastions (ProxyJump hops) are resolved through (ssh -F). "
             + "Default: ssh's own (~/.ssh/config, then /etc/ssh/ssh_config). Hosts from an ssh_config inventory use that file.", valueName: "file"))
@@ -166,6 +171,7 @@ struct FleetOptions: ParsableArguments {
     /// inventory that is not an ssh_config, as the `ssh` the user runs applies them.
     func readOptionsWithSSHConfiguration() throws -> InventoryReadOptions {
         var options = InventoryReadOptions()
+        options.allowInventoryProxyCommands = allowInventoryProxyCommand
         let files = SSHUserConfiguration.defaultFiles(explicit: sshConfig.map(expandTilde), options: options)
         do {
             let (configuration, diagnostics) = try SSHUserConfiguration.read(files: files, options: options)

@@ -55,7 +55,9 @@ final class BastionRouteTests: XCTestCase {
     }
 
     private func scan(_ arguments: [String]) throws -> (ProgramRun, [String: ScanReport.Host]) {
-        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", knownHosts] + arguments,
+        // These inventories are the lab's own ssh configuration: their ProxyCommands are allowed to run.
+        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", knownHosts,
+                                                                 "--allow-inventory-proxy-command"] + arguments,
                                      limit: 90)
         let document = try ScanReport.decode(Data(run.stdout))
         return (run, Dictionary(uniqueKeysWithValues: document.hosts.map { ($0.name, $0) }))

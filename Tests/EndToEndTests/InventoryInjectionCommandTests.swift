@@ -41,7 +41,8 @@ final class InventoryInjectionCommandTests: XCTestCase {
     private func scan(_ inventory: String) throws -> (ProgramRun, [String: ScanReport.Host]) {
         var environment = ProcessInfo.processInfo.environment
         environment["SHELL"] = "/bin/sh"
-        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--timeout", "3",
+        // The clean host's ProxyCommand is the control that commands do run: allowed, as a user allows it.
+        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--timeout", "3", "--allow-inventory-proxy-command",
                                                                 "--known-hosts", try write("known_hosts", ""), "--inventory", inventory],
                                      limit: 90, environment: environment)
         let document = try ScanReport.decode(Data(run.stdout))

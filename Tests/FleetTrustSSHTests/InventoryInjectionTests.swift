@@ -94,7 +94,11 @@ final class InventoryInjectionTests: XCTestCase {
                     guard let path = try inventory(format, position, payload) else { continue }
                     let what = "\(format) \(position) \(label)"
                     cells += 1
-                    let inventory = try InventoryLoader(format: format == .sshConfig ? .sshConfig : nil).loadWaiting([path])
+                    // The clean host's ProxyCommand is the control that commands do run: allowed here,
+                    // as the user allows it with --allow-inventory-proxy-command.
+                    var options = InventoryReadOptions()
+                    options.allowInventoryProxyCommands = true
+                    let inventory = try InventoryLoader(format: format == .sshConfig ? .sshConfig : nil, options: options).loadWaiting([path])
                     let bad = try XCTUnwrap(inventory.hosts.first { $0.name != "good" }, "\(what): \(inventory.diagnostics)")
                     let good = try XCTUnwrap(inventory.hosts.first { $0.name == "good" }, what)
                     XCTAssertNil(good.refusal, what)

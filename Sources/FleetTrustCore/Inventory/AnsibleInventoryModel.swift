@@ -202,7 +202,12 @@ struct AnsibleInventoryModel {
         item.source = host.location
         item.inheritedGroups = inherited
         item.format = host.format
-        item.proxy = AnsibleSSHArguments.proxy(in: plain)
+        // ssh reads its command line before its configuration: a proxy in Ansible's arguments
+        // (even `none`) wins over the user's configuration, which otherwise still applies.
+        if let proxy = AnsibleSSHArguments.proxy(in: plain) {
+            item.proxy = proxy
+            item.proxyCommandNotAllowed = !options.allowInventoryProxyCommands
+        }
         if let policy = vars["fleettrust_policy"]?.value {
             guard PolicyName(rawValue: policy) != nil else {
                 log.error(at: place("fleettrust_policy"), "host \(InventoryDiagnostic.quote(name)): fleettrust_policy \(InventoryDiagnostic.quote(policy)) is not one of \(PolicyName.allCases.map(\.rawValue).joined(separator: ", ")); skipped",

@@ -18,7 +18,7 @@ struct AnsibleSSHArguments {
     /// The first proxy setting (`-J`, `-o ProxyJump`, `-o ProxyCommand`) as a directive
     /// (`ProxyJump a,b`, `ProxyCommand …`); nil when there is none or it says `none`.
     private(set) var proxy: String?
-    private var proxySeen = false
+    private(set) var proxySeen = false
     private var proxyCommandSeen = false
     /// What makes `ssh` decide under something fleettrust does not judge: another configuration
     /// file (`-F`), a word `ssh` would take as the host to connect to, `-J` after a ProxyCommand
@@ -44,8 +44,13 @@ struct AnsibleSSHArguments {
         AnsibleSSHArguments(vars: vars).unjudged
     }
 
-    /// The proxy Ansible's ssh goes through, as a directive (`ProxyJump a,b`, `ProxyCommand …`).
-    static func proxy(in vars: [String: String]) -> String? { AnsibleSSHArguments(vars: vars).proxy }
+    /// The proxy Ansible's ssh goes through, as a directive (`ProxyJump a,b`, `ProxyCommand …`);
+    /// `.some(nil)` when the arguments say `none`, nil when they name no proxy (then the user's
+    /// ssh configuration may, as it does for `ssh`).
+    static func proxy(in vars: [String: String]) -> String?? {
+        let arguments = AnsibleSSHArguments(vars: vars)
+        return arguments.proxySeen ? .some(arguments.proxy) : nil
+    }
 
     /// The words of an argument string, split as `shlex.split` splits it (no comments).
     static func words(_ text: String) -> [String] {

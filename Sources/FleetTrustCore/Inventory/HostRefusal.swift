@@ -9,6 +9,8 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {
         case unsafeName(SSHNameError)
         case invalidRoute(RouteError)
+        /// A ProxyCommand from an inventory, not allowed to run.
+        case proxyCommandFromInventory
     }
 
     public var reason: Reason
@@ -24,6 +26,7 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .unsafeName: return .unsafeName
         case .invalidRoute: return .invalidRoute
+        case .proxyCommandFromInventory: return .proxyCommandNotAllowed
         }
     }
 
@@ -32,6 +35,9 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .unsafeName(let error): why = "its \(error.description)"
         case .invalidRoute(let error): why = "its \(error.description)"
+        case .proxyCommandFromInventory:
+            why = "its ProxyCommand is written in the inventory, and fleettrust runs a ProxyCommand only from your own ssh "
+                + "configuration or with --allow-inventory-proxy-command"
         }
         return (source.map { "\($0): " } ?? "") + why + "; not probed, and nothing is run for it"
     }
@@ -47,13 +53,13 @@ extension InventoryHost {
     /// never handed to `ssh`, so only its route is checked.
     public var refusal: HostRefusal? {
         if let routeError { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
-        guard tls == nil else { return nil }
-        do {
-            _ = try SSHDestination(self)
-            return nil
-        } catch {
-            return HostRefusal(reason: .unsafeName(error), source: source)
+        if tls == nil {
+            do { _ = try SSHDestination(self) } catch { return HostRefusal(reason: .unsafeName(error), source: source) }
         }
+        if proxyCommandNotAllowed, route.hops.contains(where: { if case .command = $0 { true } else { false } }) {
+            return HostRefusal(reason: .proxyCommandFromInventory, source: source)
+        }
+        return nil
     }
 }
 

@@ -33,6 +33,9 @@ public struct InventoryReadOptions: Sendable {
     public var followIncludes = true
     /// The user's ssh configuration, applied to hosts of the formats that are not an ssh_config.
     public var sshConfiguration: SSHUserConfiguration?
+    /// Whether a ProxyCommand written in an inventory may be run (`--allow-inventory-proxy-command`);
+    /// without it such a host is refused, since an inventory is data.
+    public var allowInventoryProxyCommands = false
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {

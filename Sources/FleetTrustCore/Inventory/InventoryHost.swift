@@ -31,6 +31,9 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     public private(set) var route: HostRoute
     /// Why `proxy` does not parse; such a host is refused (`refusal`), never probed directly.
     public private(set) var routeError: RouteError?
+    /// Set when the route's ProxyCommand was written in an inventory and running it was not
+    /// allowed: the host is refused (`refusal`), nothing is run for it.
+    public var proxyCommandNotAllowed = false
     /// The other client settings that change how `ssh` judges this host's key, as its
     /// configuration (ssh_config, or Ansible's ssh arguments) sets them.
     public var sshOptions: SSHHostOptions

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads an OpenSSH client configuration as an inventory: each concrete `Host` alias becomes a host.
 ///
 /// Each alias is resolved the way `ssh alias` would resolve it: every `Host`/`Match` block that
@@ -41,7 +43,12 @@ enum SSHConfigReader {
                                              options: InventoryReadOptions) -> InventoryHost
     where S.Element == SSHConfigLayout.Segment {
         var settings = SSHHostSettings()
-        collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings)
+        // An ssh_config given as the inventory that is the user's own configuration is theirs: its
+        // commands (ProxyCommand, KnownHostsCommand) are run as ssh runs them.
+        let canonical = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        let own = options.sshConfiguration?.files.contains { canonical($0) == canonical(location.file) } ?? false
+        collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
+                from: own ? .userConfiguration : .inventory)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         host.source = location

@@ -9,6 +9,8 @@ struct SSHHostSettings {
     var user: String?
     var hostKeyAlias: String?
     var proxy: String??
+    /// Who set `proxy`: a ProxyCommand is run only when the user's own configuration gave it.
+    private var proxyOrigin: Origin?
     private var knownHostsCommand: (command: String, location: SourceLocation?, origin: Origin)?
     private var userFiles: (files: [String], location: SourceLocation?)?
     private var globalFiles: (files: [String], location: SourceLocation?)?
@@ -48,7 +50,9 @@ struct SSHHostSettings {
         case .checkHostIP(let flag): options.checkHostIP = flag
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag
         case .revokedHostKeys(let files): options.revokedHostKeys = files
-        case .proxy(let value): proxy = .some(value)
+        case .proxy(let value):
+            proxy = .some(value)
+            proxyOrigin = origin
         case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
         case .fingerprintHash(let name): options.fingerprintHash = name
         case .unjudged(let keyword, let why):
@@ -121,8 +125,10 @@ struct SSHHostSettings {
                 }
             }
         }
-        return InventoryHost(name: name, address: address, port: port, user: user, hostKeyAlias: hostKeyAlias,
-                             userKnownHostsFiles: userKnownHostsFiles, proxy: proxy ?? nil, sshOptions: settings.options)
+        var host = InventoryHost(name: name, address: address, port: port, user: user, hostKeyAlias: hostKeyAlias,
+                                 userKnownHostsFiles: userKnownHostsFiles, proxy: proxy ?? nil, sshOptions: settings.options)
+        host.proxyCommandNotAllowed = proxyOrigin == .inventory && !readOptions.allowInventoryProxyCommands
+        return host
     }
 
     /// `none` first and alone: no file (`.some(nil)`); `none` with others: nil (`ssh` refuses).

@@ -47,6 +47,10 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     /// Stage `proxy`: the host's ProxyJump (or `-J`) does not parse, as `ssh` refuses it; the host
     /// was not probed, directly or otherwise.
     case invalidRoute = "invalid-route"
+    /// Stage `proxy`: the host's ProxyCommand comes from an inventory (data, which may come from a
+    /// CMDB or cloud tags), and fleettrust runs one only from the user's own ssh configuration
+    /// or when told to (`--allow-inventory-proxy-command`): nothing was run for the host.
+    case proxyCommandNotAllowed = "proxy-command-not-allowed"
     /// `ssh` offers no host-key algorithm the server has (for example a server with only
     /// `ssh-rsa`, SHA-1, which OpenSSH 9.2 no longer offers).
     case noMatchingHostKeyType = "no-matching-host-key-type"
