@@ -44,7 +44,7 @@ public enum SSHOracle {
         // After a failed bare-name retry ssh prints the REVOKED banner yet ends with "No ... host key is known",
         // so that final message is looked for first.
         if transcript.range(of: #"No [A-Z0-9-]+ host key is known for"#, options: .regularExpression) != nil { return .unknown }
-        if transcript.contains("was revoked and you have requested strict checking") { return .revoked }
+        if transcript.contains("was revoked and you have requested strict checking") || transcript.contains(" revoked by file ") { return .revoked }
         return .other
     }
 }
@@ -144,7 +144,9 @@ extension SSHOracle {
                 accepted = (line.contains("host certificate") ? .acceptedByCA : .accepted, line)
             } else if line.contains("has changed and you have requested strict checking") {
                 refusal = (.changed, line)
-            } else if line.contains("was revoked and you have requested strict checking") {
+            } else if line.contains("was revoked and you have requested strict checking")
+                        || (line.hasPrefix("Host key ") && line.contains(" revoked by file ")) {
+                // The second is RevokedHostKeys (sshconnect.c verify_host_key), before known_hosts.
                 refusal = (.revoked, line)
             } else if line.contains("host key is known for") && line.contains("requested strict checking") {
                 refusal = (.unknown, line)

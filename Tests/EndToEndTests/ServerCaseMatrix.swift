@@ -57,6 +57,8 @@ struct ServerCase: CustomStringConvertible, Sendable {
         /// The case's known_hosts lines printed by `KnownHostsCommand /bin/cat FILE` instead of a
         /// file: run from the user's own configuration, never from an inventory.
         case knownHostsCommand = "KnownHostsCommand"
+        /// `RevokedHostKeys FILE`: a KRL made by `ssh-keygen -k` revoking the case's first plain key.
+        case revokedHostKeysKRL = "RevokedHostKeys-KRL"
     }
 
     var index: Int
@@ -225,6 +227,15 @@ final class ServerLab: @unchecked Sendable {
         }
     }
 
+    /// A key revocation list made by the real `ssh-keygen -k`, revoking the case's first plain key
+    /// (ssh-keygen refuses a 768-bit RSA key: then a spare key no server holds, which revokes nothing).
+    func revocationList(_ item: ServerCase) throws -> String {
+        let list = path("krl-\(item.name)")
+        let revoked = item.setup.plain[0] == .shortRSA ? Self.spareOfSameType(.rsa) : Self.keyFile(item.setup.plain[0])
+        try Tool.check("/usr/bin/ssh-keygen", ["-q", "-k", "-f", list, path(revoked) + ".pub"])
+        return list
+    }
+
     /// Hashes the host field of each line with `ssh-keygen -H` (one run for all).
     func hashed(_ lines: [String]) throws -> [String] {
         guard !lines.isEmpty else { return [] }
@@ -303,6 +314,10 @@ enum ServerMatrix {
             (Setup(plain: [.rsa]), .exact, .requiredRSASize),
             (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .requiredRSASize),
             (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority, .none),
+            (Setup(plain: [.ed]), .exact, .revokedHostKeysKRL),
+            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .revokedHostKeysKRL),
+            (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority,
+             .revokedHostKeysKRL),
         ]
     }()
 

@@ -40,7 +40,7 @@ final class ServerDifferentialTests: XCTestCase {
         },
         StricterChoice(code: "key-not-negotiated") { item, _, status in
             (status == "revoked" || status == "changed")
-                && [.revoked, .revokedBare, .otherSameType].contains(item.knownHosts)
+                && ([.revoked, .revokedBare, .otherSameType].contains(item.knownHosts) || item.config == .revokedHostKeysKRL)
         },
     ]
 
@@ -255,6 +255,7 @@ final class ServerDifferentialTests: XCTestCase {
             if let alias = item.alias { inventory += "  HostKeyAlias \(alias)\n" }
             if let algorithms = item.hostKeyAlgorithms { inventory += "  HostKeyAlgorithms \(algorithms)\n" }
             for setting in item.otherSettings { inventory += "  \(setting)\n" }
+            if item.config == .revokedHostKeysKRL { inventory += "  RevokedHostKeys \(try lab.revocationList(item))\n" }
             if item.config == .userKnownHostsFile {
                 let own = lab.path("known_hosts-\(item.name)")
                 try text.write(toFile: own, atomically: true, encoding: .utf8)
