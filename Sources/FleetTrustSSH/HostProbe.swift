@@ -104,8 +104,17 @@ public struct HostProbe: Sendable {
 
         var refused = false
         while let algorithms = plan.next() {
-            let outcome = HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms,
+            var outcome = HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms,
                                        timeout: timeout, slots: slots).run(cancellation: cancellation)
+            // libssh refuses some keys OpenSSH reads (an RSA modulus with a leading zero byte); our own
+            // client parses keys as OpenSSH does, so a key ssh would meet is never lost to libssh.
+            let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
+            if outcome.key == nil, let failure = outcome.failure, failure.stage == .keyExchange, failure.code != .kexTimeout,
+               !ours.isEmpty, !cancellation.isCancelled {
+                let retried = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: ours)
+                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
+                if retried.key != nil { outcome = retried }
+            }
             if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
             if let key = outcome.key {
                 result.keys.append(key)

@@ -13,6 +13,9 @@ struct ServerCase: CustomStringConvertible, Sendable {
             case rsaSHA1Only = "rsa-ssh-rsa-only"
             /// A 768-bit RSA key.
             case shortRSA = "rsa768"
+            /// The 2048-bit RSA key sent with a zero byte in front of its modulus: the same key to
+            /// OpenSSH, other bytes on the wire (a fake server only).
+            case paddedRSA = "rsa-zero-padded"
         }
         enum CertificateVariant: String, CaseIterable, Hashable, Sendable {
             case valid, expired, wrongPrincipals = "wrong-principals", untrustedCA = "untrusted-ca", forged, undecodable
@@ -140,7 +143,7 @@ final class ServerLab: @unchecked Sendable {
         switch plain {
         case .ed: return "ed"
         case .ec: return "ec"
-        case .rsa, .rsaSHA1Only: return "rsa"
+        case .rsa, .rsaSHA1Only, .paddedRSA: return "rsa"
         case .shortRSA: return "rsa768"
         }
     }
@@ -149,7 +152,7 @@ final class ServerLab: @unchecked Sendable {
         switch plain {
         case .ed: return ["ssh-ed25519"]
         case .ec: return ["ecdsa-sha2-nistp256"]
-        case .rsa, .shortRSA: return ["rsa-sha2-512", "rsa-sha2-256"]
+        case .rsa, .shortRSA, .paddedRSA: return ["rsa-sha2-512", "rsa-sha2-256"]
         case .rsaSHA1Only: return ["ssh-rsa"]
         }
     }
@@ -258,6 +261,7 @@ enum ServerMatrix {
         var setups: [Setup] = [
             Setup(plain: [.ed]), Setup(plain: [.ed, .ec, .rsa]), Setup(plain: [.rsa]),
             Setup(plain: [.rsaSHA1Only]), Setup(plain: [.shortRSA]), Setup(plain: [.ed, .shortRSA]),
+            Setup(plain: [.paddedRSA]), Setup(plain: [.ed, .paddedRSA]),
         ]
         for key in [Setup.Plain.ed, .ec, .rsa] {
             let ownCA = ["ed": "ed", "ec": "ec", "rsa": "rsa"][key.rawValue]!
@@ -315,6 +319,12 @@ enum ServerMatrix {
             (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .requiredRSASize),
             (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority, .none),
             (Setup(plain: [.ed]), .exact, .revokedHostKeysKRL),
+            (Setup(plain: [.paddedRSA]), .exact, .none),
+            (Setup(plain: [.paddedRSA]), .revoked, .none),
+            (Setup(plain: [.paddedRSA]), .otherSameType, .none),
+            (Setup(plain: [.paddedRSA]), .exact, .revokedHostKeysKRL),
+            // libssh refuses the padded key: the probe must still fetch it (ssh meets it first here).
+            (Setup(plain: [.ed, .paddedRSA]), .certAuthorityAndExact, .hostKeyAlgorithmsOrder),
             (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .revokedHostKeysKRL),
             (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority,
              .revokedHostKeysKRL),
