@@ -153,16 +153,16 @@ struct TidyCommand: ParsableCommand {
         let say = { (text: String, terminator: String) in
             if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
         }
-        let selectedLines = line.compactMap(TidyCommand.location).map { (path: Self.canonical(expandTilde($0.path)), line: $0.line, given: $0.path) }
+        let selectedLines = line.compactMap(TidyCommand.location).map { (path: FileSystemCalls.canonicalPath(expandTilde($0.path)), line: $0.line, given: $0.path) }
         var chosen = findings.filter { finding in
             finding.removable && (kind.contains(TidyReport.word(finding.kind))
-                || selectedLines.contains { $0.path == Self.canonical(finding.location.path) && $0.line == finding.location.line })
+                || selectedLines.contains { $0.path == FileSystemCalls.canonicalPath(finding.location.path) && $0.line == finding.location.line })
         }
-        for selected in selectedLines where !chosen.contains(where: { Self.canonical($0.location.path) == selected.path && $0.location.line == selected.line }) {
+        for selected in selectedLines where !chosen.contains(where: { FileSystemCalls.canonicalPath($0.location.path) == selected.path && $0.location.line == selected.line }) {
             let where_ = "\(Sanitizer.clean(selected.given)):\(selected.line)"
-            if !files.contains(where: { Self.canonical($0.path) == selected.path }) {
+            if !files.contains(where: { FileSystemCalls.canonicalPath($0.path) == selected.path }) {
                 say("\(where_): not removed: that file is not among those read (" + files.map { Sanitizer.clean($0.path) }.joined(separator: ", ") + ")", "\n")
-            } else if findings.contains(where: { Self.canonical($0.location.path) == selected.path && $0.location.line == selected.line }) {
+            } else if findings.contains(where: { FileSystemCalls.canonicalPath($0.location.path) == selected.path && $0.location.line == selected.line }) {
                 say("\(where_): not removed: its finding is only reported (@cert-authority, @revoked and shared-key lines are never removed)", "\n")
             } else {
                 say("\(where_): not removed: no finding on that line", "\n")
@@ -230,11 +230,6 @@ struct TidyCommand: ParsableCommand {
         }
         if failed { throw ExitCode(3) }
         return !removed.isEmpty
-    }
-
-    /// A path as the file system names it, so `--line ./known_hosts:3` finds `/root/known_hosts:3`.
-    static func canonical(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// The findings a typed answer selects: numbers and ranges (1-based), kind words, or `all`.

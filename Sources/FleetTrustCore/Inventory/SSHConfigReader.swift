@@ -22,11 +22,17 @@ enum SSHConfigReader {
                 general.append(index)
             }
         }
+        // An ssh_config given as the inventory that is the user's own configuration is theirs: its
+        // commands (ProxyCommand, KnownHostsCommand) are run as ssh runs them. Decided once per file.
+        let userFiles = Set((options.sshConfiguration?.files ?? []).map(FileSystemCalls.canonicalPath))
+        var ownFile: [String: Bool] = [:]
         var hosts: [InventoryHost] = []
         for alias in layout.aliases.prefix(options.maxHosts) {
             let order = merged(general, exact[alias.name] ?? [])
+            let file = alias.location.file
+            if ownFile[file] == nil { ownFile[file] = !userFiles.isEmpty && userFiles.contains(FileSystemCalls.canonicalPath(file)) }
             let host = resolve(alias.name, at: alias.location, segments: order.lazy.map { layout.segments[$0] },
-                               options: options)
+                               options: options, own: ownFile[file]!)
             if host.hasUnsafeText {
                 log.warning(at: alias.location, "host \(InventoryDiagnostic.quote(alias.name)) contains control characters or invalid UTF-8; it is shown sanitized")
             }
@@ -40,13 +46,9 @@ enum SSHConfigReader {
     }
 
     private static func resolve<S: Sequence>(_ alias: String, at location: SourceLocation, segments: S,
-                                             options: InventoryReadOptions) -> InventoryHost
+                                             options: InventoryReadOptions, own: Bool) -> InventoryHost
     where S.Element == SSHConfigLayout.Segment {
         var settings = SSHHostSettings()
-        // An ssh_config given as the inventory that is the user's own configuration is theirs: its
-        // commands (ProxyCommand, KnownHostsCommand) are run as ssh runs them.
-        let canonical = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        let own = options.sshConfiguration?.files.contains { canonical($0) == canonical(location.file) } ?? false
         collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
                 from: own ? .userConfiguration : .inventory)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),

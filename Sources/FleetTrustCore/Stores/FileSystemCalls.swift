@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,6 +95,12 @@ public enum FileSystemCalls {
             if n == 0 { return bytes }
             bytes.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// A path as the file system names it (`.`/`..` gone, symbolic links followed), so two
+    /// spellings of one file compare equal.
+    public static func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// Writes all of `bytes`; nil when it all went in, else the errno that stopped it (a write
