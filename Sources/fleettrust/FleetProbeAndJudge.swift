@@ -43,7 +43,8 @@ extension FleetOptions {
         for line in judge.pinLinesApplyingToNone(of: hosts) {
             printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }
-        return FleetJudging(judge: judge, hosts: hosts, results: results, shared: shared)
+        return FleetJudging(judge: judge, hosts: hosts, results: results, shared: shared,
+                            splitViews: SplitViews.find(hosts: hosts, results: results))
     }
 }
 
@@ -53,9 +54,11 @@ struct FleetJudging {
     let hosts: [InventoryHost]
     let results: [ProbeResult]
     let shared: [Int: [CleanText]]
+    /// Recorded probes only: the other scanners' views of a host that disagree with this one's.
+    let splitViews: [Int: [SplitViewWitness]]
 
     /// The `index`th host judged (`FleetJudge.judge`, pure: the same every time it is asked).
     func judged(_ index: Int) -> JudgedHost {
-        judge.judge(hosts[index], results[index], sharesKeysWith: shared[index] ?? [])
+        judge.judge(hosts[index], results[index], sharesKeysWith: shared[index] ?? [], splitView: splitViews[index] ?? [])
     }
 }

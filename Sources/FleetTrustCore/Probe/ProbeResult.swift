@@ -141,6 +141,8 @@ public struct ProbeResult: Hashable, Sendable {
     /// What the host's `KnownHostsCommand` printed for these keys; nil when it was not run (no
     /// command, no key, or a replayed probe: a host with a command is then unchecked).
     public var knownHostsCommand: KnownHostsCommandOutput?
+    /// For a recorded probe: the scanner that made it, and when (nil for a probe made here).
+    public var origin: ProbeOrigin?
 
     public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
                 failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,

@@ -29,12 +29,16 @@ public enum ScanReplay {
         pairs.reserveCapacity(document.hosts.count)
         for (index, range) in document.hosts.enumerated() {
             let entry: ScanReport.Host
+            let recorded: ProbeOrigin.Recorded
             do {
                 entry = try decoder.decode(ScanReport.Host.self, from: data[range])
+                recorded = try decoder.decode(ProbeOrigin.Recorded.self, from: data[range])
             } catch {
                 throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error, at: ".hosts[\(index)]")))")
             }
-            pairs.append(try pair(entry, index: index, source: source))
+            var replayed = try pair(entry, index: index, source: source)
+            replayed.result.origin = recorded.origin
+            pairs.append(replayed)
         }
         return pairs
     }

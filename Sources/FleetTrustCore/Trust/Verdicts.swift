@@ -64,6 +64,8 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case expired
     /// TLS: the leaf does not name the endpoint (SAN DNS/IP; CN only without SAN).
     case nameMismatch = "name-mismatch"
+    /// Recorded probes: another scanner proved other keys for the same host (see `SplitViewWitness`).
+    case splitView = "split-view"
 
     /// Whether a person should look at this host.
     public var needsAttention: Bool { self != .pending && self != .trusted }
@@ -74,7 +76,7 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
         switch self {
         case .pending, .trusted: return 0
         case .new, .unreachable, .error, .unpinned, .unchecked, .untrusted, .expired: return 1
-        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch: return 2
+        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch, .splitView: return 2
         }
     }
 }
