@@ -112,9 +112,14 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "Login user for `c` when the inventory names none.")
     var user: String?
 
+    @Option(help: ArgumentHelp("Open a recorded `scan --format json` document (or a merged one) instead of an inventory: its proof is judged against your files, nothing is probed.",
+                               valueName: "file"))
+    var replay: String?
+
     func validate() throws {
         try fleet.validateShared()
-        if fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        if replay != nil && !fleet.inventories.isEmpty { throw ValidationError("--replay opens a recorded scan; it takes no --inventory") }
+        if fleet.inventories.isEmpty && replay == nil { throw ValidationError("give an inventory with --inventory FILE") }
         try history.validateHistory()
     }
 
@@ -137,12 +142,14 @@ struct DashboardCommand: AsyncParsableCommand {
             throw CommandFailure.unreadableInput("\(error)")
         }
         do { try CursesTerminal.check(environment: environment) } catch { throw CommandFailure.unreadableInput("\(error)") }
-        let hosts = try fleet.loadInventory().hosts
+        let recording = try replay.map(DashboardRecording.init(path:))
+        let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
         let knownHostsFiles = fleet.effectiveKnownHostsFiles
         let pinFiles = fleet.pinFiles.map(expandTilde)
         let fleet = fleet
-        let store = try await history.open(readOnly: readOnly)
-        let remembered = try await history.remembered(store, hosts: hosts)
+        // A recording is an old probe: no drift against today's history, and nothing recorded.
+        let store = recording == nil ? try await history.open(readOnly: readOnly) : nil
+        let remembered = recording == nil ? try await history.remembered(store, hosts: hosts) : nil
         let loadJudge: LiveFleetJudge.Loader = {
             var judge = try fleet.loadJudge(for: hosts)
             judge.history = remembered
@@ -150,22 +157,24 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         let firstJudge = try loadJudge()
         let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
-        var settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
+        var settings = DashboardSettings(inventoryPath: replay ?? fleet.inventories.joined(separator: ", "),
                                          knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
                                          readOnly: readOnly,
                                          auditLogPath: auditLog ?? AuditLog.defaultPath(environment: environment))
         settings.missingKnownHostsFiles = Set(fleet.knownHostsFiles.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
-        let pool = ProbePool(settings: fleet.poolSettings)
+        settings.recording = replay
+        let prober: any FleetProber = recording?.prober ?? ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
-            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles
+            prober: prober, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles
                                                              + Set(hosts.flatMap { $0.sshOptions.revokedHostKeys ?? [] }).sorted(),
-                                                    hosts: hosts, load: loadJudge),
+                                                    hosts: hosts, splitViews: recording?.splitViews ?? [:], load: loadJudge),
             write: DashboardWrites(hashNames: await fleet.hashesKnownHosts()).perform,
             connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : AuditLog(path: settings.auditLogPath),
             user: AuditLog.currentUser(environment: environment),
             history: readOnly ? nil : store.map { HistoryRecorder(store: $0) })
         var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
+        if let recording { state.notice = Notice(recording.notice) }
         if !unusedPins.isEmpty {
             state.notice = Notice("Warning: pin lines that apply to no inventory host: "
                                   + unusedPins.map { "\(pinFiles.first ?? ""):\($0.number)" }.joined(separator: ", "), isError: true)

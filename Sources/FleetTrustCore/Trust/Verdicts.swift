@@ -48,6 +48,8 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case trusted
     case new
     case changed
+    /// Recorded probes: another scanner proved other keys for the same host (see `SplitViewWitness`).
+    case splitView = "split-view"
     case revoked
     case pinMismatch = "pin-mismatch"
     /// A presented certificate is forged, undecodable or not a host certificate.
@@ -64,8 +66,6 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case expired
     /// TLS: the leaf does not name the endpoint (SAN DNS/IP; CN only without SAN).
     case nameMismatch = "name-mismatch"
-    /// Recorded probes: another scanner proved other keys for the same host (see `SplitViewWitness`).
-    case splitView = "split-view"
 
     /// Whether a person should look at this host.
     public var needsAttention: Bool { self != .pending && self != .trusted }

@@ -34,13 +34,17 @@ public final class LiveFleetJudge: HostJudging {
     /// Host names cleaned once, for the lists of hosts sharing a key.
     private let names: [CleanText]
     private let load: Loader
+    /// Recorded probes only: the other scanners' views of each host that disagree with its own.
+    private let splitViews: [Int: [SplitViewWitness]]
     private let loaded = Mutex<Loaded?>(nil)
     private let probes: Mutex<Probes>
 
     /// - Parameters:
     ///   - watched: the files `load` reads; a change to any of them reloads.
     ///   - hosts: the inventory, so hashed known_hosts lines are matched once for all of them.
-    public init(watching watched: [String], hosts: [InventoryHost], load: @escaping Loader) {
+    public init(watching watched: [String], hosts: [InventoryHost], splitViews: [Int: [SplitViewWitness]] = [:],
+                load: @escaping Loader) {
+        self.splitViews = splitViews
         self.watched = watched
         self.hosts = hosts
         self.names = hosts.map { CleanText($0.name) }
@@ -81,7 +85,8 @@ public final class LiveFleetJudge: HostJudging {
         guard hosts.indices.contains(index) else { return nil }
         let (result, sharing): (ProbeResult?, [CleanText]) = probes.withLock { probes in
             var sharing: [CleanText] = []
-            var seen = Set<CleanText>()
+            // A merged document holds a host once per scanner: it shares no key "with" itself.
+            var seen = Set<CleanText>([names[index]])
             for blob in Self.blobs(probes.results[index]) {
                 for other in probes.holders[blob] ?? [] where other != index && seen.insert(names[other]).inserted {
                     sharing.append(names[other])
@@ -91,7 +96,7 @@ public final class LiveFleetJudge: HostJudging {
         }
         guard let result else { return nil }
         do {
-            return try currentJudge().judge(hosts[index], result, sharesKeysWith: sharing)
+            return try currentJudge().judge(hosts[index], result, sharesKeysWith: sharing, splitView: splitViews[index] ?? [])
         } catch {
             let unreadable = ProbeResult(host: result.host, port: result.port, peerAddress: result.peerAddress,
                                          failures: [ProbeFailure(stage: .hostKey, code: .other, message: "cannot read the trust files: \(error)")])
