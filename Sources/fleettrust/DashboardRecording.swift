@@ -35,7 +35,7 @@ struct DashboardRecording {
 
     /// What the status line says when the dashboard opens: where the proof comes from.
     var notice: String {
-        let scanners = Set(results.compactMap { $0.origin?.scanner.value }).sorted()
+        let scanners = Set(results.compactMap { $0.scanner?.value }).sorted()
         var text = "Recorded scan \(Sanitizer.clean(path, limit: 200)): \(hosts.count) host\(hosts.count == 1 ? "" : "s")"
         if !scanners.isEmpty { text += " proved by " + scanners.prefix(8).joined(separator: ", ") + (scanners.count > 8 ? ", …" : "") }
         text += "; judged against your files, nothing is probed"

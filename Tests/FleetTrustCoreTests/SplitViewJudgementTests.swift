@@ -24,7 +24,8 @@ final class SplitViewJudgementTests: XCTestCase {
     private func probe(_ key: String?, from scanner: String?, port: Int = 22) -> ProbeResult {
         var result = ProbeResult(host: "web", port: port, keys: key.map { [DiscoveredKey(key: keys[$0]!)] } ?? [],
                                  failures: key == nil ? [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")] : [])
-        result.origin = scanner.map { ProbeOrigin(scanner: $0, scannedAt: "2026-11-25T17:00:00Z") }
+        result.scanner = scanner.map { CleanText($0) }
+        result.finishedAt = scanner == nil ? nil : HistoryTime.date(rfc3339: "2026-11-25T17:00:00Z")
         return result
     }
 
@@ -84,28 +85,21 @@ final class SplitViewJudgementTests: XCTestCase {
         XCTAssertEqual(pinned.map(\.status), [.splitView, .splitView])
     }
 
-    func testReplayedDocumentCarriesEachEntrysScannerAndTime() throws {
+    func testAWrittenAndReplayedDocumentKeepsEachEntrysScannerAndFindsTheSplit() throws {
         let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: nil)
         var data = Data()
-        var stream = ScanDocumentStream(knownHostsFiles: [], pinFiles: [], sink: { data.append($0) })
-        try stream.append(judge.judge(web, probe("real", from: nil)))
-        try stream.append(judge.judge(web, probe("impostor", from: nil)))
-        try stream.finish(skipped: [])
-        var document = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        var hosts = try XCTUnwrap(document["hosts"] as? [[String: Any]])
-        hosts[0]["scanned_from"] = "dmz-jump"
-        hosts[0]["scanned_at"] = "2026-11-25T17:00:00Z"
-        hosts[1]["scanned_from"] = "office-jump\u{1b}[31m"
-        document["hosts"] = hosts
-        let pairs = try ScanReplay.load(try JSONSerialization.data(withJSONObject: document), source: "merged.json")
-        XCTAssertEqual(pairs.map { $0.result.origin?.scanner.value }, ["dmz-jump", "office-jump?[31m"])
-        XCTAssertEqual(pairs[0].result.origin?.scannedAt?.value, "2026-11-25T17:00:00Z")
+        var writer = ScanDocumentWriter(knownHostsFiles: [], pinFiles: [], sharedKeys: SharedKeyTable(), sink: { data.append($0) })
+        try writer.append(judge.judge(web, probe("real", from: "dmz-jump")))
+        try writer.append(judge.judge(web, probe("impostor", from: "office-jump")))
+        try writer.finish(skipped: [], exitStatus: 1)
+        let pairs = try ScanReplay.load(data, source: "merged.json")
+        XCTAssertEqual(pairs.map { $0.result.scanner?.value }, ["dmz-jump", "office-jump"])
+        XCTAssertEqual(pairs[0].result.finishedAt.map(HistoryTime.rfc3339(date:)), "2026-11-25T17:00:00Z")
         let split = SplitViews.find(hosts: pairs.map(\.host), results: pairs.map(\.result))
-        XCTAssertEqual(split.keys.sorted(), [0, 1])
-        hosts[1]["scanned_from"] = 7
-        document["hosts"] = hosts
-        XCTAssertThrowsError(try ScanReplay.load(try JSONSerialization.data(withJSONObject: document), source: "merged.json")) { error in
-            XCTAssertEqual("\(error)", "merged.json: not a fleettrust scan JSON document (wrong type at .hosts[1].scanned_from)")
-        }
+        XCTAssertEqual(split[0]?.map(\.scanner.value), ["office-jump"])
+        XCTAssertEqual(split[1]?.map(\.scanner.value), ["dmz-jump"])
+        XCTAssertEqual(split[1]?.first?.scannedAt.map(HistoryTime.rfc3339(date:)), "2026-11-25T17:00:00Z")
+        let rejudged = pairs.indices.map { judge.judge(pairs[$0].host, pairs[$0].result, splitView: split[$0] ?? []) }
+        XCTAssertEqual(rejudged.map(\.status), [.splitView, .splitView])
     }
 }

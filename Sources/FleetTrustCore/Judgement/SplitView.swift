@@ -1,3 +1,5 @@
+import Foundation
+
 /// What another scanner proved for the same host: the fact behind a `split-view` status.
 ///
 /// When scanners in different networks probe one host (same name, same port) and prove
@@ -7,12 +9,12 @@
 public struct SplitViewWitness: Hashable, Sendable {
     /// The other scanner.
     public let scanner: CleanText
-    /// When it probed the host, when its report says.
-    public let scannedAt: CleanText?
+    /// When it finished probing the host, when its report says.
+    public let scannedAt: Date?
     /// The SHA-256 fingerprints it proved, sorted.
     public let fingerprints: [String]
 
-    public init(scanner: CleanText, scannedAt: CleanText?, fingerprints: [String]) {
+    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String]) {
         self.scanner = scanner
         self.scannedAt = scannedAt
         self.fingerprints = fingerprints
@@ -28,22 +30,22 @@ public enum SplitViews {
     /// differ. A probe that proved nothing (unreachable from one network) is no other view.
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         struct Endpoint: Hashable { var name: String, port: Int }
-        struct View { var index: Int, origin: ProbeOrigin, fingerprints: [String] }
+        struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String] }
         var views: [Endpoint: [View]] = [:]
         for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
-            guard let origin = results[index].origin else { continue }
+            guard let scanner = results[index].scanner else { continue }
             let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)
                                    + results[index].malformedKeys.map { "SHA256:" + Base64.encode(Digest.sha256($0.blob), padded: false) }).sorted()
             guard !fingerprints.isEmpty else { continue }
             views[Endpoint(name: hosts[index].name, port: hosts[index].port), default: []]
-                .append(View(index: index, origin: origin, fingerprints: fingerprints))
+                .append(View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints))
         }
         var found: [Int: [SplitViewWitness]] = [:]
         for group in views.values where group.count > 1 {
             for view in group {
                 var seen = Set<SplitViewWitness>()
-                let others = group.filter { $0.origin.scanner != view.origin.scanner && $0.fingerprints != view.fingerprints }
-                    .map { SplitViewWitness(scanner: $0.origin.scanner, scannedAt: $0.origin.scannedAt, fingerprints: $0.fingerprints) }
+                let others = group.filter { $0.scanner != view.scanner && $0.fingerprints != view.fingerprints }
+                    .map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints) }
                     .filter { seen.insert($0).inserted }
                 if !others.isEmpty { found[view.index] = others }
             }

@@ -20,7 +20,7 @@ enum DetailView {
         guard let judged = row.judged else { return lines }
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
         lines += TLSDetailLines.lines(judged, width: width)
-        if let origin = judged.probe.origin { lines += wrapped(" recorded: " + JudgementWords.origin(origin), width: width, role: .warning) }
+        if state.settings.recording != nil, let proof = JudgementWords.provenance(judged.probe) { lines += wrapped(" recorded: " + proof, width: width, role: .warning) }
         lines += JudgementWords.splitViewLines(judged).flatMap { wrapped(" other scanner: " + $0, width: width, role: .danger) }
         // One line per key first, so every fingerprint is in sight before the details scroll away.
         for key in judged.keys {
@@ -60,8 +60,8 @@ enum DetailView {
             lines.append(ScreenLine(" pins: \(judged.pin.verdict.rawValue)", judged.pin.verdict == .mismatch ? .danger : .normal))
             lines += judged.pin.evidence.map { ScreenLine("   " + $0.sentence, .dim) }
         }
-        if !judged.sharesKeysWith.isEmpty {
-            lines += wrapped(" same key as: " + judged.sharesKeysWith.map(\.value).joined(separator: ", "), width: width, role: .warning)
+        if let hosts = judged.keySharing.widest {
+            lines += wrapped(" same key as: \(hosts - 1) other host\(hosts == 2 ? "" : "s")", width: width, role: .warning)
         }
         for choice in judged.stricterThanSSH {
             lines += wrapped(" stricter than ssh: " + JudgementWords.stricter(choice), width: width, role: .dim)
