@@ -28,7 +28,7 @@ struct DashboardRecording {
         self.path = path
         hosts = pairs.map(\.host)
         results = pairs.map(\.result)
-        splitViews = SplitViews.find(hosts: hosts, results: results)
+        splitViews = SplitViewWitness.find(hosts: hosts, results: results)
     }
 
     var prober: RecordedProbes { RecordedProbes(hosts: hosts, results: results) }

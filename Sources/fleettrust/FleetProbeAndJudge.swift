@@ -45,7 +45,7 @@ extension FleetOptions {
             printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }
         return FleetJudging(judge: judge, hosts: hosts, results: results, shared: shared,
-                            splitViews: SplitViews.find(hosts: hosts, results: results))
+                            splitViews: SplitViewWitness.find(hosts: hosts, results: results))
     }
 }
 

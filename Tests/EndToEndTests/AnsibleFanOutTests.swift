@@ -95,6 +95,7 @@ final class AnsibleFanOutTests: XCTestCase {
             ansible_ssh_args=-o ControlMaster=no -o ControlPersist=no
             ansible_ssh_common_args=-F /dev/null -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\(scratch)/scanners_known_hosts -o GlobalKnownHostsFile=/dev/null
             ansible_python_interpreter=/usr/bin/python3
+            ansible_pipelining=true
             fleettrust_binary=\(DashboardTmux.executable)
 
             """

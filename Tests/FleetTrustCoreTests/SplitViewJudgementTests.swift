@@ -32,7 +32,7 @@ final class SplitViewJudgementTests: XCTestCase {
     private func judged(_ entries: [(host: InventoryHost, result: ProbeResult)], knownHosts: String = "",
                         pins: String? = nil) throws -> [JudgedHost] {
         let hosts = entries.map(\.host), results = entries.map(\.result)
-        let split = SplitViews.find(hosts: hosts, results: results)
+        let split = SplitViewWitness.find(hosts: hosts, results: results)
         let pinSet = try pins.map { try PinSet.parse(path: "pins", bytes: Array($0.utf8)) }
         let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file(knownHosts)]), pins: pinSet)
         return hosts.indices.map { judge.judge(hosts[$0], results[$0], splitView: split[$0] ?? []) }
@@ -95,7 +95,7 @@ final class SplitViewJudgementTests: XCTestCase {
         let pairs = try ScanReplay.load(data, source: "merged.json")
         XCTAssertEqual(pairs.map { $0.result.scanner?.value }, ["dmz-jump", "office-jump"])
         XCTAssertEqual(pairs[0].result.finishedAt.map(HistoryTime.rfc3339(date:)), "2026-11-25T17:00:00Z")
-        let split = SplitViews.find(hosts: pairs.map(\.host), results: pairs.map(\.result))
+        let split = SplitViewWitness.find(hosts: pairs.map(\.host), results: pairs.map(\.result))
         XCTAssertEqual(split[0]?.map(\.scanner.value), ["office-jump"])
         XCTAssertEqual(split[1]?.map(\.scanner.value), ["dmz-jump"])
         XCTAssertEqual(split[1]?.first?.scannedAt.map(HistoryTime.rfc3339(date:)), "2026-11-25T17:00:00Z")

@@ -21,14 +21,17 @@ public struct SplitViewWitness: Hashable, Sendable {
     }
 }
 
-/// Finds split views among recorded probes: a pure pass over the (host, probe) pairs of a
-/// replayed document, before judging, so the one judge can weigh the fact with the others.
-public enum SplitViews {
+extension SplitViewWitness {
+    /// Finds split views among recorded probes: a pure pass over the (host, probe) pairs of a
+    /// replayed document, before judging, so the one judge can weigh the fact with the others.
     /// For each index whose probe disagrees with another scanner's about the same host, the
     /// other scanners' views. Two entries disagree when they share the inventory name and port,
     /// come from different scanners, both proved keys, and the sets of fingerprints they proved
     /// differ. A probe that proved nothing (unreachable from one network) is no other view.
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
+        // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
+        let first = results.lazy.compactMap(\.scanner).first
+        guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
         struct Endpoint: Hashable { var name: String, port: Int }
         struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String] }
         var views: [Endpoint: [View]] = [:]
