@@ -135,6 +135,16 @@ final class AnsibleFanOutTests: XCTestCase {
         let oracle = try [0, 1, 3, 4].map { try SSHOracle.check(name: targets.hosts[$0].address, port: targets.hosts[$0].port,
                                                                 knownHosts: controllerKnownHosts).verdict }
         XCTAssertEqual(oracle, [.trustedByCA, .trusted, .changed, .revoked])
+        let metrics = try fleettrust(["scan", "--replay", merged, "--known-hosts", controllerKnownHosts, "--no-history", "--format", "prometheus"])
+        XCTAssertEqual(metrics.status, 2, metrics.stderrText)
+        for scanner in ["scanner-a", "scanner-b"] {
+            XCTAssertTrue(metrics.stdoutText.split(separator: "\n").contains {
+                $0.hasPrefix("fleettrust_host_status{name=\"twin\"") && $0.contains("scanner=\"\(scanner)\"") && $0.contains("status=\"split-view\"")
+            }, metrics.stdoutText)
+        }
+        let table = try fleettrust(["scan", "--replay", merged, "--known-hosts", controllerKnownHosts, "--no-history", "--wide"])
+        XCTAssertEqual(table.status, 2)
+        XCTAssertEqual(table.stdoutText.split(separator: "\n").filter { $0.hasPrefix("split-view") && $0.contains("twin") }.count, 2, table.stdoutText)
         let agreeing = try fleettrust(["scan", "--replay", "\(results)/scanner-a.json", "--known-hosts", controllerKnownHosts, "--no-history"])
         XCTAssertEqual(agreeing.status, 1, "one scanner alone sees no split view (its twin is new): \(agreeing.stdoutText)")
 
