@@ -36,7 +36,7 @@ final class AnsibleFanOutTests: XCTestCase {
 
     /// No `ansible.cfg` from anywhere, Ansible's state under the scratch directory, no colour.
     private var ansibleEnvironment: [String: String] {
-        FileManager.default.createFile(atPath: scratch + "/ansible.cfg", contents: Data())
+        _ = FileManager.default.createFile(atPath: scratch + "/ansible.cfg", contents: Data())
         var environment = ProcessInfo.processInfo.environment
         environment["ANSIBLE_CONFIG"] = scratch + "/ansible.cfg"
         environment["ANSIBLE_HOME"] = scratch + "/ansible-home"
