@@ -59,6 +59,9 @@ public final class BastionConnections: Sendable {
     public let settings: Settings
     let timeout: Duration
     private let state = Mutex(State())
+    /// Signalled when a master has started or failed: the probes waiting for it sleep on it
+    /// instead of polling (a hundred threads polling slow the login they wait for).
+    private let settled = NSCondition()
 
     public init(settings: Settings, timeout: Duration) {
         self.settings = settings
@@ -122,7 +125,13 @@ public final class BastionConnections: Sendable {
                 return result
             case .wait:
                 if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
-                usleep(5_000)
+                // Checked again under the condition's lock, which the starter takes to signal:
+                // a start that ends between the two checks cannot be missed.
+                settled.lock()
+                if state.withLock({ if case .starting? = $0.entries[chain] { true } else { false } }) {
+                    _ = settled.wait(until: Date(timeIntervalSinceNow: 0.1))
+                }
+                settled.unlock()
             case .start(let ended):
                 ended?.stop()
                 let entry = start(chain, cancellation: cancellation)
@@ -135,6 +144,9 @@ public final class BastionConnections: Sendable {
                     if state.closed, case .ready(let master) = entry { return master }
                     return nil
                 }
+                settled.lock()
+                settled.broadcast()
+                settled.unlock()
                 stale?.stop()
                 switch entry {
                 case .ready(let master): return .success(master)
