@@ -126,6 +126,37 @@ final class BastionRouteTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(quit), 1.5, "asked to stop, not left to time out")
     }
 
+    /// A master that ends during the session (the bastion dropped the connection) is not a dead
+    /// end: the next rescan logs in again and the hosts behind it are proved as before.
+    func testARescanAfterTheMasterEndedLogsInAgain() throws {
+        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion")])
+        let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
+                                                     "--audit-log", directory + "/audit.jsonl"])
+        defer { terminal.stop() }
+        let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 1 }
+        XCTAssertTrue(listed, screen)
+        let first = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(first.map(\.command), ["ssh"])
+        for master in first { kill(master.pid, SIGTERM) }
+        XCTAssertEqual(DashboardTmux.waitUntilGone(first, timeout: 10).map(\.pid), [])
+        let before = bastion.forwardRequests(to: target.address, port: target.port)
+        let deadline = Date().addingTimeInterval(20)
+        var sent = Date.distantPast
+        while bastion.forwardRequests(to: target.address, port: target.port) < before + 2 && Date() < deadline {
+            if Date().timeIntervalSince(sent) > 2 {
+                terminal.send("R")
+                sent = Date()
+            }
+            usleep(50_000)
+        }
+        XCTAssertTrue(terminal.waitFor { Self.routedRowsTrusted($0) == 1 && !$0.contains("scanning") }.0, terminal.capture())
+        XCTAssertEqual(bastion.acceptedLogins, 2, "one login, then one more after the master ended:\n\(bastion.log)")
+        let second = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(second.count, 1)
+        XCTAssertNotEqual(second.map(\.pid), first.map(\.pid))
+    }
+
     /// A fleettrust killed with SIGKILL cannot stop anything, yet its master does not outlive it:
     /// the kernel closes fleettrust's connection to the master, which then ends by itself within
     /// its persist time (2 s), taking its login on the bastion with it.
