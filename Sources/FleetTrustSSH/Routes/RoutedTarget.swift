@@ -48,7 +48,9 @@ struct RoutedTarget: Sendable {
             switch error {
             case .cancelled: throw ProbeFailures.cancelled
             case .timedOut:
-                throw cancellation.isCancelled ? ProbeFailures.cancelled : ProbeFailures.connectTimeout
+                if cancellation.isCancelled { throw ProbeFailures.cancelled }
+                throw ProbeFailure(stage: .connect, code: .connectTimeout,
+                                   message: "bastion \(hop) did not connect to the host within the timeout")
             case .refused:
                 let said = master.log(from: logOffset)
                 throw RouteFailures.targetRefused(through: hop, output: said)
