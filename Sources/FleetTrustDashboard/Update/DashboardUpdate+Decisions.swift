@@ -65,15 +65,8 @@ extension DashboardUpdate {
         if refuseIfReadOnly(&state) { return }
         let (indices, marked) = targets(state)
         guard !indices.isEmpty else { return }
-        if indices.count == 1, let judged = state.rows[indices[0]].judged, judged.saving == .replace {
-            var previous: [RecordedLine] = []
-            for line in judged.keys.flatMap(\.recordedInstead) where !previous.contains(line) { previous.append(line) }
-            let replacement = judged.keys.compactMap { key -> HostKey? in
-                guard let plain = key.key, !plain.isCertificate, key.unusable == nil,
-                      key.verdict != .revoked, key.verdict != .invalidCertificate else { return nil }
-                return plain
-            }
-            if let item = item(indices[0], state, keys: replacement, previous: previous) {
+        if indices.count == 1, let replacement = state.rows[indices[0]].judged?.replacement {
+            if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
                 state.mode = .confirm(.replace(item: item, typed: ""))
             }
             return

@@ -44,10 +44,10 @@ enum ConfirmationView {
     static func tlsPinEffect(_ judged: JudgedHost) -> [String] {
         let policy = judged.policy
         let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
-        switch policy {
-        case PolicyName.pinOnly.rawValue:
+        switch policy.builtIn {
+        case .pinOnly:
             return ["Its policy is pin-only: the pin alone decides, so after y this endpoint is trusted."]
-        case PolicyName.off.rawValue:
+        case .off:
             return ["Its policy is off: nothing is checked, and the pin changes nothing."]
         default:
             guard judged.status == .untrusted || judged.tls?.chain.validates == false else {
