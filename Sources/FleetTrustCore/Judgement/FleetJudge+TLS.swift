@@ -114,18 +114,21 @@ extension FleetJudge {
         func evidence(_ lines: [PinLine]) -> [TrustEvidence] {
             lines.flatMap { line in
                 line.spkiPins.sorted().map {
-                    TrustEvidence(role: .pin, path: pins.path, line: line.number, keyType: "SPKI pin", fingerprint: "pin-sha256:" + $0,
+                    TrustEvidence(role: .pin, path: pins.path, line: line.number, keyType: "SPKI pin", fingerprint: "pin-sha256:" + $0.description,
                                   hashed: false)
                 }
             }
         }
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return (PinJudgement(verdict: .expired, evidence: evidence(applicable)), nil) }
-        let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.spkiPins) }
-        if let match = certificates.first(where: { pinned.contains($0.spkiSHA256) }) {
-            let deciding = active.filter { $0.spkiPins.contains(match.spkiSHA256) }
-            return (PinJudgement(verdict: .matched, evidence: evidence(deciding), pinned: pinned), match)
+        let pinned = active.reduce(into: Set<SPKIPin>()) { $0.formUnion($1.spkiPins) }
+        var judgement = PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active))
+        judgement.pinnedSPKI = pinned
+        if let match = certificates.first(where: { $0.spkiPin.map(pinned.contains) ?? false }), let pin = match.spkiPin {
+            judgement.verdict = .matched
+            judgement.evidence = evidence(active.filter { $0.spkiPins.contains(pin) })
+            return (judgement, match)
         }
-        return (PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active), pinned: pinned), nil)
+        return (judgement, nil)
     }
 }

@@ -191,7 +191,7 @@ public struct FleetJudge: Sendable {
                                    pin: pin.verdict(for: key), isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead)
             if let certificate, judgement.verdict != .invalidCertificate {
                 let vouched = judgement.certificateProblem != .unknownCA
-                    || pin.pinnedAuthorities.contains(certificate.signatureKey.sha256Fingerprint)
+                    || pin.pinnedAuthorities.contains(certificate.signatureKey.fingerprint)
                 judged.audit = CertificateAudit(certificate, name: lookup.name, vouched: vouched, warnDays: certificateWarnDays, now: now)
             }
             keys.append(judged)

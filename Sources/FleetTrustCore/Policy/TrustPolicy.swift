@@ -70,7 +70,7 @@ public struct TrustPolicy: Sendable {
         if let alarm = facts.serverAlarm { return alarm }
         guard !facts.pin.pinnedAuthorities.isEmpty else { return PolicyDecision(status: .unpinned, reason: .notPinned) }
         guard let index = facts.keys.firstIndex(where: { key in
-            key.key.map { $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.sha256Fingerprint) } ?? false
+            key.key.map { $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.fingerprint) } ?? false
         }) else { return PolicyDecision(status: .pinMismatch, reason: .noCertificateFromPinnedCA) }
         return PolicyDecision(status: .trusted, reason: .certificateFromPinnedCA(key: index), trustedBy: [.caPin])
     }

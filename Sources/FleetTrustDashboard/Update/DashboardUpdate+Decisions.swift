@@ -24,7 +24,7 @@ extension DashboardUpdate {
         let row = state.rows[index]
         guard let judged = row.judged else { return nil }
         return DecisionItem(index: index, host: row.host, names: judged.saveNames, keys: keys, previous: previous,
-                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinned)
+                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
     }
 
     /// Why a host cannot be trusted with `y` right now, or nil when it can.
@@ -148,7 +148,7 @@ extension DashboardUpdate {
         }
         let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
         var item = DecisionItem(index: index, host: judged.host, names: [pattern], keys: [], previous: [], file: file,
-                                shownPins: judged.pin.pinned)
+                                shownPins: judged.pin.pinnedText)
         item.spkiPins = [leaf.spkiSHA256]
         item.certificateFingerprint = leaf.sha256
         return .success(item)
