@@ -185,6 +185,7 @@ public struct FleetJudge: Sendable {
             if judgement.plainKeyVerdict == .changed, !asked, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
             let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
                 .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
+                                    keyType: KeyType(name: KeyType.canonicalName($0.keyType)),
                                     text: command?.lineText(path: $0.path, line: $0.line) ?? files.lineText(path: $0.path, line: $0.line)) }
             let certificate = key.isCertificate ? try? HostCertificate(key) : nil
             var judged = JudgedKey(discovered: discovered, malformed: nil, judgement: judgement, certificate: certificate,
@@ -298,6 +299,7 @@ public struct FleetJudge: Sendable {
 
     private func recordedLine(_ match: KnownHosts.Match, in files: KnownHosts) -> RecordedLine {
         RecordedLine(location: SourceLocation(file: match.path, line: match.line), fingerprint: match.entry.key.fingerprint,
+                     keyType: match.entry.key.hostKey?.kind,
                      text: files.lineText(match))
     }
 }

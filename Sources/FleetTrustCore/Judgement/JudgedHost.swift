@@ -244,6 +244,9 @@ public struct JudgedKey: Hashable, Sendable {
 
     /// The type name as shown (`ssh-ed25519`, `…-cert-v01@openssh.com`).
     public var typeName: String { key?.type ?? malformed?.algorithm.value ?? "?" }
+
+    /// Whether the server sent a certificate (one that cannot be decoded is one too).
+    public var isCertificate: Bool { key?.isCertificate ?? (malformed != nil) }
 }
 
 /// Why `ssh` cannot use a key it would otherwise meet.
@@ -313,12 +316,15 @@ public enum StatusReason: Hashable, Sendable {
 public struct RecordedLine: Hashable, Sendable {
     public var location: SourceLocation
     public var fingerprint: String
+    /// The type of the key the line records, when OpenSSH reads it as a key.
+    public var keyType: KeyType?
     /// The line itself, cleaned, for confirmations that show what will go.
     public var text: CleanText
 
-    public init(location: SourceLocation, fingerprint: String, text: String) {
+    public init(location: SourceLocation, fingerprint: String, keyType: KeyType? = nil, text: String) {
         self.location = location
         self.fingerprint = fingerprint
+        self.keyType = keyType
         self.text = CleanText(text, limit: 300)
     }
 }

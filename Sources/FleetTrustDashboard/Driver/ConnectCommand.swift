@@ -58,7 +58,7 @@ public struct ConnectCommand: Equatable, Sendable {
         var seen = Set<String>()
         return judged.keys.flatMap { key -> [String] in
             guard let presented = key.key, let judgement = key.judgement,
-                  key.verdict == .revoked || judgement.plainKeyVerdict == .revoked else { return [] }
+                  key.says(.revoked) else { return [] }
             let authority = key.certificate?.signatureKey
             return judgement.evidence.filter { $0.role == .revocation || $0.role == .revokedHostKeys }.map { evidence in
                 let revoked = authority.flatMap { $0.sha256Fingerprint == evidence.fingerprint ? $0 : nil }

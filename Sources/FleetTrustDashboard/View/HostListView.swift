@@ -107,7 +107,7 @@ enum HostListView {
             if let tls = judged?.tls { return ("\(tls.handshake.version) \(tls.chainExpiresInDays)d", tls.warnings.isEmpty ? .normal : .warning) }
             let keys = judged?.keys ?? []
             let days = keys.compactMap { $0.audit?.expiresInDays }.min()
-            var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
+            var labels = keys.contains(where: \.isCertificate) ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
             for key in keys { if let kind = key.key?.kind, !kind.isCertificate, !labels.contains(kind.label) { labels.append(kind.label) } }
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
