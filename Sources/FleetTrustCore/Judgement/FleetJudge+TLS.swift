@@ -20,7 +20,7 @@ extension FleetJudge {
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: [], probe: result,
                                     status: status, reason: reason, keys: [], negotiatedAlgorithm: nil,
                                     pin: pin, trustedBy: trustedBy, failure: failure, recorded: [], saveFile: pins?.path ?? "",
-                                    sharesKeysWith: [], stricterThanSSH: [])
+                                    keySharing: KeySharing(), stricterThanSSH: [])
             judged.policy = policy.identity
             judged.policySource = policySource
             judged.tls = tls
