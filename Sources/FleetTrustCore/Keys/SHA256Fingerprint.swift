@@ -29,13 +29,13 @@ public struct SHA256Digest: Hashable, Sendable {
 /// `ssh-keygen -lf` prints it, and is made only by `description`.
 public struct SHA256Fingerprint: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let digest: SHA256Digest
-    /// The text, made once (it sorts and prints far more often than fingerprints are made).
-    public let description: String
 
     public init(digest: SHA256Digest) {
         self.digest = digest
-        self.description = "SHA256:" + Base64.encode(digest.bytes, padded: false)
     }
+
+    /// `SHA256:` + 43 unpadded base64 characters, as `ssh-keygen -lf` prints it.
+    public var description: String { "SHA256:" + Base64.encode(digest.bytes, padded: false) }
 
     /// The fingerprint of a blob (what `ssh-keygen -l` hashes).
     public init(of blob: [UInt8]) {
@@ -53,9 +53,6 @@ public struct SHA256Fingerprint: Hashable, Sendable, Comparable, CustomStringCon
         self.init(digest: digest)
     }
 
-    public static func == (a: SHA256Fingerprint, b: SHA256Fingerprint) -> Bool { a.digest == b.digest }
-    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
-
     /// In the order of the text, so sorted lists print as they always did.
     public static func < (a: SHA256Fingerprint, b: SHA256Fingerprint) -> Bool { a.description < b.description }
 }
@@ -64,12 +61,13 @@ public struct SHA256Fingerprint: Hashable, Sendable, Comparable, CustomStringCon
 /// after `pin-sha256:` in pin files, as in HPKP) is standard padded base64, made by `description`.
 public struct SPKIPin: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let digest: SHA256Digest
-    public let description: String
 
     public init(digest: SHA256Digest) {
         self.digest = digest
-        self.description = Base64.encode(digest.bytes)
     }
+
+    /// Standard padded base64, as written after `pin-sha256:`.
+    public var description: String { Base64.encode(digest.bytes) }
 
     /// Parses standard base64 of 32 bytes, its `=` padding optional; nil otherwise.
     public init?<S: StringProtocol>(_ text: S) {
@@ -79,7 +77,5 @@ public struct SPKIPin: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.init(digest: digest)
     }
 
-    public static func == (a: SPKIPin, b: SPKIPin) -> Bool { a.digest == b.digest }
-    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
     public static func < (a: SPKIPin, b: SPKIPin) -> Bool { a.description < b.description }
 }
