@@ -103,6 +103,10 @@ public struct JudgedHost: Hashable, Sendable {
         return negotiatedKey?.verdict
     }
 
+    /// Days until the first of the host's certificates expires; nil when none of its
+    /// certificates expires (or it presented none).
+    public var certificateDaysLeft: Int? { keys.compactMap { $0.audit?.expiresInDays }.min() }
+
     /// What a replace of a changed host writes and removes; nil unless `saving` is `replace`.
     public var replacement: Replacement? {
         guard saving == .replace else { return nil }

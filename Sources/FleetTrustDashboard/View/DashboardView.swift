@@ -46,7 +46,7 @@ enum HeaderView {
         if state.rows.contains(where: { $0.judged?.policy.checksNothing == true }) {
             title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
         }
-        if let days = state.rows.lazy.compactMap({ $0.judged?.keys.compactMap { $0.audit?.expiresInDays }.min() }).min() {
+        if let days = state.rows.lazy.compactMap({ $0.judged?.certificateDaysLeft }).min() {
             title.append(" first cert expiry ", .headerLabel)
             title.append("\(days) days ", days < 30 ? .danger : .header)
         }

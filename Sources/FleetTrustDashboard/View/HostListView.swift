@@ -106,7 +106,7 @@ enum HostListView {
             // A TLS row: its protocol version and the days left of the earliest-expiring certificate.
             if let tls = judged?.tls { return ("\(tls.handshake.version) \(tls.chainExpiresInDays)d", tls.warnings.isEmpty ? .normal : .warning) }
             let keys = judged?.keys ?? []
-            let days = keys.compactMap { $0.audit?.expiresInDays }.min()
+            let days = judged?.certificateDaysLeft
             var labels = keys.contains(where: \.isCertificate) ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
             for key in keys { if let kind = key.key?.kind, !kind.isCertificate, !labels.contains(kind.label) { labels.append(kind.label) } }
             return (labels.joined(separator: " "), .normal)
