@@ -38,8 +38,8 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("hash-known-hosts"),
             help: ArgumentHelp("Hash the names of the known-hosts output: yes, no (the default, as ssh-keyscan), or auto (what HashKnownHosts says in your ssh configuration).",
-                               valueName: "yes|no|auto"))
-    var hashKnownHosts: String = "no"
+                               valueName: "yes|no|auto"), transform: choice("--hash-known-hosts", "yes, no or auto"))
+    var hashKnownHosts: HashChoice = .no
 
     @Option(name: [.customShort("p"), .customLong("port")], help: "Port for targets that name none.")
     var port: Int = 22
@@ -58,7 +58,6 @@ struct DiscoverCommand: AsyncParsableCommand {
         guard !targets.isEmpty || !files.isEmpty else { throw ValidationError("give at least one target, or a file of them with -f") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
-        guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
         if hashNames && format == .text { throw ValidationError("-H hashes known_hosts names; it does not go with --format text") }
         if let types {
             do { _ = try KeyTypeSelection(parsing: types) } catch { throw ValidationError("-t: \(error)") }
@@ -75,8 +74,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             printError("warning: -t \(kind): fleettrust cannot verify \(kind) host keys here, so it prints none")
         }
         let output = format ?? (hashNames ? .knownHosts : .text)
-        let hashed = hashNames || hashKnownHosts == "yes" ? true
-            : hashKnownHosts == "auto" ? await SSHClientConfiguration.hashKnownHosts() : false
+        let hashed = hashNames ? true : await hashKnownHosts.hashes()
         let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
         var attempt = [Int](repeating: 0, count: list.count)
         var results = [ProbeResult?](repeating: nil, count: list.count)
