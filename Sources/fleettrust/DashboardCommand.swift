@@ -80,9 +80,7 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
         let pool = ProbePool(settings: fleet.poolSettings)
         let services = DashboardServices(
-            prober: pool, judge: LiveFleetJudge(watching: fleet.knownHostsPaths(for: hosts) + pinFiles
-                                                             + Set(hosts.flatMap { $0.sshOptions.revokedHostKeys ?? [] }).sorted(),
-                                                    hosts: hosts, load: loadJudge),
+            prober: pool, judge: LiveFleetJudge(watching: fleet.trustFiles.watchedPaths(for: hosts), hosts: hosts, load: loadJudge),
             editor: TrustStoreEditor(hashNames: await fleet.hashesKnownHosts()),
             connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
             auditLog: readOnly ? nil : audit.log,

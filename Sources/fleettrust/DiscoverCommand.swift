@@ -76,34 +76,18 @@ struct DiscoverCommand: AsyncParsableCommand {
         let output = format ?? (hashNames ? .knownHosts : .text)
         let hashed = hashNames ? true : await hashKnownHosts.hashes()
         let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
-        var attempt = [Int](repeating: 0, count: list.count)
-        var results = [ProbeResult?](repeating: nil, count: list.count)
+        var run = KeyscanRun(list)
         var failed = false
-        var pending = Array(list.indices)
-        // As ssh-keyscan does, a target's next address is tried only when the one before could not be reached at all.
-        while !pending.isEmpty {
-            var retry: [Int] = []
-            for await event in pool.probe(pending.map { list[$0].addresses[attempt[$0]].inventoryHost }) {
-                let index = pending[event.index]
-                let host = list[index].addresses[attempt[index]].inventoryHost
-                if let failure = event.result.failure {
-                    if event.result.keys.isEmpty, failure.stage == .resolve || failure.stage == .connect,
-                       attempt[index] + 1 < list[index].addresses.count {
-                        attempt[index] += 1
-                        retry.append(index)
-                        continue
-                    }
-                    failed = true
-                    printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
-                    continue
-                }
-                results[index] = event.result
-                for discovered in event.result.keys where selection.includes(discovered.key) {
+        await run.run(pool: pool) { event in
+            switch event {
+            case .failed(let host, let failure):
+                failed = true
+                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
+            case .answered(let host, let names, let result):
+                for discovered in result.keys where selection.includes(discovered.key) {
                     do {
-                        let names = list[index].lookupNames(answeredBy: list[index].addresses[attempt[index]])
-                        for line in try lines(for: discovered, of: host, names: names, format: output, hashed: hashed) {
-                            print(line)
-                        }
+                        try KeyscanRun.lines(for: discovered.key, of: host, names: names, knownHosts: output == .knownHosts, hashed: hashed)
+                            .forEach { print($0) }
                     } catch {
                         failed = true
                         printError("\(host.endpointLabel): \(error)")
@@ -113,15 +97,8 @@ struct DiscoverCommand: AsyncParsableCommand {
                     }
                 }
             }
-            pending = retry
         }
-        let groups = SharedKeys.groups(in: results)
-        var reported: Set<[Int]> = []
-        for group in groups where reported.insert(group.hosts).inserted {
-            let names = group.hosts.map { list[$0].addresses[attempt[$0]].inventoryHost.endpointLabel }.joined(separator: ", ")
-            let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
-            printError("warning: \(names) present the same host keys (\(keys))")
-        }
+        run.sharedKeyWarnings.forEach(printError)
         if failed || unreadable { throw ExitCode(1) }
     }
 
@@ -147,20 +124,5 @@ struct DiscoverCommand: AsyncParsableCommand {
             list += read.targets
         }
         return (list, leftOut)
-    }
-
-    /// The output lines for one key; certificates have no place in known_hosts (they are trusted
-    /// through `@cert-authority` lines naming their CA), and `ssh` refuses RSA keys under 1024 bits
-    /// (a warning says so), so that format leaves both out.
-    private func lines(for discovered: DiscoveredKey, of host: InventoryHost, names: [String], format: Format,
-                       hashed: Bool) throws -> [String] {
-        let key = discovered.key
-        switch format {
-        case .text:
-            return ["\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"]
-        case .knownHosts:
-            guard !key.isCertificate, !(key.kind == .rsa && key.bits < 1024) else { return [] }
-            return try KnownHostsLines.render(key, names: names, hashed: hashed)
-        }
     }
 }

@@ -78,31 +78,16 @@ struct FleetOptions: ParsableArguments {
     var missingKnownHostsWarnings: [String] { knownHosts.missingWarnings }
     func hashesKnownHosts() async -> Bool { await hashKnownHosts.hashes() }
 
-    /// Every known_hosts file these hosts are judged against (their own UserKnownHostsFile too).
-    func knownHostsPaths(for hosts: [InventoryHost]) -> [String] {
-        KnownHostsSets.allPaths(userFiles: knownHosts.chosen.user, globalFiles: knownHosts.chosen.global, hosts: hosts)
+    /// The files judged against, with their options.
+    var trustFiles: TrustFiles {
+        TrustFiles(userKnownHosts: knownHosts.chosen.user, globalKnownHosts: knownHosts.chosen.global, pinFile: pins.path,
+                   pinMode: pins.pinsMode, policyFile: effectivePolicyFile, tlsCAFiles: tlsCAFiles.map(expandTilde),
+                   additionalNames: additionalNames, certificateWarnDays: certWarnDays)
     }
 
-    /// The judge for these hosts: every known_hosts file they use read once, the pins, the options.
-    /// A file that cannot be read, or a pin file with a bad line, is exit 64.
+    /// The judge for these hosts; a file that cannot be read, or a pin file with a bad line, is exit 64.
     func loadJudge(for hosts: [InventoryHost]) throws -> FleetJudge {
-        do {
-            let sets = try KnownHostsSets.read(userFiles: knownHosts.chosen.user, globalFiles: knownHosts.chosen.global, hosts: hosts)
-            let policies = try effectivePolicyFile.map { try PolicyFile.read(path: $0) }
-            var judge = FleetJudge(knownHosts: sets, pins: try pins.load(), pinMode: pins.pinsMode, useAdditionalNames: additionalNames,
-                                   policies: PolicyResolver(file: policies))
-            judge.certificateWarnDays = certWarnDays
-            // A RevokedHostKeys file that cannot be used is each naming host's error, as for `ssh`, not exit 64.
-            judge.revocationLists = RevocationLists.read(hosts: hosts)
-            if !tlsCAFiles.isEmpty {
-                do { judge.tlsAnchors = try TLSTrustAnchors.files(tlsCAFiles.map(expandTilde)) } catch { throw CommandFailure.unreadableInput("--tls-ca-file \(error)") }
-            }
-            return judge
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure.unreadableInput("\(error)")
-        }
+        do { return try trustFiles.judge(for: hosts) } catch { throw CommandFailure.unreadableInput(error.description) }
     }
 
     /// The policy file in use: `--policy`, else the default path when a file is there.

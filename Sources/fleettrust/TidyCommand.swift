@@ -101,65 +101,22 @@ struct TidyCommand: ParsableCommand {
 
     /// Asks (or takes --kind/--line/--yes), writes each file once, logs; true when a file was written.
     private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> Bool {
-        let say = { (text: String, terminator: String) in
-            if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
-        }
-        let selection = TidySelection(kinds: kind, lines: line.compactMap(TidySelection.location).map { (expandTilde($0.path), $0.line) })
-        let selected = selection.choose(from: findings, files: files)
-        var chosen = selected.chosen
-        selected.notes.forEach { say($0, "\n") }
+        let session = TidyFixSession(
+            selection: TidySelection(kinds: kind, lines: line.compactMap(TidySelection.location).map { (expandTilde($0.path), $0.line) }),
+            confirmed: yes, editor: TrustStoreEditor(hashNames: false), log: audit.log, user: audit.user,
+            say: { text, terminator in
+                if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
+            },
+            ask: { readLine() }, complain: printError)
+        let selected = session.selected(findings, files: files)
         if !yes && isatty(0) != 1 {
             printError("tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")
             throw ExitCode(64)
         }
-        if !yes && selection.isEmpty {
-            let removable = findings.filter(\.removable)
-            guard !removable.isEmpty else { return false }
-            for (index, finding) in removable.enumerated() {
-                say("\(index + 1). \(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(TidyReport.word(finding.kind))  \(TidyReport.message(finding))", "\n")
-            }
-            say("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", "")
-            chosen = TidySelection.answer(readLine() ?? "", from: removable)
+        switch session.remove(selected, of: findings, files: files) {
+        case .nothingRemoved: return false
+        case .removed: return true
+        case .failed: throw ExitCode(3)
         }
-        let guarded = TidyFix.keepingEveryNamesLastLine(chosen, files: files)
-        for location in Set(guarded.kept.map(\.location)).sorted() {
-            say("kept \(Sanitizer.clean(location.path)):\(location.line): the last line recording its name (removing every one would make a changed key look new)", "\n")
-        }
-        let lines = Dictionary(grouping: guarded.remove, by: \.location).mapValues(\.[0])
-        guard !lines.isEmpty else {
-            say("nothing removed", "\n")
-            return false
-        }
-        say(lines.count == 1 ? "This line will be removed:" : "These \(lines.count) lines will be removed:", "\n")
-        for (location, finding) in lines.sorted(by: { $0.key < $1.key }) {
-            say("  \(Sanitizer.clean(location.path)):\(location.line): \(Sanitizer.clean(finding.text, limit: 2000))", "\n")
-        }
-        if !yes {
-            say("Remove them? [y/N] ", "")
-            guard ["y", "yes"].contains((readLine() ?? "").lowercased()) else {
-                say("nothing removed", "\n")
-                return false
-            }
-        }
-        let editor = TrustStoreEditor(hashNames: false)
-        var removed = false, failed = false
-        for (edit, removing) in TidyFix.edits(removing: guarded.remove, files: files) {
-            var outcome = AuditEvent.Outcome.written
-            do {
-                try editor.apply(edit)
-                removed = true
-                let count = Set(removing.map(\.location)).count
-                say("removed \(count) line\(count == 1 ? "" : "s") from \(Sanitizer.clean(edit.path))", "\n")
-            } catch {
-                outcome = .refused("\(error)")
-                failed = true
-                printError("tidy: \(error)")
-            }
-            do { try audit.log.append(removing.map { $0.auditEvent(user: audit.user, time: Date(), outcome: outcome) }) } catch {
-                printError("tidy: audit log: \(error)")
-            }
-        }
-        if failed { throw ExitCode(3) }
-        return removed
     }
 }
