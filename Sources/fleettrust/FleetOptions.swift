@@ -55,7 +55,7 @@ struct FleetOptions: ParsableArguments {
     @Flag(help: "Also count entries recorded under the inventory alias as evidence (an extension; off: trust only what ssh accepts).")
     var additionalNames = false
 
-    @Option(help: ArgumentHelp("Write new known_hosts names hashed: yes, no, or auto (what HashKnownHosts says in your ssh configuration, asked of `ssh -G`).",
+    @Option(help: ArgumentHelp("Write new known_hosts names hashed: yes, no, or auto (the default: what HashKnownHosts says in your ssh configuration, asked of `ssh -G`).",
                                valueName: "yes|no|auto"), transform: choice("--hash-known-hosts", "yes, no or auto"))
     var hashKnownHosts: HashChoice = .auto
 

@@ -45,7 +45,7 @@ struct InventoryOptions: ParsableArguments {
 /// `--known-hosts`: the files judged against, checked and saved to (the first).
 struct KnownHostsOptions: ParsableArguments {
     @Option(name: .customLong("known-hosts"), help: ArgumentHelp(
-        "known_hosts file to judge against and save to (the first one). Repeatable. "
+        "known_hosts file to judge against (the dashboard and sync save to the first one). Repeatable. "
             + "Default: the four files ssh reads, \(DefaultKnownHostsFiles.described) (new entries go to the first).", valueName: "file"))
     var files: [String] = []
 
@@ -70,7 +70,7 @@ struct PinOptions: ParsableArguments {
     @Option(name: .customLong("pins"), help: ArgumentHelp("Pin file: the team's pinned fingerprints (format: FILE FORMATS in man fleettrust).", valueName: "file"))
     var file: String?
 
-    @Option(help: ArgumentHelp("enforce: a pin mismatch fails the host; report: it is shown but does not fail.", valueName: "mode"),
+    @Option(help: ArgumentHelp("enforce (the default): a pin mismatch fails the host; report: it is shown but does not fail.", valueName: "mode"),
             transform: choice("--pins-mode", "enforce or report"))
     var pinsMode: PinMode = .enforce
 
