@@ -14,7 +14,9 @@ extension FleetOptions {
         let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:)) : nil
         interruption?.whenReceived { Task { await scan.cancel() } }
         for await event in scan.events {
-            results[event.index] = event.result
+            var result = event.result
+            result.finishedAt = Date()
+            results[event.index] = result
             progress?.finished(event.index)
         }
         progress?.end()

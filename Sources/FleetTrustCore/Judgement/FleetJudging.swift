@@ -5,14 +5,13 @@ public struct FleetJudging: Sendable {
     public let judge: FleetJudge
     public let hosts: [InventoryHost]
     public let results: [ProbeResult]
-    /// By host index: the other hosts presenting one of its keys.
-    public let shared: [Int: [CleanText]]
+    /// The keys hosts of several names present, written once in the JSON report.
+    public let shared: SharedKeyTable
 
-    /// Finds which hosts share keys first, by index (names cleaned only for the hosts that share),
-    /// so its working memory is gone before `load` reads the known_hosts files.
+    /// Finds which keys are shared first, so its working memory is gone before `load` reads the
+    /// known_hosts files.
     public init(hosts: [InventoryHost], results: [ProbeResult], history: FleetHistory?, load: () throws -> FleetJudge) throws {
-        let sharing = SharedKeys.otherHostNames(names: Array(hosts.indices), results: results)
-        shared = sharing.mapValues { others in others.map { CleanText(hosts[$0].name) } }
+        shared = SharedKeyTable(names: hosts.map { CleanText($0.name).value }, results: results)
         var judge = try load().preparing(for: hosts)
         judge.history = history
         self.judge = judge
@@ -22,6 +21,6 @@ public struct FleetJudging: Sendable {
 
     /// The `index`th host judged.
     public func judged(_ index: Int) -> JudgedHost {
-        judge.judge(hosts[index], results[index], sharesKeysWith: shared[index] ?? [])
+        judge.judge(hosts[index], results[index], keySharing: shared.sharing(results[index]))
     }
 }
