@@ -65,4 +65,18 @@ public struct KeyscanTarget: Sendable {
         }
         return (targets, errors)
     }
+
+    /// Every target of `files` (`-` is `input`, named `<stdin>`), a bad line reported and left out;
+    /// a file that cannot be read is refused with its reason.
+    public static func read(files: [String], input: () -> [UInt8], defaultPort: Int) throws(InputFile.Failure)
+        -> (targets: [KeyscanTarget], errors: [SyntaxError]) {
+        var all: (targets: [KeyscanTarget], errors: [SyntaxError]) = ([], [])
+        for file in files {
+            let bytes = file == "-" ? input() : try InputFile.read(file, role: "targets file")
+            let read = read(String(decoding: bytes, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: defaultPort)
+            all.targets += read.targets
+            all.errors += read.errors
+        }
+        return all
+    }
 }

@@ -42,57 +42,27 @@ struct DashboardCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
         do {
-            try await openDashboard()
+            let theme = try DashboardLaunch.theme(self.theme, environment: environment)
+            let hosts = try fleet.loadInventory().hosts
+            let store = try await history.open(readOnly: readOnly)
+            var settings = DashboardSettings(inventoryPath: fleet.inventory.files.joined(separator: ", "), knownHostsFiles: fleet.knownHosts.all,
+                                             pinFile: fleet.pins.path, readOnly: readOnly, auditLogPath: audit.log.path)
+            settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
+            let launch = DashboardLaunch(
+                settings: settings, hosts: hosts, trustFiles: fleet.trustFiles, remembered: try await history.remembered(store, hosts: hosts),
+                store: store, prober: ProbePool(settings: fleet.poolSettings),
+                connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
+                auditLog: audit.log, user: audit.user, hashNames: await fleet.hashesKnownHosts())
+            let ending = try await launch.run(theme: theme, noColor: !(environment["NO_COLOR"] ?? "").isEmpty)
+            if case .interrupted(let signal) = ending { throw ExitCode(128 + signal) }
+        } catch let problem as DashboardLaunch.Problem {
+            printError(problem.description)
+            throw ExitCode(64)
         } catch let failure as CommandFailure {
             printError(failure.description)
             throw ExitCode(64)
         }
-    }
-
-    private func openDashboard() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
-        let chosenTheme: Theme
-        do {
-            chosenTheme = try Theme.load(theme, searching: Theme.searchDirectories(executable: executable, environment: environment))
-        } catch {
-            throw CommandFailure.unreadableInput("\(error)")
-        }
-        do { try CursesTerminal.check(environment: environment) } catch { throw CommandFailure.unreadableInput("\(error)") }
-        let hosts = try fleet.loadInventory().hosts
-        let knownHostsFiles = fleet.knownHosts.all
-        let pinFiles = fleet.pinFiles
-        let fleet = fleet
-        let store = try await history.open(readOnly: readOnly)
-        let remembered = try await history.remembered(store, hosts: hosts)
-        let loadJudge: LiveFleetJudge.Loader = {
-            var judge = try fleet.loadJudge(for: hosts)
-            judge.history = remembered
-            return judge
-        }
-        let firstJudge = try loadJudge()
-        let unusedPins = firstJudge.pinLinesApplyingToNone(of: hosts)
-        var settings = DashboardSettings(inventoryPath: fleet.inventories.joined(separator: ", "),
-                                         knownHostsFiles: knownHostsFiles, pinFile: pinFiles.first,
-                                         readOnly: readOnly,
-                                         auditLogPath: audit.log.path)
-        settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
-        let pool = ProbePool(settings: fleet.poolSettings)
-        let services = DashboardServices(
-            prober: pool, judge: LiveFleetJudge(watching: fleet.trustFiles.watchedPaths(for: hosts), hosts: hosts, load: loadJudge),
-            editor: TrustStoreEditor(hashNames: await fleet.hashesKnownHosts()),
-            connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
-            auditLog: readOnly ? nil : audit.log,
-            user: audit.user,
-            history: readOnly ? nil : store.map { HistoryRecorder(store: $0) })
-        var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
-        if !unusedPins.isEmpty {
-            state.notice = Notice("Warning: pin lines that apply to no inventory host: "
-                                  + unusedPins.map { "\(pinFiles.first ?? ""):\($0.number)" }.joined(separator: ", "), isError: true)
-        }
-        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
-        let ending = await DashboardThread.run(state: state, services: services, theme: chosenTheme, noColor: noColor)
-        if case .interrupted(let signal) = ending { throw ExitCode(128 + signal) }
     }
 }

@@ -104,25 +104,15 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     /// The command-line targets, then each file's; a bad line of a file is reported and left out.
     private func readTargets() throws -> (targets: [KeyscanTarget], leftOut: Bool) {
-        var list = try targets.compactMap { try KeyscanTarget.parse(Substring($0), defaultPort: port) }
-        var leftOut = false
-        for file in files {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                do {
-                    data = Data(try InputFile.read(expandTilde(file), role: "targets file"))
-                } catch {
-                    printError(error.description)
-                    throw ExitCode(64)
-                }
-            }
-            let read = KeyscanTarget.read(String(decoding: data, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: port)
-            for error in read.errors { printError(error.description) }
-            leftOut = leftOut || !read.errors.isEmpty
-            list += read.targets
+        let given = try targets.compactMap { try KeyscanTarget.parse(Substring($0), defaultPort: port) }
+        do {
+            let read = try KeyscanTarget.read(files: files.map { $0 == "-" ? $0 : expandTilde($0) },
+                                              input: { Array(FileHandle.standardInput.readDataToEndOfFile()) }, defaultPort: port)
+            read.errors.forEach { printError($0.description) }
+            return (given + read.targets, !read.errors.isEmpty)
+        } catch {
+            printError(error.description)
+            throw ExitCode(64)
         }
-        return (list, leftOut)
     }
 }

@@ -20,14 +20,11 @@ struct InventoryOptions: ParsableArguments {
     /// inventory that is not an ssh_config, as the `ssh` the user runs applies them). Every
     /// problem is printed as `file:line: message`; no host left is exit 64.
     func load(groups: [String] = [], direct: Bool = false, sshConfig: String? = nil, allowProxyCommands: Bool = false) throws -> Inventory {
-        var options = InventoryReadOptions()
-        options.allowInventoryProxyCommands = allowProxyCommands
+        let options: InventoryReadOptions
         do {
-            let files = SSHUserConfiguration.defaultFiles(explicit: sshConfig.map(expandTilde), options: options)
-            let (configuration, diagnostics) = try SSHUserConfiguration.read(files: files, options: options)
-            // Only what ssh itself would refuse: its files are not fleettrust's to lint.
-            diagnostics.filter { $0.severity == .error }.forEach { printError($0.description) }
-            options.sshConfiguration = configuration
+            let read = try InventoryReadOptions.underUserConfiguration(explicit: sshConfig.map(expandTilde), allowProxyCommands: allowProxyCommands)
+            read.errors.forEach { printError($0.description) }
+            options = read.options
         } catch {
             throw CommandFailure.unreadableInput("--ssh-config \(error)")
         }

@@ -50,3 +50,18 @@ extension Inventory {
         return "skipped \(skipped) inventory entr\(skipped == 1 ? "y" : "ies") with errors; going on with \(hosts.count) host\(hosts.count == 1 ? "" : "s")"
     }
 }
+
+extension InventoryReadOptions {
+    /// Read options carrying the user's ssh configuration (`explicit`, else `~/.ssh/config` and
+    /// `/etc/ssh/ssh_config`), whose host-key settings apply to hosts of every inventory that is not
+    /// an ssh_config, as the `ssh` the user runs applies them; with the errors `ssh` itself would
+    /// refuse the files for (their other lints are not fleettrust's to report).
+    public static func underUserConfiguration(explicit: String?, allowProxyCommands: Bool) throws -> (options: InventoryReadOptions, errors: [InventoryDiagnostic]) {
+        var options = InventoryReadOptions()
+        options.allowInventoryProxyCommands = allowProxyCommands
+        let (configuration, diagnostics) = try SSHUserConfiguration.read(files: SSHUserConfiguration.defaultFiles(explicit: explicit, options: options),
+                                                                         options: options)
+        options.sshConfiguration = configuration
+        return (options, diagnostics.filter { $0.severity == .error })
+    }
+}
