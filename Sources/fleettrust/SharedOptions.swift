@@ -132,18 +132,6 @@ func choice<T: ExpressibleByArgument>(_ option: String, _ words: String) -> @Sen
     }
 }
 
-/// Failures that end a command with a documented exit status and one clear sentence.
-enum CommandFailure: Error, CustomStringConvertible {
-    /// Bad usage or input that cannot be read: exit 64.
-    case unreadableInput(String)
-
-    var description: String {
-        switch self {
-        case .unreadableInput(let message): return message
-        }
-    }
-}
-
 /// `--timeout SECONDS` (and discover's `-T`): a number of seconds, more than 0 and at most an hour;
 /// a bad value is refused with the accepted range.
 func parseTimeout(_ text: String) throws -> Double {

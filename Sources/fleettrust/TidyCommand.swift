@@ -60,6 +60,7 @@ struct TidyCommand: ParsableCommand {
         // A file named on the command line that does not exist is a typo, not an empty file: saying
         // "no findings" about it would be a wrong answer.
         if let missing = knownHosts.firstMissing { fail("\(Sanitizer.clean(missing)): no such file (given as the known_hosts file)") }
+        var files = readFiles()
         var hosts: [HygieneHost]?
         var presented: [String: Set<String>] = [:]
         if !inventory.files.isEmpty {
@@ -69,7 +70,6 @@ struct TidyCommand: ParsableCommand {
                 presented = try KnownHostsHygiene.presentedKeyTypes(of: read.hosts, history: remembered(read.hosts))
             } catch { fail("\(error)") }
         }
-        var files = readFiles()
         var findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
         if fix, try removeSelected(findings, files: files) {
             // What is really left, at the line numbers the files have now.
