@@ -86,4 +86,22 @@ final class CommandLogicTests: XCTestCase {
         XCTAssertEqual(event.oldEntries, ["one:2: \(text.split(separator: "\n")[1])"])
         XCTAssertEqual(event.method, "tidy --fix duplicate -> one")
     }
+
+    func testTheDashboardWatchesEveryFileTheJudgementReads() {
+        let own = InventoryHost(name: "own", userKnownHostsFiles: ["/srv/own_known_hosts"],
+                                sshOptions: SSHHostOptions(revokedHostKeys: ["/etc/ssh/revoked.krl"]))
+        let files = TrustFiles(userKnownHosts: ["/u/kh"], globalKnownHosts: ["/g/kh"], pinFile: "/p/pins")
+        XCTAssertEqual(files.watchedPaths(for: [own, InventoryHost(name: "plain")]),
+                       ["/u/kh", "/g/kh", "/srv/own_known_hosts", "/p/pins", "/etc/ssh/revoked.krl"])
+    }
+
+    func testAPinFileWithABadLineMakesTheFilesUnreadableNamingTheLine() throws {
+        let dir = try StoreTestDirectory()
+        defer { dir.remove() }
+        try dir.write("pins", "web SHA256:nonsense\n")
+        XCTAssertThrowsError(try TrustFiles(userKnownHosts: [dir.file("kh")], globalKnownHosts: [], pinFile: dir.file("pins"))
+            .judge(for: [InventoryHost(name: "web")])) { error in
+            XCTAssertTrue("\(error)".contains(dir.file("pins") + ":1"), "\(error)")
+        }
+    }
 }
