@@ -109,6 +109,12 @@ struct HistoryFileOption: ParsableArguments {
 
 extension InventoryFormat: ExpressibleByArgument {}
 extension PinMode: ExpressibleByArgument {}
+extension TidyFindingKind: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let kind = TidyReport.kind(word: argument) else { return nil }
+        self = kind
+    }
+}
 
 /// Whether new known_hosts names are written hashed: yes, no, or what `HashKnownHosts` says in
 /// the user's ssh configuration (asked of `ssh -G`).

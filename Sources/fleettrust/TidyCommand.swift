@@ -33,8 +33,9 @@ struct TidyCommand: ParsableCommand {
     @Flag(help: "Remove the selected findings' lines, after confirmation.")
     var fix = false
 
-    @Option(help: ArgumentHelp("With --fix: select the findings of this kind. Repeatable.", valueName: "kind"))
-    var kind: [String] = []
+    @Option(help: ArgumentHelp("With --fix: select the findings of this kind. Repeatable.", valueName: "kind"),
+            transform: choice("--kind", "one of " + TidyFindingKind.allCases.map(TidyReport.word).joined(separator: ", ")))
+    var kind: [TidyFindingKind] = []
 
     @Option(help: ArgumentHelp("With --fix: select the findings on this line (FILE:LINE). Repeatable.", valueName: "file:line"))
     var line: [String] = []
@@ -48,9 +49,6 @@ struct TidyCommand: ParsableCommand {
 
     func validate() throws {
         try history.validateHistory()
-        for word in kind where TidyReport.kind(word: word) == nil {
-            throw ValidationError("--kind must be one of \(TidyFindingKind.allCases.map(TidyReport.word).joined(separator: ", "))")
-        }
         for item in line where TidySelection.location(item) == nil { throw ValidationError("--line takes FILE:LINE, not \(item)") }
         if !fix && (!kind.isEmpty || !line.isEmpty || yes) { throw ValidationError("--kind, --line and --yes select what --fix removes; add --fix") }
         if fix && yes && kind.isEmpty && line.isEmpty { throw ValidationError("--fix --yes needs a selection: --kind KIND or --line FILE:LINE") }

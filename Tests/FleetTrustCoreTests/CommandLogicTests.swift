@@ -52,7 +52,7 @@ final class CommandLogicTests: XCTestCase {
         XCTAssertEqual(TidySelection.location("/a:b/kh:12")?.line, 12)
         XCTAssertNil(TidySelection.location("kh:0"))
         XCTAssertNil(TidySelection.location("kh"))
-        let byKind = TidySelection(kinds: ["duplicate"]).choose(from: all, files: [file])
+        let byKind = TidySelection(kinds: [.duplicate]).choose(from: all, files: [file])
         XCTAssertEqual(byKind.chosen.map(\.location.line), [2])
         XCTAssertEqual(byKind.notes, [])
         let byLine = TidySelection(lines: [(path, 2), (path, 3), (path, 1), (dir.file("other"), 1)]).choose(from: all, files: [file])

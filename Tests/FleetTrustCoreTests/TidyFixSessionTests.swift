@@ -57,7 +57,7 @@ final class TidyFixSessionTests: XCTestCase {
         try dir.write("kh", text)
         let (files, findings) = try read()
         try dir.write("kh", text + "appended \(TestKeys.b.openSSHLine)\n")
-        let fix = session(TidySelection(kinds: ["duplicate"]), confirmed: true)
+        let fix = session(TidySelection(kinds: [.duplicate]), confirmed: true)
         XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .failed)
         XCTAssertEqual(dir.text("kh"), text + "appended \(TestKeys.b.openSSHLine)\n")
         XCTAssertEqual(complaints.count, 1, "\(complaints)")

@@ -4,12 +4,12 @@ import Foundation
 /// (`--kind`, `--line`), or those a person picks from the numbered list. Only removable findings
 /// are ever selected; a `--line` that selects nothing is named with the reason.
 public struct TidySelection: Sendable {
-    /// The kinds' words (`duplicate`, …), as `--kind` takes them.
-    public var kinds: [String]
+    /// `--kind`: every removable finding of these kinds.
+    public var kinds: [TidyFindingKind]
     /// The lines as given (the path `~`-expanded, not resolved) with their numbers.
     public var lines: [(path: String, line: Int)]
 
-    public init(kinds: [String] = [], lines: [(path: String, line: Int)] = []) {
+    public init(kinds: [TidyFindingKind] = [], lines: [(path: String, line: Int)] = []) {
         self.kinds = kinds
         self.lines = lines
     }
@@ -30,7 +30,7 @@ public struct TidySelection: Sendable {
             FileSystemCalls.canonicalPath(finding.location.path) == place.path && finding.location.line == place.line
         }
         let chosen = findings.filter { finding in
-            finding.removable && (kinds.contains(TidyReport.word(finding.kind)) || canonical.contains { at(finding, $0) })
+            finding.removable && (kinds.contains(finding.kind) || canonical.contains { at(finding, $0) })
         }
         var notes: [String] = []
         for place in canonical where !chosen.contains(where: { at($0, place) }) {
