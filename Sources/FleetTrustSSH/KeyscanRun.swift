@@ -51,6 +51,30 @@ public struct KeyscanRun {
         }
     }
 
+    /// What one event prints: key lines for standard output (the keys `selection` includes),
+    /// failures and warnings for standard error, and whether the target counts as failed.
+    public static func report(_ event: Event, selection: KeyTypeSelection, knownHosts: Bool, hashed: Bool)
+        -> (output: [String], errors: [String], failed: Bool) {
+        switch event {
+        case .failed(let host, let failure):
+            return ([], ["\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))"], true)
+        case .answered(let host, let names, let result):
+            var report: (output: [String], errors: [String], failed: Bool) = ([], [], false)
+            for discovered in result.keys where selection.includes(discovered.key) {
+                do {
+                    report.output += try lines(for: discovered.key, of: host, names: names, knownHosts: knownHosts, hashed: hashed)
+                } catch {
+                    report.failed = true
+                    report.errors.append("\(host.endpointLabel): \(error)")
+                }
+                report.errors += WeakKeys.weaknesses(of: discovered).map {
+                    "\(host.endpointLabel): warning: \(discovered.key.type): \($0.sentence)"
+                }
+            }
+            return report
+        }
+    }
+
     /// One warning for each set of targets presenting the same host keys.
     public var sharedKeyWarnings: [String] {
         let groups = SharedKeys.groups(in: results)

@@ -30,8 +30,11 @@ struct DiscoverCommand: AsyncParsableCommand {
     var files: [String] = []
 
     @Option(name: [.customShort("t"), .customLong("type")],
-            help: ArgumentHelp("Print only these key types, comma-separated, as ssh-keyscan names them: ed25519, ecdsa, rsa.", valueName: "types"))
-    var types: String?
+            help: ArgumentHelp("Print only these key types, comma-separated, as ssh-keyscan names them: ed25519, ecdsa, rsa.", valueName: "types"),
+            transform: { text in
+                do { return try KeyTypeSelection(parsing: text) } catch { throw ValidationError("-t: \(error)") }
+            })
+    var types: KeyTypeSelection?
 
     @Flag(name: .customShort("H"), help: "Hash the host names, as ssh-keyscan -H does (implies --format known-hosts).")
     var hashNames = false
@@ -59,9 +62,6 @@ struct DiscoverCommand: AsyncParsableCommand {
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
         if hashNames && format == .text { throw ValidationError("-H hashes known_hosts names; it does not go with --format text") }
-        if let types {
-            do { _ = try KeyTypeSelection(parsing: types) } catch { throw ValidationError("-t: \(error)") }
-        }
         for target in targets {
             do { _ = try KeyscanTarget.parse(Substring(target), defaultPort: port) } catch { throw ValidationError(error.description) }
         }
@@ -69,7 +69,7 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (list, unreadable) = try readTargets()
-        let selection = try types.map { try KeyTypeSelection(parsing: $0) } ?? .all
+        let selection = types ?? .all
         for kind in selection.unverifiable {
             printError("warning: -t \(kind): fleettrust cannot verify \(kind) host keys here, so it prints none")
         }
@@ -79,24 +79,10 @@ struct DiscoverCommand: AsyncParsableCommand {
         var run = KeyscanRun(list)
         var failed = false
         await run.run(pool: pool) { event in
-            switch event {
-            case .failed(let host, let failure):
-                failed = true
-                printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
-            case .answered(let host, let names, let result):
-                for discovered in result.keys where selection.includes(discovered.key) {
-                    do {
-                        try KeyscanRun.lines(for: discovered.key, of: host, names: names, knownHosts: output == .knownHosts, hashed: hashed)
-                            .forEach { print($0) }
-                    } catch {
-                        failed = true
-                        printError("\(host.endpointLabel): \(error)")
-                    }
-                    for weakness in WeakKeys.weaknesses(of: discovered) {
-                        printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
-                    }
-                }
-            }
+            let report = KeyscanRun.report(event, selection: selection, knownHosts: output == .knownHosts, hashed: hashed)
+            report.output.forEach { print($0) }
+            report.errors.forEach(printError)
+            failed = failed || report.failed
         }
         run.sharedKeyWarnings.forEach(printError)
         if failed || unreadable { throw ExitCode(1) }
