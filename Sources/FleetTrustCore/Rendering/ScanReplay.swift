@@ -92,7 +92,7 @@ public enum ScanReplay {
                                   serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
     }
 
-    private static func describe(_ error: Error, at prefix: String) -> String {
+    static func describe(_ error: Error, at prefix: String) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
             return "missing \(prefix)\(path(context.codingPath + [key]))"
