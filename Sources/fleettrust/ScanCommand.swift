@@ -108,12 +108,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     /// Records every host that proved keys; returns why it could not, if it could not.
     static func record(_ sightings: [HistorySighting], in store: HistoryStore) async -> String? {
-        do {
-            try await OffPool.run { try store.record(sightings) }
-            return nil
-        } catch {
-            return "\(error)"
-        }
+        do { try await OffPool.run { try store.record(sightings) } } catch { return "\(error)" }
+        return nil
     }
 
     /// `--dry-run`: reads the inventory, known_hosts and pins, and says what would be probed.
@@ -131,12 +127,10 @@ struct ScanCommand: AsyncParsableCommand {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             do {
-                let pairs = try ScanReplay.load(Data(try InputFile.read(expandTilde(replay), role: "recorded scan")), source: replay)
+                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay)
                 return (pairs.map(\.host), pairs.map(\.result), [])
             } catch let problem as ScanReplay.Problem {
                 throw CommandFailure.unreadableInput(problem.description)
-            } catch {
-                throw CommandFailure.unreadableInput("\(error)")
             }
         }
         let inventory = try fleet.loadInventory()

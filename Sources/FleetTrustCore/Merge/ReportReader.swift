@@ -81,7 +81,7 @@ struct ReportReader {
     private func readWhole(host: (Int, Data) throws -> Void) throws -> Header {
         let data: Data
         do {
-            data = Data(try InputFile.read(path, role: "scan report"))
+            data = Data(try InputFile.read(path, role: "scan report", limit: ScanReplay.maximumDocument))
         } catch {
             throw MergeError(file: path, message: "cannot be read (\(error))")
         }
