@@ -75,9 +75,8 @@ struct ScanCommand: AsyncParsableCommand {
                               facts: ScanRunFacts(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
                                                   sharedKeys: judging.shared))
             if let signal = interruption.receivedSignal { try await stopped(by: signal, run, hosts: hosts.count, output: output) }
-            let layout = ScanTable.Layout(toFile: self.output != nil, isTerminal: isatty(1) == 1, terminalWidth: terminalWidth(),
-                                          wide: wide, environment: ProcessInfo.processInfo.environment)
-            var sink = format.sink(ScanFormat.Context(write: output.write, tableLayout: layout,
+            var sink = format.sink(ScanFormat.Context(write: output.write,
+                                                      tableLayout: .standardOutput(toFile: self.output != nil, wide: wide),
                                                       hashesKnownHostsByDefault: { [fleet] in await fleet.hashesKnownHosts() },
                                                       warn: printError))
             let outcome = try await run.run(into: &sink)
@@ -141,12 +140,6 @@ struct ScanCommand: AsyncParsableCommand {
             return result
         }
         return (inventory.hosts, results, SkippedInventoryEntry.entries(in: inventory))
-    }
-
-    /// Standard output's width when it is a terminal.
-    private func terminalWidth() -> Int? {
-        var size = winsize()
-        return ioctl(1, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
     }
 }
 

@@ -1,3 +1,6 @@
+import Foundation
+import Glibc
+
 /// The human summary `scan --format table` prints: one line per host, then counts. A rendering
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 public enum ScanTable {
@@ -10,6 +13,14 @@ public enum ScanTable {
         public init(width: Int? = nil, color: Bool = false) {
             self.width = width
             self.color = color
+        }
+
+        /// The layout for standard output (`toFile`: `--output` instead), its terminal asked for its width.
+        public static func standardOutput(toFile: Bool, wide: Bool,
+                                          environment: [String: String] = ProcessInfo.processInfo.environment) -> Layout {
+            var size = winsize()
+            let width = ioctl(1, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+            return Layout(toFile: toFile, isTerminal: isatty(1) == 1, terminalWidth: width, wide: wide, environment: environment)
         }
 
         /// The table fits the terminal it is printed on (`terminalWidth`, or `COLUMNS`), in colour
