@@ -67,6 +67,21 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertEqual(try RecordedScan.decode(data).sharedKeys, [], "one name proved twice shares no key")
     }
 
+    func testASplitViewNeedsTwoScannersThatProvedDifferentKeys() {
+        var finder = SplitViewFinder()
+        finder.add(name: "web1", port: 22, scanner: "eu", fingerprints: ["SHA256:a", "SHA256:b"])
+        finder.add(name: "web1", port: 22, scanner: "us", fingerprints: ["SHA256:b", "SHA256:a"])
+        finder.add(name: "web1", port: 2222, scanner: "eu", fingerprints: ["SHA256:a"])
+        finder.add(name: "web1", port: 2222, scanner: "eu", fingerprints: ["SHA256:c"])
+        finder.add(name: "db1", port: 22, scanner: "eu", fingerprints: ["SHA256:a"])
+        finder.add(name: "db1", port: 22, scanner: "us", fingerprints: [])
+        XCTAssertEqual(finder.splitViews(), [], "same keys; one scanner twice; a scanner that proved nothing")
+        finder.add(name: "web1", port: 2222, scanner: "asia", fingerprints: ["SHA256:a"])
+        finder.add(name: "db1", port: 22, scanner: "asia", fingerprints: ["SHA256:d"])
+        XCTAssertEqual(finder.splitViews(), [SplitView(name: "db1", port: 22, scanners: ["asia", "eu"]),
+                                             SplitView(name: "web1", port: 2222, scanners: ["asia", "eu"])])
+    }
+
     func testAVersionTwoReportIsReadWholeAndItsEntriesGetAScannerAndTime() throws {
         let key = TestKeys.a.openSSHLine
         try directory.write("old.json", """

@@ -18,18 +18,22 @@ public struct SplitView: Codable, Sendable, Equatable {
 /// Collects, entry by entry, what each scanner proved for each name and port (a 64-bit digest of
 /// the sorted fingerprints, not the fingerprints: 100,000 hosts stay small).
 struct SplitViewFinder {
+    private struct Endpoint: Hashable {
+        var name: String
+        var port: Int
+    }
+
     private struct Sighting: Hashable {
         var scanner: String
         var keys: UInt64
     }
 
-    private var byEndpoint: [String: [Sighting]] = [:]
-    private var ports: [String: (name: String, port: Int)] = [:]
+    private var byEndpoint: [Endpoint: [Sighting]] = [:]
 
     /// An entry of `name`:`port` proved `fingerprints` from `scanner` (an entry with no key proved nothing).
     mutating func add(name: String, port: Int, scanner: String, fingerprints: [String]) {
         guard !fingerprints.isEmpty else { return }
-        let endpoint = "\(port) \(name)"
+        let endpoint = Endpoint(name: name, port: port)
         let sighting = Sighting(scanner: scanner, keys: Self.digest(fingerprints.sorted()))
         if var sightings = byEndpoint[endpoint] {
             guard !sightings.contains(sighting) else { return }
@@ -38,7 +42,6 @@ struct SplitViewFinder {
             byEndpoint[endpoint] = sightings
         } else {
             byEndpoint[endpoint] = [sighting]
-            ports[endpoint] = (name, port)
         }
     }
 
@@ -46,8 +49,8 @@ struct SplitViewFinder {
     func splitViews() -> [SplitView] {
         byEndpoint.compactMap { endpoint, sightings -> SplitView? in
             let disagree = sightings.contains { one in sightings.contains { $0.scanner != one.scanner && $0.keys != one.keys } }
-            guard disagree, let named = ports[endpoint] else { return nil }
-            return SplitView(name: named.name, port: named.port, scanners: Set(sightings.map(\.scanner)).sorted())
+            guard disagree else { return nil }
+            return SplitView(name: endpoint.name, port: endpoint.port, scanners: Set(sightings.map(\.scanner)).sorted())
         }.sorted { ($0.name, $0.port) < ($1.name, $1.port) }
     }
 
