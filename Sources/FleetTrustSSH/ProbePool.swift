@@ -28,6 +28,9 @@ public final class ProbePool: FleetProber, Sendable {
     public let settings: Settings
     private let workers: WorkerThreads
     private let slots: HandshakeSlots
+    /// The bastions' control masters, kept for the pool's life: one login per bastion however
+    /// many scans it runs; stopped when the pool goes.
+    private let bastions: BastionConnections
 
     /// How many hosts may be waited on beyond those exchanging keys: waiting costs a blocked
     /// thread and up to two descriptors, so as many as the descriptor limit allows, up to 1,024.
@@ -57,7 +60,10 @@ public final class ProbePool: FleetProber, Sendable {
         self.settings = settings
         self.workers = WorkerThreads(limit: settings.concurrency + ProbePool.waitingThreads(concurrency: settings.concurrency))
         self.slots = HandshakeSlots(settings.concurrency)
+        self.bastions = BastionConnections(settings: settings.routes, timeout: settings.timeout)
     }
+
+    deinit { bastions.close() }
 
     public func probe(_ hosts: [InventoryHost]) -> AsyncStream<ProbeEvent> {
         start(hosts).events
@@ -65,6 +71,6 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots, routes: settings.routes)
+        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots, bastions: bastions)
     }
 }

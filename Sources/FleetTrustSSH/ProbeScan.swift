@@ -43,13 +43,13 @@ public actor ProbeScan {
     private let timeout: Duration
     private let workers: WorkerThreads
     private let slots: HandshakeSlots
-    /// The bastion connections of this scan, when any host has a route; closed when it ends.
-    private let bastions: BastionConnections?
+    /// The pool's bastion connections, which outlive the scan (a dashboard's rescans reuse them).
+    private let bastions: BastionConnections
 
     init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots,
-         routes: BastionConnections.Settings = BastionConnections.Settings()) {
+         bastions: BastionConnections) {
         self.slots = slots
-        self.bastions = hosts.contains { !$0.route.isDirect } ? BastionConnections(settings: routes, timeout: timeout) : nil
+        self.bastions = bastions
         self.hosts = hosts
         self.timeout = timeout
         self.workers = workers
@@ -78,7 +78,6 @@ public actor ProbeScan {
     public func cancel() {
         stopped = true
         running.values.forEach { $0.cancel() }
-        bastions?.close()
         continuation.finish()
     }
 
@@ -127,7 +126,6 @@ public actor ProbeScan {
         continuation.yield(ProbeEvent(index: index, result: result))
         if progress.done == progress.total {
             stopped = true
-            bastions?.close()
             continuation.finish()
         }
     }
