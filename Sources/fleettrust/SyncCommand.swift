@@ -162,7 +162,7 @@ struct SyncCommand: AsyncParsableCommand {
                 printError("\(judged.labels.name) (\(judged.labels.endpoint)): not added: \(error)")
             }
             let item = DecisionItem(index: 0, host: judged.host, names: judged.saveNames, keys: keys, previous: [],
-                                    file: judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinned)
+                                    file: judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
             let records = AuditLog.records(for: Decision(kind: .trust, items: [item]), user: user, time: Date(), outcome: outcomeText)
                 .map { record -> AuditLog.Record in
                     var record = record

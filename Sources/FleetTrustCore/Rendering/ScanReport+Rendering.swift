@@ -20,14 +20,14 @@ extension ScanReport.Host {
         self.method = JudgementWords.methodCode(judged)
         self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup, drift: judged.drift, sharing: judged.keySharing) }
         self.pin = ScanReport.Pin(verdict: judged.pin.verdict, evidence: judged.pin.evidence.map(\.sentence))
-        self.error = judged.failure.map(ScanReport.Failure.init)
+        self.error = judged.failure.map { ScanReport.Failure($0.asProbeFailure) }
         self.serverVersion = judged.probe.serverVersion.map { CleanText($0).value }
         self.serverHostKeyAlgorithms = judged.probe.serverHostKeyAlgorithms.map { $0.prefix(64).map { CleanText($0, limit: 64).value } }
         self.negotiatedAlgorithm = judged.negotiatedAlgorithm
         self.scannedFrom = judged.probe.scanner?.value ?? "unknown"
         self.scannedAt = judged.probe.finishedAt.map(HistoryTime.rfc3339(date:)) ?? generatedAt
         self.stricterThanSSH = judged.stricterThanSSH
-        self.policy = CleanText(judged.policy, limit: 64).value
+        self.policy = CleanText(judged.policy.description, limit: 64).value
         switch judged.policySource {
         case .defaultPolicy: self.policySource = "default"
         case .inventory: self.policySource = "inventory"

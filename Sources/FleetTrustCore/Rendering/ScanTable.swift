@@ -57,7 +57,7 @@ public enum ScanTable {
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
             let endpoint = host.labels.endpoint.value + (JudgementWords.routeMark(host.route).map { " " + $0 } ?? "")
             return [host.status.rawValue, host.labels.name.value, endpoint, keys.isEmpty ? "-" : keys, pin,
-                    host.policy, host.drift?.kind.rawValue ?? "-", reason]
+                    host.policy.description, host.drift?.kind.rawValue ?? "-", reason]
         }
         rows.insert(header, at: 0)
         var widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
@@ -82,7 +82,7 @@ public enum ScanTable {
         lines.append("\(judged.count) hosts: " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", "))
         lines.append("Keys: * the key ssh meets; ! changed, revoked or invalid; - not recorded (ssh does not meet it).")
-        if judged.contains(where: { $0.policy == PolicyName.off.rawValue }) {
+        if judged.contains(where: \.policy.checksNothing) {
             lines.append("WARNING: some hosts have the policy off: nothing is checked for them (unchecked).")
         }
         lines += driftLines(judged)
@@ -141,7 +141,7 @@ public enum ScanTable {
     private static func keyLabel(_ key: JudgedKey) -> String {
         var label = shortType(key.typeName)
         if key.isNegotiated { label += "*" }
-        if key.verdict.isAlarm || (key.judgement?.plainKeyVerdict?.isAlarm ?? false) { label += "!" }
+        if key.isAlarm { label += "!" }
         if key.verdict == .notRecorded { label += "-" }
         return label
     }
