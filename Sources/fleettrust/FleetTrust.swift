@@ -24,6 +24,7 @@ struct FleetTrust: AsyncParsableCommand {
         subcommands: [
             DashboardCommand.self,
             ScanCommand.self,
+            MergeCommand.self,
             DiscoverCommand.self,
             SyncCommand.self,
             VerifyCommand.self,
