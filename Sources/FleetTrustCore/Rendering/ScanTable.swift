@@ -1,3 +1,6 @@
+import Foundation
+import Glibc
+
 /// The human summary `scan --format table` prints: one line per host, then counts. A rendering
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 public enum ScanTable {
@@ -11,12 +14,38 @@ public enum ScanTable {
             self.width = width
             self.color = color
         }
+
+        /// The layout for standard output (`toFile`: `--output` instead), its terminal asked for its width.
+        public static func standardOutput(toFile: Bool, wide: Bool,
+                                          environment: [String: String] = ProcessInfo.processInfo.environment) -> Layout {
+            var size = winsize()
+            let width = ioctl(1, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+            return Layout(toFile: toFile, isTerminal: isatty(1) == 1, terminalWidth: width, wide: wide, environment: environment)
+        }
+
+        /// The table fits the terminal it is printed on (`terminalWidth`, or `COLUMNS`), in colour
+        /// there unless `NO_COLOR` or a dumb terminal; a file (`--output`), a pipe without
+        /// `COLUMNS` and `--wide` get full rows, never colour.
+        public init(toFile: Bool, isTerminal: Bool, terminalWidth: Int?, wide: Bool, environment: [String: String]) {
+            guard !toFile else { self.init(); return }
+            var width = environment["COLUMNS"].flatMap(Int.init).flatMap { (20...10_000).contains($0) ? $0 : nil }
+            if width == nil, isTerminal, let terminalWidth, terminalWidth >= 20 { width = terminalWidth }
+            self.init(width: wide ? nil : width,
+                      color: isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb")
+        }
     }
 
     /// The columns that give way, first to last, when the terminal is too narrow for the reason
     /// to keep `minimumReason` columns; STATUS, NAME and REASON always stay.
     static let givingWay = [5, 6, 4, 3, 2]
     static let minimumReason = 30
+
+    /// The table's list of skipped inventory entries (nothing when none was skipped).
+    public static func skippedLines(_ skipped: [SkippedInventoryEntry]) -> String {
+        guard !skipped.isEmpty else { return "" }
+        return "\nSkipped inventory entries (not checked; exit status at least 1):\n"
+            + skipped.map { "  \($0)\n" }.joined()
+    }
 
     public static func render(_ judged: [JudgedHost], layout: Layout = Layout()) -> String {
         let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
