@@ -37,8 +37,8 @@ extension SplitViewWitness {
         var views: [Endpoint: [View]] = [:]
         for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
             guard let scanner = results[index].scanner else { continue }
-            let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)
-                                   + results[index].malformedKeys.map { "SHA256:" + Base64.encode(Digest.sha256($0.blob), padded: false) }).sorted()
+            // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
+            let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()
             guard !fingerprints.isEmpty else { continue }
             views[Endpoint(name: hosts[index].name, port: hosts[index].port), default: []]
                 .append(View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints))
