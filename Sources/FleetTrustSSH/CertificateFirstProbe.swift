@@ -12,14 +12,13 @@ struct CertificateFirstProbe: Sendable {
     var endpoint: ProbeEndpoint
     var port: Int
     var timeout: Duration
-    var slots: HandshakeSlots
     /// The algorithms offered, in preference order (by default every certificate type first).
     var offered = CertificateFirstProbe.certificatesFirst
 
     static let certificatesFirst = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
     /// `connectDeadline` bounds the connect and the server's identification; the key exchange
-    /// then gets the full timeout once a handshake slot is free.
+    /// then gets the full timeout.
     func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant) -> AttemptOutcome {
         let connection: TCPConnection
         do {
@@ -27,12 +26,10 @@ struct CertificateFirstProbe: Sendable {
         } catch {
             return AttemptOutcome(failure: error)
         }
-        let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
-            KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
-                                 timeout: timeout.seconds, fd: connection.fd)
-        }
+        cancellation.enter(.keyExchange)
+        let report = KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
+                                          timeout: timeout.seconds, fd: connection.fd)
         connection.close(cancellation: cancellation)
-        guard let report else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
         var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
                                      malformedKey: report.malformedKey)
         switch report.outcome {

@@ -3,28 +3,31 @@ import FleetTrustCore
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
 /// Resolves once, then for the first address that answers: one `CertificateFirstProbe` (a
-/// certificate or a plain key, and the server's host-key algorithms), then one libssh handshake
-/// per key type still missing, following a `HostKeyPlan`. A failure before the key exchange (no address, no
-/// connection, no SSH) or a stalled exchange ends the probe at once: the other key types would
-/// fail the same way, one timeout each. Runs on the calling (dedicated) thread.
+/// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
+/// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
+/// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
+/// client cannot negotiate (a server without curve25519). A failure before the key exchange (no
+/// address, no connection, no SSH) or a stalled exchange ends the probe: the other key types
+/// would fail the same way, one timeout each. Every connection goes through the scan's
+/// `TargetPoliteness`. Runs on the calling (dedicated) thread.
 public struct HostProbe: Sendable {
     public var host: InventoryHost
     /// Bound on each connection attempt: on the TCP connect and the server's identification, and
-    /// again on the key exchange once a handshake slot is free.
+    /// again on the key exchange.
     public var timeout: Duration
-    let slots: HandshakeSlots
+    let scheduler: AttemptScheduler
     /// The scan's bastion connections, which a host with a route is probed through; without
     /// them such a host is not probed (`proxied`).
     let routes: BastionConnections?
 
     public init(host: InventoryHost, timeout: Duration) {
-        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1), routes: nil)
+        self.init(host: host, timeout: timeout, scheduler: AttemptScheduler(helperThreads: 4), routes: nil)
     }
 
-    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots, routes: BastionConnections?) {
+    init(host: InventoryHost, timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections?) {
         self.host = host
         self.timeout = timeout
-        self.slots = slots
+        self.scheduler = scheduler
         self.routes = routes
     }
 
@@ -73,8 +76,10 @@ public struct HostProbe: Sendable {
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         var plan = HostKeyPlan()
-        let opening = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots)
-            .run(cancellation: cancellation, connectDeadline: firstDeadline)
+        let opening = scheduler.politeness.run(address, cancellation: cancellation) { fresh in
+            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
+                .run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline)
+        }
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:
@@ -103,28 +108,16 @@ public struct HostProbe: Sendable {
         fetchOtherCertificates(address, into: &result, cancellation: cancellation)
 
         var refused = false
-        while let algorithms = plan.next() {
-            var outcome = HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms,
-                                       timeout: timeout, slots: slots).run(cancellation: cancellation)
-            // libssh refuses some keys OpenSSH reads (an RSA modulus with a leading zero byte); our own
-            // client parses keys as OpenSSH does, so a key ssh would meet is never lost to libssh.
-            let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
-            if outcome.key == nil, let failure = outcome.failure, failure.stage == .keyExchange, failure.code != .kexTimeout,
-               !ours.isEmpty, !cancellation.isCancelled {
-                let retried = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: ours)
-                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
-                if retried.key != nil { outcome = retried }
-            }
-            if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
-            if let key = outcome.key {
-                result.keys.append(key)
-                plan.found(keyType: key.key.type)
-            } else if let offered = outcome.serverHostKeyAlgorithms {
-                plan.learn(serverAlgorithms: offered)
-                refused = true
-            } else if let failure = outcome.failure {
-                result.failures.append(failure)
-                if Self.endsProbe(failure) { break }
+        if plan.serverAlgorithms != nil {
+            // The server said which types it has: ask for all of them at once, one connection each.
+            var lists: [String] = []
+            while let algorithms = plan.next() { lists.append(algorithms) }
+            let outcomes = scheduler.all(lists.map { algorithms in { fetch(algorithms, at: address, cancellation: cancellation) } })
+            for outcome in outcomes where !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
+        } else {
+            while let algorithms = plan.next() {
+                let outcome = fetch(algorithms, at: address, cancellation: cancellation)
+                if !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
             }
         }
         if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
@@ -132,6 +125,45 @@ public struct HostProbe: Sendable {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                                             message: "the server offers no host-key algorithm that can be verified here (it offers \(offered))")]
+        }
+        return true
+    }
+
+    /// One key type (`algorithms`, comma-separated) through our own client, and through libssh
+    /// when ours cannot negotiate with this server.
+    private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
+        let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
+        if !ours.isEmpty {
+            var outcome = scheduler.politeness.run(address, cancellation: cancellation) { _ in
+                CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: ours)
+                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
+            }
+            guard outcome.key == nil, let failure = outcome.failure, failure.stage == .keyExchange, failure.code != .kexTimeout,
+                  !cancellation.isCancelled else {
+                // Only libssh's refusal names the server's list; ours learned it from the opening.
+                outcome.serverHostKeyAlgorithms = nil
+                return outcome
+            }
+        }
+        return scheduler.politeness.run(address, cancellation: cancellation) { _ in
+            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
+                .run(cancellation: cancellation)
+        }
+    }
+
+    /// Takes one key type's outcome into the result; false when it ends the probe.
+    private func take(_ outcome: AttemptOutcome, into result: inout ProbeResult, plan: inout HostKeyPlan,
+                      refused: inout Bool) -> Bool {
+        if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
+        if let key = outcome.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        } else if let offered = outcome.serverHostKeyAlgorithms {
+            plan.learn(serverAlgorithms: offered)
+            refused = true
+        } else if let failure = outcome.failure {
+            result.failures.append(failure)
+            if Self.endsProbe(failure) { return false }
         }
         return true
     }
@@ -147,8 +179,10 @@ public struct HostProbe: Sendable {
             let type = KeyType.canonicalName(algorithm)
             guard !have.contains(type), !cancellation.isCancelled else { continue }
             have.insert(type)
-            let outcome = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: [algorithm])
-                .run(cancellation: cancellation, connectDeadline: .now + timeout)
+            let outcome = scheduler.politeness.run(address, cancellation: cancellation) { _ in
+                CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: [algorithm])
+                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
+            }
             if let key = outcome.key { result.keys.append(key) }
             if let malformed = outcome.malformedKey { result.malformedKeys.append(malformed) }
             if let failure = outcome.failure, outcome.malformedKey == nil {
