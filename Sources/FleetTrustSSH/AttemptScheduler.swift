@@ -20,10 +20,10 @@ final class AttemptScheduler: Sendable {
     }
 
     /// Runs every attempt at once (the first on the calling thread) and returns their outcomes in order.
-    func all(_ attempts: [@Sendable () -> AttemptOutcome]) -> [AttemptOutcome] {
+    func all<Outcome: Sendable>(_ attempts: [@Sendable () -> Outcome]) -> [Outcome] {
         guard let first = attempts.first else { return [] }
         guard attempts.count > 1 else { return [first()] }
-        let gathered = Gathered(count: attempts.count)
+        let gathered = Gathered<Outcome>(count: attempts.count)
         for (index, attempt) in attempts.enumerated().dropFirst() {
             helpers.submit { _ in gathered.put(attempt(), at: index) }
         }
@@ -33,9 +33,9 @@ final class AttemptScheduler: Sendable {
 }
 
 /// Outcomes arriving from several threads, and the wait for the last one.
-private final class Gathered: @unchecked Sendable {
+private final class Gathered<Outcome: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var outcomes: [AttemptOutcome?]
+    private var outcomes: [Outcome?]
     private var missing: Int
 
     init(count: Int) {
@@ -43,7 +43,7 @@ private final class Gathered: @unchecked Sendable {
         missing = count
     }
 
-    func put(_ outcome: AttemptOutcome, at index: Int) {
+    func put(_ outcome: Outcome, at index: Int) {
         condition.lock()
         outcomes[index] = outcome
         missing -= 1
@@ -51,10 +51,10 @@ private final class Gathered: @unchecked Sendable {
         condition.unlock()
     }
 
-    func wait() -> [AttemptOutcome] {
+    func wait() -> [Outcome] {
         condition.lock()
         defer { condition.unlock() }
         while missing > 0 { condition.wait() }
-        return outcomes.map { $0 ?? AttemptOutcome(failure: ProbeFailures.cancelled) }
+        return outcomes.compactMap { $0 }
     }
 }

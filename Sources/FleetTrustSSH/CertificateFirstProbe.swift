@@ -15,6 +15,10 @@ struct CertificateFirstProbe: Sendable {
     /// The algorithms offered, in preference order (by default every certificate type first).
     var offered = CertificateFirstProbe.certificatesFirst
 
+    /// When set, the offer is chosen from the server's host-key algorithms (see `ExchangeBoard`)
+    /// instead of `offered`; nil from it means the connection is not needed.
+    var choose: (@Sendable ([String]) -> [String]?)?
+
     static let certificatesFirst = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
     /// `connectDeadline` bounds the connect and the server's identification; the key exchange
@@ -27,8 +31,12 @@ struct CertificateFirstProbe: Sendable {
             return AttemptOutcome(failure: error)
         }
         cancellation.enter(.keyExchange)
-        let report = KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
-                                          timeout: timeout.seconds, fd: connection.fd)
+        let report = if let choose {
+            KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds, choosing: choose)
+        } else {
+            KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
+                                 timeout: timeout.seconds, fd: connection.fd)
+        }
         connection.close(cancellation: cancellation)
         var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
                                      malformedKey: report.malformedKey)

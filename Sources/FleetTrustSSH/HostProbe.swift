@@ -71,15 +71,105 @@ public struct HostProbe: Sendable {
         max(min(due, now) + timeout, now + min(timeout, .seconds(1)))
     }
 
+    /// Connections opened to a server at once: one per key type of a usual server (Ed25519,
+    /// ECDSA, RSA), so all of them are asked for in the same round trips.
+    static let connectionsAtOnce = 3
+
     /// Probes one address (or the host behind its route); false when it could not even be
     /// connected to (try the next address).
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
-        var plan = HostKeyPlan()
-        let opening = scheduler.politeness.run(address, cancellation: cancellation) { fresh in
-            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
-                .run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline)
+        let board = ExchangeBoard()
+        let round = scheduler.all((0..<Self.connectionsAtOnce).map { _ in
+            { @Sendable in claimAndExchange(at: address, board: board, firstDeadline: firstDeadline, cancellation: cancellation) }
+        })
+        let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
+        guard let opening = claimed.first, let offered = board.serverAlgorithms else {
+            return probeOneByOne(address, opening: round[0].ours, into: &result, cancellation: cancellation)
         }
+        var plan = HostKeyPlan()
+        plan.learn(serverAlgorithms: offered)
+        result.peerAddress = address.peerAddress
+        result.serverVersion = opening.ours.serverVersion
+        result.serverHostKeyAlgorithms = offered
+        var refused = false
+        var leftover = board.unclaimed
+        for exchange in claimed {
+            if !take(exchange, into: &result, plan: &plan, refused: &refused) {
+                leftover = []
+                break
+            }
+        }
+        let later = scheduler.all(leftover.map { exchange in
+            { @Sendable in ClaimedExchange(exchange: exchange, ours: fetch(exchange, at: address, cancellation: cancellation)) }
+        })
+        for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
+        finish(&result, plan: plan, refused: refused)
+        return true
+    }
+
+    /// One connection of the first round: claims an exchange from `board` once the server has
+    /// named its algorithms, runs it, and asks libssh when our client could not negotiate.
+    private func claimAndExchange(at address: ProbeEndpoint, board: ExchangeBoard, firstDeadline: ContinuousClock.Instant,
+                                  cancellation: ProbeCancellation) -> ClaimedExchange {
+        let claim = Claim()
+        let ours = scheduler.politeness.run(address, cancellation: cancellation) { fresh in
+            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, choose: { offered in
+                claim.exchange = board.claim(serverAlgorithms: offered)
+                return claim.exchange?.offered
+            }).run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline)
+        }
+        guard let exchange = claim.exchange else { return ClaimedExchange(exchange: nil, ours: ours) }
+        var claimed = ClaimedExchange(exchange: exchange, ours: ours)
+        if let list = exchange.libsshFallback, needsLibssh(ours, cancellation: cancellation) {
+            claimed.libssh = libssh(list, at: address, cancellation: cancellation)
+        }
+        return claimed
+    }
+
+    /// An exchange no connection of the first round could take, on a connection of its own.
+    private func fetch(_ exchange: ExchangeBoard.Exchange, at address: ProbeEndpoint,
+                       cancellation: ProbeCancellation) -> AttemptOutcome {
+        if let list = exchange.libsshFallback { return fetch(list, at: address, cancellation: cancellation) }
+        return scheduler.politeness.run(address, cancellation: cancellation) { _ in
+            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: exchange.offered)
+                .run(cancellation: cancellation, connectDeadline: .now + timeout)
+        }
+    }
+
+    /// Takes one exchange's outcome into the result, as the one-by-one probe would have; false
+    /// when it ends the probe.
+    private func take(_ claimed: ClaimedExchange, into result: inout ProbeResult, plan: inout HostKeyPlan,
+                      refused: inout Bool) -> Bool {
+        guard let exchange = claimed.exchange else { return true }
+        let ours = claimed.ours
+        if let key = ours.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        }
+        if let malformed = ours.malformedKey { result.malformedKeys.append(malformed) }
+        if let failure = ours.failure, failure != KeyExchangeFailures.notNeeded {
+            let recorded = if exchange.index == 0 {
+                // The opening exchange: a server our client cannot talk to is libssh's to try.
+                failure.code == .badSignature || failure.code == .kexTimeout
+            } else if exchange.libsshFallback == nil {
+                ours.malformedKey == nil
+            } else {
+                claimed.libssh == nil
+            }
+            if recorded {
+                result.failures.append(failure)
+                if Self.endsProbe(failure) { return false }
+            }
+        }
+        if let libssh = claimed.libssh { return take(libssh, into: &result, plan: &plan, refused: &refused) }
+        return true
+    }
+
+    /// The probe of a server no connection of the first round could learn the algorithms of:
+    /// the first connection's outcome decides, then libssh asks for the usual key types one by one.
+    private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
+                               cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:
@@ -96,37 +186,37 @@ public struct HostProbe: Sendable {
         }
         result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
-        if let key = opening.key {
-            result.keys.append(key)
-            plan.found(keyType: key.key.type)
-        }
-        if let malformed = opening.malformedKey { result.malformedKeys.append(malformed) }
-        if let offered = opening.serverHostKeyAlgorithms, !offered.isEmpty {
-            plan.learn(serverAlgorithms: offered)
-            result.serverHostKeyAlgorithms = offered
-        }
-        fetchOtherCertificates(address, into: &result, cancellation: cancellation)
-
+        var plan = HostKeyPlan()
         var refused = false
-        if plan.serverAlgorithms != nil {
-            // The server said which types it has: ask for all of them at once, one connection each.
-            var lists: [String] = []
-            while let algorithms = plan.next() { lists.append(algorithms) }
-            let outcomes = scheduler.all(lists.map { algorithms in { fetch(algorithms, at: address, cancellation: cancellation) } })
-            for outcome in outcomes where !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
-        } else {
-            while let algorithms = plan.next() {
-                let outcome = fetch(algorithms, at: address, cancellation: cancellation)
-                if !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
-            }
+        while let algorithms = plan.next() {
+            let outcome = fetch(algorithms, at: address, cancellation: cancellation)
+            if !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
         }
+        finish(&result, plan: plan, refused: refused)
+        return true
+    }
+
+    private func finish(_ result: inout ProbeResult, plan: HostKeyPlan, refused: Bool) {
         if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
         if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                                             message: "the server offers no host-key algorithm that can be verified here (it offers \(offered))")]
         }
-        return true
+    }
+
+    /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
+    /// itself (not by the clock), as with a server without curve25519.
+    private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
+        guard outcome.key == nil, let failure = outcome.failure else { return false }
+        return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
+    }
+
+    private func libssh(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
+        scheduler.politeness.run(address, cancellation: cancellation) { _ in
+            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
+                .run(cancellation: cancellation)
+        }
     }
 
     /// One key type (`algorithms`, comma-separated) through our own client, and through libssh
@@ -138,17 +228,13 @@ public struct HostProbe: Sendable {
                 CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: ours)
                     .run(cancellation: cancellation, connectDeadline: .now + timeout)
             }
-            guard outcome.key == nil, let failure = outcome.failure, failure.stage == .keyExchange, failure.code != .kexTimeout,
-                  !cancellation.isCancelled else {
+            guard needsLibssh(outcome, cancellation: cancellation) else {
                 // Only libssh's refusal names the server's list; ours learned it from the opening.
                 outcome.serverHostKeyAlgorithms = nil
                 return outcome
             }
         }
-        return scheduler.politeness.run(address, cancellation: cancellation) { _ in
-            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
-                .run(cancellation: cancellation)
-        }
+        return libssh(algorithms, at: address, cancellation: cancellation)
     }
 
     /// Takes one key type's outcome into the result; false when it ends the probe.
@@ -168,30 +254,6 @@ public struct HostProbe: Sendable {
         return true
     }
 
-    /// The first exchange yields one certificate; a server may hold one per key type, and which
-    /// one `ssh` meets depends on what known_hosts records, so every other one is fetched too
-    /// (through our own client: libssh cannot negotiate certificates).
-    private func fetchOtherCertificates(_ address: ProbeEndpoint, into result: inout ProbeResult,
-                                        cancellation: ProbeCancellation) {
-        guard let offered = result.serverHostKeyAlgorithms else { return }
-        var have = Set(result.keys.map(\.key.type) + result.malformedKeys.map { KeyType.canonicalName($0.algorithm.value) })
-        for algorithm in KeyExchangeProbe.certificateAlgorithms where offered.contains(algorithm) {
-            let type = KeyType.canonicalName(algorithm)
-            guard !have.contains(type), !cancellation.isCancelled else { continue }
-            have.insert(type)
-            let outcome = scheduler.politeness.run(address, cancellation: cancellation) { _ in
-                CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: [algorithm])
-                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
-            }
-            if let key = outcome.key { result.keys.append(key) }
-            if let malformed = outcome.malformedKey { result.malformedKeys.append(malformed) }
-            if let failure = outcome.failure, outcome.malformedKey == nil {
-                result.failures.append(failure)
-                if Self.endsProbe(failure) { return }
-            }
-        }
-    }
-
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
         switch failure.stage {
         case .resolve, .connect, .banner, .cancelled, .proxy: return true
@@ -199,4 +261,17 @@ public struct HostProbe: Sendable {
         case .hostKey, .tlsHandshake: return false
         }
     }
+}
+
+/// What one exchange of a host's probe came to: the exchange its connection claimed (nil when it
+/// claimed none), our client's outcome, and libssh's when it took over.
+private struct ClaimedExchange: Sendable {
+    var exchange: ExchangeBoard.Exchange?
+    var ours: AttemptOutcome
+    var libssh: AttemptOutcome?
+}
+
+/// The exchange one connection claimed, set on that connection's own thread.
+private final class Claim: @unchecked Sendable {
+    var exchange: ExchangeBoard.Exchange?
 }
