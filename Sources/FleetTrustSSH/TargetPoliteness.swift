@@ -7,7 +7,8 @@ import FleetTrustCore
 /// A scan keeps hundreds of handshakes in flight, but one `sshd` drops new unauthenticated
 /// connections past its `MaxStartups` (default `10:30:100`: some from 10, all from 100), closing
 /// them before it identifies itself. So each address gets at most `ceiling` connections at
-/// once; a connection closed before the server's identification counts as a refusal for load:
+/// once; a connection closed before the server's identification (or after only its
+/// `Exceeded MaxStartups` line) counts as a refusal for load:
 /// the address's limit halves (down to one) and the attempt is retried after a growing, jittered
 /// pause, a bounded number of times, so a busy server costs time, never a key. Each success
 /// raises the limit by one again, up to the ceiling. Waiting for a permit or backing off does
@@ -31,10 +32,13 @@ final class TargetPoliteness: @unchecked Sendable {
         self.ceiling = max(1, ceiling)
     }
 
-    /// Whether a failure is a server shedding load (closing before its identification), which
-    /// a later attempt may well get past.
+    /// Whether a failure is a server shedding load, which a later attempt may well get past:
+    /// closed before its identification, or (OpenSSH 9.2's sshd) after writing only
+    /// `Exceeded MaxStartups`.
     static func isRefusalForLoad(_ failure: ProbeFailure) -> Bool {
-        failure.stage == .banner && failure.code == .connectionClosed
+        guard failure.stage == .banner else { return false }
+        return failure.code == .connectionClosed
+            || failure.code == .notSSH && failure.message.description.contains("\"Exceeded MaxStartups\"")
     }
 
     /// Runs `attempt` (which opens one connection to `endpoint`) within the address's limit;
