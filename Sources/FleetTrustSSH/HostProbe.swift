@@ -113,7 +113,7 @@ public struct HostProbe: Sendable {
     private func claimAndExchange(at address: ProbeEndpoint, board: ExchangeBoard, firstDeadline: ContinuousClock.Instant,
                                   cancellation: ProbeCancellation) -> ClaimedExchange {
         let claim = Claim()
-        let ours = scheduler.politeness.run(address, cancellation: cancellation) { fresh in
+        let ours = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
             CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, choose: { offered in
                 claim.exchange = board.claim(serverAlgorithms: offered)
                 return claim.exchange?.offered
@@ -131,7 +131,7 @@ public struct HostProbe: Sendable {
     private func fetch(_ exchange: ExchangeBoard.Exchange, at address: ProbeEndpoint,
                        cancellation: ProbeCancellation) -> AttemptOutcome {
         if let list = exchange.libsshFallback { return fetch(list, at: address, cancellation: cancellation) }
-        return scheduler.politeness.run(address, cancellation: cancellation) { _ in
+        return scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
             CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: exchange.offered)
                 .run(cancellation: cancellation, connectDeadline: .now + timeout)
         }
@@ -213,7 +213,7 @@ public struct HostProbe: Sendable {
     }
 
     private func libssh(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
-        scheduler.politeness.run(address, cancellation: cancellation) { _ in
+        scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
             HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
                 .run(cancellation: cancellation)
         }
@@ -224,7 +224,7 @@ public struct HostProbe: Sendable {
     private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
         let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
         if !ours.isEmpty {
-            var outcome = scheduler.politeness.run(address, cancellation: cancellation) { _ in
+            var outcome = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
                 CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: ours)
                     .run(cancellation: cancellation, connectDeadline: .now + timeout)
             }

@@ -1,15 +1,15 @@
 import Foundation
 import FleetTrustCore
 
-/// How many connections a scan keeps open to one server at once, and what it does when the
-/// server refuses one for load.
+/// How many connections a scan keeps open to one server (one address and port) at once, and
+/// what it does when the server refuses one for load.
 ///
 /// A scan keeps hundreds of handshakes in flight, but one `sshd` drops new unauthenticated
 /// connections past its `MaxStartups` (default `10:30:100`: some from 10, all from 100), closing
-/// them before it identifies itself. So each address gets at most `ceiling` connections at
+/// them before it identifies itself. So each endpoint gets at most `ceiling` connections at
 /// once; a connection closed before the server's identification (or after only its
 /// `Exceeded MaxStartups` line) counts as a refusal for load:
-/// the address's limit halves (down to one) and the attempt is retried after a growing, jittered
+/// the endpoint's limit halves (down to one) and the attempt is retried after a growing, jittered
 /// pause, a bounded number of times, so a busy server costs time, never a key. Each success
 /// raises the limit by one again, up to the ceiling. Waiting for a permit or backing off does
 /// not eat into an attempt's timeout: the timeout starts when the connection really starts.
@@ -41,13 +41,14 @@ final class TargetPoliteness: @unchecked Sendable {
             || failure.code == .notSSH && failure.message.description.contains("\"Exceeded MaxStartups\"")
     }
 
-    /// Runs `attempt` (which opens one connection to `endpoint`) within the address's limit;
+    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit;
     /// retries it, after a pause, while the server refuses it for load.
     /// `attempt` is told whether it is a fresh start (a retry, or one that waited for a permit),
     /// whose timeout must count from now.
-    func run(_ endpoint: ProbeEndpoint, cancellation: ProbeCancellation,
+    func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
              _ attempt: (_ fresh: Bool) -> AttemptOutcome) -> AttemptOutcome {
-        guard let address = endpoint.peerAddress else { return attempt(false) }
+        guard let numeric = endpoint.peerAddress else { return attempt(false) }
+        let address = "[\(numeric)]:\(port)"
         var pause = Self.firstPause
         var tries = 0
         while true {
