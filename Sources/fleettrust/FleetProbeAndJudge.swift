@@ -14,7 +14,9 @@ extension FleetOptions {
         let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:), load: { scan.load }) : nil
         interruption?.whenReceived { Task { await scan.cancel() } }
         for await event in scan.events {
-            results[event.index] = event.result
+            var result = event.result
+            result.finishedAt = Date()
+            results[event.index] = result
             progress?.finished(event.index)
         }
         progress?.end()
@@ -34,10 +36,9 @@ extension FleetOptions {
     /// The judge prepared for the whole fleet (files, pins, history, which hosts share a key),
     /// judging each host only when asked, so a scan can write one host and let it go.
     func judging(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> FleetJudging {
-        // Which hosts share keys is found first, by index (names cleaned only for the hosts that
-        // share), so its working memory is gone before the known_hosts files are read.
-        let sharing = SharedKeys.otherHostNames(names: Array(hosts.indices), results: results)
-        let shared = sharing.mapValues { others in others.map { CleanText(hosts[$0].name) } }
+        // Which keys are shared is found first, so its working memory is gone before the
+        // known_hosts files are read.
+        let shared = SharedKeyTable(names: hosts.map { CleanText($0.name).value }, results: results)
         var judge = try loadJudge(for: hosts).preparing(for: hosts)
         judge.history = history
         for line in judge.pinLinesApplyingToNone(of: hosts) {
@@ -52,10 +53,11 @@ struct FleetJudging {
     let judge: FleetJudge
     let hosts: [InventoryHost]
     let results: [ProbeResult]
-    let shared: [Int: [CleanText]]
+    /// The keys hosts of several names present, written once in the JSON report.
+    let shared: SharedKeyTable
 
     /// The `index`th host judged (`FleetJudge.judge`, pure: the same every time it is asked).
     func judged(_ index: Int) -> JudgedHost {
-        judge.judge(hosts[index], results[index], sharesKeysWith: shared[index] ?? [])
+        judge.judge(hosts[index], results[index], keySharing: shared.sharing(results[index]))
     }
 }

@@ -44,6 +44,10 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Read the inventory, known_hosts and pins, report what would be probed (table or json), and probe nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("scanner-name"),
+            help: ArgumentHelp("The name recorded as each host's scanned_from (default: this machine's host name).", valueName: "name"))
+    var scannerName: String?
+
     @Flag(help: "Table: full rows, however wide (by default the table fits the terminal, or COLUMNS).")
     var wide = false
 
@@ -70,7 +74,11 @@ struct ScanCommand: AsyncParsableCommand {
             interruption.exitAtOnce { if let temporary { unlink(temporary) } }
             // A replay judges an old probe: no drift against today's history, and nothing recorded.
             let store = replay == nil ? try await history.open(readOnly: readOnly) : nil
-            let (hosts, results, skipped) = try await gather(interruption: interruption)
+            var (hosts, results, skipped) = try await gather(interruption: interruption)
+            if replay == nil {
+                let scanner = ScannerName.resolve(scannerName)
+                for index in results.indices { results[index].scanner = scanner }
+            }
             interruption.probesFinished()
             if let signal = interruption.receivedSignal {
                 try await stopped(by: signal, hosts: hosts, results: results, store: store, output: output)
@@ -84,16 +92,24 @@ struct ScanCommand: AsyncParsableCommand {
             var judged: [JudgedHost] = []
             if format == .json {
                 // Streamed: each host is judged, written and let go (10,000 hosts in little memory).
-                var stream = ScanDocumentStream(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
-                                                sink: output.write)
+                var writer = ScanDocumentWriter(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
+                                                sharedKeys: judging.shared, sink: output.write)
+                var status: Int32 = 0
                 for index in hosts.indices {
                     let host = judging.judged(index)
                     if recording, let sighting = HistorySighting(host, source: .scan, seenAt: seenAt) { sightings.append(sighting) }
-                    try stream.append(host)
+                    try writer.append(host)
+                    status = max(status, ScanReport.exitStatus(of: host))
                 }
-                try stream.finish(skipped: skipped)
+                var exitStatus = ScanDocument.exitStatus(status, skipped: skipped)
+                if let store, recording, let problem = await Self.record(sightings, in: store) {
+                    printError(problem)
+                    exitStatus = max(exitStatus, 1)
+                }
+                try writer.finish(skipped: skipped, exitStatus: exitStatus)
                 try output.finish()
-                hostsStatus = stream.exitStatus
+                if exitStatus != 0 { throw ExitCode(exitStatus) }
+                return
             } else {
                 judged = hosts.indices.map(judging.judged)
                 if recording { sightings = judged.compactMap { HistorySighting($0, source: .scan, seenAt: seenAt) } }

@@ -49,14 +49,14 @@ enum FuzzThemes {
         let hosts = pairs.map(\.host)
         let results = pairs.map(\.result)
         let judge = FleetJudge(knownHosts: knownHosts, pins: nil).preparing(for: hosts)
-        let shared = SharedKeys.otherHostNames(names: hosts.map { CleanText($0.name) }, results: results)
-        let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], sharesKeysWith: shared[$0] ?? []) }
+        let shared = SharedKeyTable(names: hosts.map { CleanText($0.name).value }, results: results)
+        let judged = hosts.indices.map { judge.judge(hosts[$0], results[$0], keySharing: shared.sharing(results[$0])) }
         let report = ScanReport(knownHostsFiles: ["fuzz"], pinFiles: [], judged: judged)
         guard let encoded = try? report.encoded() else { preconditionFailure("a judged scan must encode") }
         // A replay of the replay judges the same: the document carries everything the judge used.
         guard let again = try? ScanReplay.load(encoded, source: "fuzz") else { preconditionFailure("a written scan must replay") }
         for (index, pair) in again.enumerated() {
-            let second = judge.judge(pair.host, pair.result, sharesKeysWith: shared[index] ?? [])
+            let second = judge.judge(pair.host, pair.result, keySharing: shared.sharing(results[index]))
             precondition(second.status == judged[index].status, "replaying a scan must give the same status")
         }
     }

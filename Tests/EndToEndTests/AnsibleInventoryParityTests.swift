@@ -206,7 +206,7 @@ final class AnsibleInventoryParityTests: XCTestCase {
         environment["XDG_CONFIG_HOME"] = root
         for inventory in ["\(root!)/inv", "<(\(try AnsibleInventoryOracle.executable()) -i \(root!)/inv --list)"] {
             let run = try ProgramRun.run("/bin/bash", ["-c", "\(shell) --inventory \(inventory)"], limit: 120, environment: environment)
-            let report = try ScanReport.decode(Data(run.stdout))
+            let report = try RecordedScan.decode(Data(run.stdout))
             let endpoints = Dictionary(uniqueKeysWithValues: report.hosts.map { ($0.name, "\($0.user.map { $0 + "@" } ?? "")\($0.host):\($0.port)") })
             XCTAssertEqual(endpoints, listing.endpoints, "\(inventory): \(run.stderrText)")
             XCTAssertEqual(run.status, 1, "every host is unreachable: \(run.stderrText)")

@@ -54,12 +54,12 @@ final class BastionRouteTests: XCTestCase {
         (["Host \(alias)", "  HostName \(server.address)", "  Port \(server.port)"] + extra.map { "  " + $0 }).joined(separator: "\n")
     }
 
-    private func scan(_ arguments: [String]) throws -> (ProgramRun, [String: ScanReport.Host]) {
+    private func scan(_ arguments: [String]) throws -> (ProgramRun, [String: RecordedScan.Host]) {
         // These inventories are the lab's own ssh configuration: their ProxyCommands are allowed to run.
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", knownHosts,
                                                                  "--allow-inventory-proxy-command"] + arguments,
                                      limit: 90)
-        let document = try ScanReport.decode(Data(run.stdout))
+        let document = try RecordedScan.decode(Data(run.stdout))
         return (run, Dictionary(uniqueKeysWithValues: document.hosts.map { ($0.name, $0) }))
     }
 

@@ -24,8 +24,8 @@ final class CertificatePolicyTests: XCTestCase {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--inventory", directory + "/inventory",
                                                                 "--inventory-format", "ssh-config", "--known-hosts", directory + "/empty_known_hosts",
                                                                 "--pins", directory + "/pins", "--policy", directory + "/policy"], limit: 120)
-        let hosts = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), run.stderrText).hosts
-        func host(_ variant: TrustOracleLab.CertificateVariant) throws -> ScanReport.Host {
+        let hosts = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), run.stderrText).hosts
+        func host(_ variant: TrustOracleLab.CertificateVariant) throws -> RecordedScan.Host {
             try XCTUnwrap(hosts.first { $0.name == variant.rawValue })
         }
         func certificate(_ variant: TrustOracleLab.CertificateVariant) throws -> ScanReport.Certificate {

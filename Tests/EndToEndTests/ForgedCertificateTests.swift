@@ -132,7 +132,7 @@ final class ForgedCertificateTests: XCTestCase {
             if let pins = situation.pins { arguments += ["--pins", pins] }
             let run = try ProgramRun.run(BuiltProducts.fleettrust, arguments, limit: 120)
             XCTAssertEqual(run.status, 2, "\(situation.label): scan exits 2\n\(run.stderrText)")
-            guard let report = try? ScanReport.decode(Data(run.stdout)) else {
+            guard let report = try? RecordedScan.decode(Data(run.stdout)) else {
                 XCTFail("\(situation.label): no scan document (status \(run.status)): \(run.stderrText)")
                 continue
             }

@@ -48,7 +48,7 @@ final class HandEditedHistoryTests: XCTestCase {
         let first = try scan(fleet)
         XCTAssertNotEqual(first.status, 64, first.stderrText)
         try DatabaseQueue(path: history).write { try $0.execute(sql: sql) }
-        return try XCTUnwrap(try ScanReport.decode(Data(first.stdout)).hosts.first?.name)
+        return try XCTUnwrap(try RecordedScan.decode(Data(first.stdout)).hosts.first?.name)
     }
 
     func testHugeCountsAndTimesOutOfRangeAreOneSentenceNotATrap() throws {

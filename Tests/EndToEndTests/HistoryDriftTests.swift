@@ -61,10 +61,10 @@ final class HistoryDriftTests: XCTestCase {
     }
 
     /// One scan as JSON: the host's entry and the exit status.
-    private func scan(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> (ScanReport.Host, Int32) {
+    private func scan(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> (RecordedScan.Host, Int32) {
         let run = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", directory + "/known_hosts",
                                   "--format", "json", "--timeout", "10"] + extra)
-        let report = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), run.stderrText, file: file, line: line)
+        let report = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), run.stderrText, file: file, line: line)
         return (try XCTUnwrap(report.hosts.first, file: file, line: line), run.status)
     }
 
@@ -99,7 +99,7 @@ final class HistoryDriftTests: XCTestCase {
         XCTAssertEqual(try recordedProbes(), 3)
         let replay = try fleettrust(["scan", "--replay", directory + "/scan.json", "--known-hosts", directory + "/known_hosts",
                                      "--format", "json"])
-        XCTAssertNil(try ScanReport.decode(Data(replay.stdout)).hosts.first?.drift, "a replay judges no drift")
+        XCTAssertNil(try RecordedScan.decode(Data(replay.stdout)).hosts.first?.drift, "a replay judges no drift")
         (host, _) = try scan(["--no-history"])
         XCTAssertNil(host.drift)
         XCTAssertNil(host.keys.first?.firstSeen)

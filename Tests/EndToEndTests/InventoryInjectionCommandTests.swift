@@ -38,20 +38,20 @@ final class InventoryInjectionCommandTests: XCTestCase {
         return path
     }
 
-    private func scan(_ inventory: String) throws -> (ProgramRun, [String: ScanReport.Host]) {
+    private func scan(_ inventory: String) throws -> (ProgramRun, [String: RecordedScan.Host]) {
         var environment = ProcessInfo.processInfo.environment
         environment["SHELL"] = "/bin/sh"
         // The clean host's ProxyCommand is the control that commands do run: allowed, as a user allows it.
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--timeout", "3", "--allow-inventory-proxy-command",
                                                                 "--known-hosts", try write("known_hosts", ""), "--inventory", inventory],
                                      limit: 90, environment: environment)
-        let document = try ScanReport.decode(Data(run.stdout))
+        let document = try RecordedScan.decode(Data(run.stdout))
         return (run, Dictionary(document.hosts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// Every host but `good` is refused at stage `proxy` with `code`, naming `file:line`, and the
     /// warning on standard error names the same place.
-    private func assertRefused(_ hosts: [String: ScanReport.Host], _ run: ProgramRun, lines: [String: (Int, FailureCode)],
+    private func assertRefused(_ hosts: [String: RecordedScan.Host], _ run: ProgramRun, lines: [String: (Int, FailureCode)],
                                file: String, clean: Bool = true, caller: StaticString = #filePath, at line: UInt = #line) {
         XCTAssertEqual(Set(hosts.keys), Set(lines.keys).union(clean ? ["good"] : []), run.stderrText, file: caller, line: line)
         for (name, (number, code)) in lines {

@@ -16,10 +16,10 @@ final class InventoryProxyCommandTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: scratch) }
 
-    private func scan(_ arguments: [String]) throws -> (ProgramRun, [String: ScanReport.Host]) {
+    private func scan(_ arguments: [String]) throws -> (ProgramRun, [String: RecordedScan.Host]) {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--timeout", "3",
                                                                  "--known-hosts", scratch + "/kh"] + arguments)
-        let document = try ScanReport.decode(Data(run.stdout))
+        let document = try RecordedScan.decode(Data(run.stdout))
         return (run, Dictionary(uniqueKeysWithValues: document.hosts.map { ($0.name, $0) }))
     }
 

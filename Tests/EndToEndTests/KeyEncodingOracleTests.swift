@@ -44,10 +44,10 @@ final class KeyEncodingOracleTests: XCTestCase {
 
     private func port(of index: Int) -> Int { servers[index].port }
 
-    private func scan(config: String, knownHosts: String) throws -> [String: ScanReport.Host] {
+    private func scan(config: String, knownHosts: String) throws -> [String: RecordedScan.Host] {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--inventory", config, "--inventory-format", "ssh-config",
                                                                 "--known-hosts", knownHosts, "--timeout", "10"], limit: 120)
-        let report = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), "no scan document: \(run.stderrText)")
+        let report = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), "no scan document: \(run.stderrText)")
         return Dictionary(report.hosts.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

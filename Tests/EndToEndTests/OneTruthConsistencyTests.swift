@@ -92,9 +92,9 @@ final class OneTruthConsistencyTests: XCTestCase {
         return (members, inventory, knownHosts, pins)
     }
 
-    private func document(_ run: ProgramRun, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws -> ScanReport {
+    private func document(_ run: ProgramRun, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws -> RecordedScan {
         do {
-            return try ScanReport.decode(Data(run.stdout))
+            return try RecordedScan.decode(Data(run.stdout))
         } catch {
             XCTFail("\(what): not a scan document (status \(run.status)): \(error)\n\(run.stderrText)", file: file, line: line)
             throw error
@@ -163,7 +163,7 @@ final class OneTruthConsistencyTests: XCTestCase {
 
     // MARK: - Table
 
-    private func checkTable(_ text: String, against json: ScanReport) {
+    private func checkTable(_ text: String, against json: RecordedScan) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let titles = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
         guard let header = lines.first, let columns = ColumnReader(header: header, titles: titles) else {
@@ -182,7 +182,7 @@ final class OneTruthConsistencyTests: XCTestCase {
             XCTAssertEqual(cells["PIN"], host.pin?.verdict == .unpinned ? "-" : host.pin?.verdict.rawValue, what)
             XCTAssertEqual(cells["POLICY"], host.policy, what)
             XCTAssertEqual(cells["DRIFT"], host.drift?.rawValue ?? "-", what)
-            let shared = host.sharesKeysWith.isEmpty ? "" : "; same key as \(host.sharesKeysWith.prefix(3).joined(separator: ", "))"
+            let shared = host.keys.compactMap(\.sharedBy).max().map { "; key shared by \($0) hosts" } ?? ""
             XCTAssertEqual(cells["REASON"], host.reason + shared, what)
         }
         var counts: [HostStatus: Int] = [:]
@@ -194,7 +194,7 @@ final class OneTruthConsistencyTests: XCTestCase {
 
     // MARK: - Replay
 
-    private func checkSameJudgement(_ again: ScanReport.Host, _ original: ScanReport.Host, _ what: String) {
+    private func checkSameJudgement(_ again: RecordedScan.Host, _ original: RecordedScan.Host, _ what: String) {
         let name = "\(what) of \(original.name)"
         XCTAssertEqual(again.status, original.status, name)
         XCTAssertEqual(again.reason, original.reason, name)
@@ -221,7 +221,7 @@ final class OneTruthConsistencyTests: XCTestCase {
 
     // MARK: - Dashboard
 
-    private func checkDashboard(arguments: [String], json: ScanReport) throws {
+    private func checkDashboard(arguments: [String], json: RecordedScan) throws {
         let terminal = try DashboardTmux(arguments: arguments, width: 200, height: 90)
         self.terminal = terminal
         let names = json.hosts.map(\.name)

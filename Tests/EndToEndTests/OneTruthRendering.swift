@@ -32,7 +32,7 @@ enum OneTruthRendering {
 
     /// KNOWN_H: an alarm about any key wins (revoked, changed, ip-mismatch, invalid), else the
     /// verdict of the key `ssh` meets, else `-`.
-    static func knownHostsCode(_ host: ScanReport.Host) -> String {
+    static func knownHostsCode(_ host: RecordedScan.Host) -> String {
         let codes: [KeyVerdict: String] = [.trusted: "ok", .trustedByCA: "ok-CA", .new: "new", .notRecorded: "unrec",
                                            .changed: "CHANGED", .revoked: "REVOKED", .ipMismatch: "IP-DIFF",
                                            .invalidCertificate: "INVALID"]
@@ -63,7 +63,7 @@ enum OneTruthRendering {
     }
 
     /// The table's KEYS cell: short types, `*` the key ssh meets, `!` an alarm, `-` not recorded.
-    static func tableKeys(_ host: ScanReport.Host) -> String {
+    static func tableKeys(_ host: RecordedScan.Host) -> String {
         guard !host.keys.isEmpty else { return "-" }
         return host.keys.map { key -> String in
             var label = shortType(key.type)

@@ -41,10 +41,10 @@ final class PolicyFleetTests: XCTestCase {
         return path
     }
 
-    private func scan(_ arguments: [String]) throws -> (ProgramRun, ScanReport?) {
+    private func scan(_ arguments: [String]) throws -> (ProgramRun, RecordedScan?) {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", scratch + "/known_hosts"] + arguments,
                                      limit: 120)
-        return (run, try? ScanReport.decode(Data(run.stdout)))
+        return (run, try? RecordedScan.decode(Data(run.stdout)))
     }
 
     func testEachPolicyDecidesItsHostAndTheInventoryWinsOverTheFile() throws {

@@ -30,7 +30,7 @@ final class RevocationPolicyTests: XCTestCase {
             }.joined(separator: "\n") + "\n")
             let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--inventory", inventory,
                                                                     "--known-hosts", knownHosts, "--pins", pins], limit: 120)
-            let hosts = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), run.stderrText).hosts
+            let hosts = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), run.stderrText).hosts
             XCTAssertEqual(hosts.map(\.policy), Self.policies, scenario.label)
             XCTAssertEqual(hosts.map(\.status), [.revoked, .revoked, .revoked, .revoked, .unchecked], scenario.label)
             XCTAssertEqual(hosts.map(\.method), [nil, nil, nil, nil, nil], "\(scenario.label): nothing is trusted")
@@ -65,7 +65,7 @@ final class RevocationPolicyTests: XCTestCase {
                                                 knownHostsFiles: pinOnly.knownHostsFiles, probe: pinOnly.probe, status: .trusted,
                                                 reason: .pinMatched, keys: pinOnly.keys, negotiated: pinOnly.negotiated,
                                                 negotiatedAlgorithm: pinOnly.negotiatedAlgorithm, pin: pinOnly.pin, trustedBy: [.pin],
-                                                failure: nil, recorded: [], saveFile: "", sharesKeysWith: [], stricterThanSSH: [])
+                                                failure: nil, recorded: [], saveFile: "", keySharing: KeySharing(), stricterThanSSH: [])
             let (control, transcript) = try RevocationLab.answer(try connect.arguments(for: withoutRevocations, knownHosts: [trustedOnly]))
             XCTAssertEqual(control, .accepted, "\(scenario.label) control: \(transcript)")
         }

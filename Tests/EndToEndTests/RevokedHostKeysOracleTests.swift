@@ -53,7 +53,7 @@ final class RevokedHostKeysOracleTests: XCTestCase {
         let inventoryPath = try lab.write("inventory", inventory)
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--inventory", inventoryPath,
                                                                 "--inventory-format", "ssh-config", "--known-hosts", knownHosts], limit: 180)
-        let hosts = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), run.stderrText).hosts
+        let hosts = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), run.stderrText).hosts
         var checked = 0
         for (caseName, file, expected) in cases {
             for (algorithm, answer) in expected {
@@ -94,7 +94,7 @@ final class RevokedHostKeysOracleTests: XCTestCase {
         let recorded = try lab.write("scan.json", run.stdoutText)
         let replay = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--replay", recorded,
                                                                    "--known-hosts", knownHosts], limit: 120)
-        let replayed = try XCTUnwrap(try? ScanReport.decode(Data(replay.stdout)), replay.stderrText).hosts
+        let replayed = try XCTUnwrap(try? RecordedScan.decode(Data(replay.stdout)), replay.stderrText).hosts
         XCTAssertEqual(replayed.map(\.status), hosts.map(\.status))
     }
 }

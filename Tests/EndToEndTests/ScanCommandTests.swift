@@ -9,9 +9,9 @@ final class ScanCommandTests: XCTestCase {
         try ProgramRun.run(BuiltProducts.fleettrust, ["scan"] + arguments, limit: limit)
     }
 
-    private func report(_ run: ProgramRun, file: StaticString = #filePath, line: UInt = #line) throws -> ScanReport {
+    private func report(_ run: ProgramRun, file: StaticString = #filePath, line: UInt = #line) throws -> RecordedScan {
         do {
-            return try ScanReport.decode(Data(run.stdout))
+            return try RecordedScan.decode(Data(run.stdout))
         } catch {
             XCTFail("not a scan document: \(error)\n\(run.stderrText)", file: file, line: line)
             throw error

@@ -36,7 +36,7 @@ final class ScanFormatsTests: XCTestCase {
         let fleet = try TestFleet.start(hosts: 5)
         defer { fleet.stop() }
         let common = ["--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath]
-        let document = try ScanReport.decode(Data(try scan(common + ["--format", "json"]).stdout))
+        let document = try RecordedScan.decode(Data(try scan(common + ["--format", "json"]).stdout))
         let run = try scan(common + ["--format", "prometheus"])
         XCTAssertEqual(run.status, 2, run.stderrText)
         let metrics = try PrometheusExposition(parsing: run.stdoutText)
@@ -211,7 +211,7 @@ final class ScanFormatsTests: XCTestCase {
         XCTAssertEqual(skipped.first?["line"] as? Int, 2)
         XCTAssertTrue((skipped.first?["reason"] as? String ?? "").contains("expected one host per line"), "\(skipped)")
         XCTAssertEqual((document["summary"] as? [String: Any])?["exit_status"] as? Int, 1)
-        XCTAssertEqual(try ScanReport.decode(Data(run.stdout)).hosts.map(\.status), [.trusted, .trusted], "the document still replays")
+        XCTAssertEqual(try RecordedScan.decode(Data(run.stdout)).hosts.map(\.status), [.trusted, .trusted], "the document still replays")
 
         let table = try scan(common)
         XCTAssertEqual(table.status, 1)

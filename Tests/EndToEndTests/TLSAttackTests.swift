@@ -54,7 +54,7 @@ final class TLSAttackTests: XCTestCase {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, [
             "scan", "--format", "json", "--known-hosts", lab.path("known_hosts"), "--timeout", "3", "--inventory", lab.path("endpoints"),
             "--tls-ca-file", lab.path("anchors.pem"), "--pins", lab.path("pins"), "--policy", lab.path("policy")], limit: 120)
-        let report = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), "no JSON: \(run.stderrText)")
+        let report = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), "no JSON: \(run.stderrText)")
         func status(_ port: Int) throws -> HostStatus {
             try XCTUnwrap(report.hosts.first { $0.name == "localhost:\(port)/tls" }, "no row for \(port)").status
         }

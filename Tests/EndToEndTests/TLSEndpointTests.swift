@@ -84,10 +84,10 @@ final class TLSEndpointTests: XCTestCase {
         return port
     }
 
-    private func scan(_ arguments: [String]) throws -> (ProgramRun, ScanReport) {
+    private func scan(_ arguments: [String]) throws -> (ProgramRun, RecordedScan) {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--known-hosts", lab.path("known_hosts"),
                                                                 "--timeout", "3"] + arguments, limit: 120)
-        let report = try XCTUnwrap(try? ScanReport.decode(Data(run.stdout)), "no JSON: \(run.stderrText)")
+        let report = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), "no JSON: \(run.stderrText)")
         return (run, report)
     }
 
@@ -112,7 +112,7 @@ final class TLSEndpointTests: XCTestCase {
         try lab.write("policy", "\(pinnedEndpoints) pin-only\n[localhost]:\(ports.chain) pinned\n")
         let (run, report) = try scan(["--inventory", lab.path("endpoints"), "--inventory", lab.path("hosts.ini"),
                                       "--tls-ca-file", lab.path("root.pem"), "--pins", lab.path("pins"), "--policy", lab.path("policy")])
-        func entry(_ name: String) throws -> ScanReport.Host {
+        func entry(_ name: String) throws -> RecordedScan.Host {
             try XCTUnwrap(report.hosts.first { $0.name == name }, "no row \(name) in \(report.hosts.map(\.name))")
         }
         func status(_ port: Int, host: String = "localhost") throws -> HostStatus { try entry("\(host):\(port)/tls").status }

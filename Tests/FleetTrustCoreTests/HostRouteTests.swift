@@ -47,7 +47,7 @@ final class HostRouteTests: XCTestCase {
         XCTAssertEqual(judged.route.jumpHosts.map(\.host), ["gate", "inner"])
         XCTAssertEqual(judged.status, .error)
         let data = try ScanReport(knownHostsFiles: [], pinFiles: [], judged: [judged]).encoded()
-        let entry = try ScanReport.decode(data).hosts[0]
+        let entry = try RecordedScan.decode(data).hosts[0]
         XCTAssertEqual(entry.route.map(\.hop), ["gate", "inner"])
         XCTAssertEqual(entry.error?.stage, "proxy")
         let replayed = try ScanReplay.load(data, source: "scan.json")[0]

@@ -63,7 +63,7 @@ final class LiveFleetJudgeTests: XCTestCase {
         XCTAssertEqual(judge(directory + "/none", hosts: [host]).record(0, kex).first?.judged.status, .error)
     }
 
-    func testHostsPresentingTheSameKeyNameEachOtherAsTheyArrive() throws {
+    func testHostsPresentingTheSameKeyCountEachOtherAsTheyArrive() throws {
         let hosts = [InventoryHost(name: "a", address: "10.0.0.1"), InventoryHost(name: "b", address: "10.0.0.2"),
                      InventoryHost(name: "c", address: "10.0.0.3")]
         let live = judge(directory + "/none", hosts: hosts)
@@ -71,11 +71,12 @@ final class LiveFleetJudgeTests: XCTestCase {
         XCTAssertEqual(live.record(2, Fixtures.result(hosts[2], keys: [Fixtures.otherEd25519])).map(\.index), [2])
         let third = live.record(1, Fixtures.result(hosts[1], keys: [Fixtures.ed25519, Fixtures.ecdsa]))
         XCTAssertEqual(third.map(\.index), [1, 0], "the earlier host sharing the key is judged again")
-        XCTAssertEqual(third[0].judged.sharesKeysWith.map(\.value), ["a"])
-        XCTAssertEqual(third[1].judged.sharesKeysWith.map(\.value), ["b"])
-        XCTAssertEqual(live.rejudge(2)?.sharesKeysWith, [])
+        let shared = [SharedKeys.plainKey(of: Fixtures.ed25519).sha256Fingerprint: 2]
+        XCTAssertEqual(third[0].judged.keySharing.hostsByFingerprint, shared)
+        XCTAssertEqual(third[1].judged.keySharing.hostsByFingerprint, shared)
+        XCTAssertEqual(live.rejudge(2)?.keySharing, KeySharing())
         let rekeyed = live.record(1, Fixtures.result(hosts[1], keys: [Fixtures.ecdsa]))
-        XCTAssertEqual(rekeyed.first?.judged.sharesKeysWith, [], "a host that no longer shares the key loses the name")
-        XCTAssertEqual(live.rejudge(0)?.sharesKeysWith, [])
+        XCTAssertEqual(rekeyed.first?.judged.keySharing, KeySharing(), "a host that no longer shares the key loses the count")
+        XCTAssertEqual(live.rejudge(0)?.keySharing, KeySharing())
     }
 }

@@ -57,12 +57,12 @@ final class KeyFlagsTests: XCTestCase {
         XCTAssertEqual(groups.first?.key, shared)
         XCTAssertEqual(groups.first?.hosts, [0, 3, 4])
         XCTAssertEqual(SharedKeys.groups(in: [result([shared]), result([other])]), [])
-        let hosts = (0..<5).map { InventoryHost(name: "h\($0)") }
-        let names = SharedKeys.otherHostNames(hosts: hosts, results: results)
-        XCTAssertEqual(names, [0: ["h3", "h4"], 3: ["h0", "h4"], 4: ["h0", "h3"]], "each other host named once")
-        let twice: [ProbeResult?] = [result([shared, other]), result([shared, other])]
-        XCTAssertEqual(SharedKeys.otherHostNames(hosts: Array(hosts.prefix(2)), results: twice), [0: ["h1"], 1: ["h0"]],
-                       "two shared keys still name the other host once")
+        let table = SharedKeyTable(names: (0..<5).map { "h\($0)" }, results: results)
+        XCTAssertEqual(table.entries, [SharedKeyTable.Entry(fingerprint: shared.sha256Fingerprint, type: shared.type, hosts: ["h0", "h3", "h4"])])
+        XCTAssertEqual(table.sharing(result([shared, own])), KeySharing(hostsByFingerprint: [shared.sha256Fingerprint: 3]))
+        XCTAssertEqual(table.sharing(result([other])), KeySharing(), "a key nobody else presents is not counted")
+        let sameName = SharedKeyTable(names: ["h0", "h0", "h1"], results: [result([other]), result([other]), result([own])])
+        XCTAssertEqual(sameName.entries, [], "one name twice (two ports, two scanners) does not share a key")
     }
 
     func testCertificateCountsAsTheKeyItCertifiesWhenLookingForSharedKeys() throws {

@@ -18,6 +18,35 @@ public enum HistoryTime {
         rfc3339(UInt64(max(0, date.timeIntervalSince1970) * 1000))
     }
 
+    /// The date of `2026-11-23T14:24:20Z` exactly as `rfc3339` writes it (UTC, to the second);
+    /// nil for anything else. No Foundation formatter: a replay reads one per host.
+    public static func date(rfc3339 text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int32(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), year >= 1970, (1...12).contains(month),
+              (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var parts = tm()
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        let seconds = timegm(&parts)
+        guard seconds >= 0, rfc3339(UInt64(seconds) * 1000) == text else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
     /// Now, in milliseconds since the epoch.
     public static func nowMilliseconds() -> UInt64 {
         UInt64((Date().timeIntervalSince1970 * 1000).rounded())

@@ -20,7 +20,7 @@ extension FleetJudge {
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: [], probe: result,
                                     status: status, reason: reason, keys: [], negotiated: nil, negotiatedAlgorithm: nil,
                                     pin: pin, trustedBy: trustedBy, failure: failure, recorded: [], saveFile: pins?.path ?? "",
-                                    sharesKeysWith: [], stricterThanSSH: [])
+                                    keySharing: KeySharing(), stricterThanSSH: [])
             judged.policy = policy.name
             judged.policySource = policySource
             judged.tls = tls

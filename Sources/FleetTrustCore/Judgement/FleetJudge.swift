@@ -97,11 +97,11 @@ public struct FleetJudge: Sendable {
         return pins.lines.filter { unused.contains($0.number) }
     }
 
-    /// Judges one probe of one host. `sharesKeysWith` names the other hosts presenting one of its
-    /// keys; `now` is seconds since the epoch (certificate validity, pin expiry).
+    /// Judges one probe of one host. `keySharing` counts the hosts presenting each of its keys
+    /// that other hosts present too; `now` is seconds since the epoch (certificate validity, pin expiry).
     /// `additionalNames` replaces the names the `--additional-names` extension consults (verify's
     /// `--lookup-name`).
-    public func judge(_ host: InventoryHost, _ result: ProbeResult, sharesKeysWith: [CleanText] = [],
+    public func judge(_ host: InventoryHost, _ result: ProbeResult, keySharing: KeySharing = KeySharing(),
                       additionalNames: [String]? = nil,
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
         if let endpoint = host.tls { return judgeTLS(host, result, endpoint: endpoint, now: now) }
@@ -137,7 +137,7 @@ public struct FleetJudge: Sendable {
                                     negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
                                     failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
                                     recorded: recorded, saveFile: knownHosts.saveFile(for: host),
-                                    sharesKeysWith: sharesKeysWith, stricterThanSSH: stricter)
+                                    keySharing: keySharing, stricterThanSSH: stricter)
             judged.policy = policy.name
             judged.policySource = policySource
             if decision.status != standardStatus { judged.standardStatus = standardStatus }

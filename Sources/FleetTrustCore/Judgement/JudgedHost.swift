@@ -49,8 +49,8 @@ public struct JudgedHost: Hashable, Sendable {
     public let recorded: [RecordedLine]
     /// The file a trust decision appends to (the host's first user known_hosts file).
     public let saveFile: String
-    /// Other inventory hosts presenting one of this host's keys.
-    public let sharesKeysWith: [CleanText]
+    /// How many hosts of the run present each of this host's keys that other hosts present too.
+    public let keySharing: KeySharing
     /// Places where this judgement is stricter than `ssh`'s (documented in the README).
     public let stricterThanSSH: [StricterChoice]
     /// The trust policy applied, and where it was set.
@@ -70,7 +70,7 @@ public struct JudgedHost: Hashable, Sendable {
     public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
                 status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,
                 pin: PinJudgement, trustedBy: [TrustBasis], failure: ProbeFailure?, recorded: [RecordedLine],
-                saveFile: String, sharesKeysWith: [CleanText], stricterThanSSH: [StricterChoice]) {
+                saveFile: String, keySharing: KeySharing, stricterThanSSH: [StricterChoice]) {
         self.host = host
         self.labels = labels
         self.lookup = lookup
@@ -87,7 +87,7 @@ public struct JudgedHost: Hashable, Sendable {
         self.failure = failure
         self.recorded = recorded
         self.saveFile = saveFile
-        self.sharesKeysWith = sharesKeysWith
+        self.keySharing = keySharing
         self.stricterThanSSH = stricterThanSSH
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one handshake attempt with one host established, as plain values.
 ///
 /// Probes run libssh (or our own key-exchange client) on worker threads; only these values
@@ -141,6 +143,11 @@ public struct ProbeResult: Hashable, Sendable {
     /// What the host's `KnownHostsCommand` printed for these keys; nil when it was not run (no
     /// command, no key, or a replayed probe: a host with a command is then unchecked).
     public var knownHostsCommand: KnownHostsCommandOutput?
+    /// Who made the probe and when it finished: the scanning machine's name (`--scanner-name`)
+    /// and the time, as the scan document records them per host (`scanned_from`, `scanned_at`),
+    /// so a merged document says which network proved which key. Nil until the scan says.
+    public var scanner: CleanText?
+    public var finishedAt: Date?
 
     public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
                 failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,

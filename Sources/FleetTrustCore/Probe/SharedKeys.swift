@@ -14,6 +14,121 @@ public struct SharedKeyGroup: Hashable, Sendable {
     }
 }
 
+/// A host's share of its run's shared keys: for each of its keys that hosts of other names
+/// present too, how many hosts present it. A count, never the list of names: a fleet cloned
+/// from one image makes every host share with every other, and names per host would make the
+/// report quadratic in hosts (the names are written once, in the document's `shared_keys`).
+public struct KeySharing: Hashable, Sendable {
+    /// Plain-key SHA256 fingerprint -> how many hosts (by name) present it, at least 2.
+    public var hostsByFingerprint: [String: Int]
+
+    public init(hostsByFingerprint: [String: Int] = [:]) {
+        self.hostsByFingerprint = hostsByFingerprint
+    }
+
+    public var isEmpty: Bool { hostsByFingerprint.isEmpty }
+
+    /// The most hosts any one of the keys is shared by.
+    public var widest: Int? { hostsByFingerprint.values.max() }
+
+    /// How many hosts present `key` (for a certificate, the key it certifies), when it is shared.
+    public func hosts(presenting key: HostKey) -> Int? {
+        hostsByFingerprint.isEmpty ? nil : hostsByFingerprint[SharedKeys.plainKey(of: key).sha256Fingerprint]
+    }
+}
+
+/// The keys presented by hosts of two or more names in one run (a scan, a replay, a merged
+/// document), each with the names presenting it: what the scan document writes once as
+/// `shared_keys`, and what each host's `KeySharing` counts.
+public struct SharedKeyTable: Sendable {
+    /// One shared key: its plain-key fingerprint and type, and the names presenting it, sorted.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var fingerprint: String
+        public var type: String
+        public var hosts: [String]
+
+        public init(fingerprint: String, type: String, hosts: [String]) {
+            self.fingerprint = fingerprint
+            self.type = type
+            self.hosts = hosts
+        }
+    }
+
+    /// Every shared key, sorted by fingerprint.
+    public let entries: [Entry]
+    private let counts: [String: Int]
+
+    /// Built one key at a time (a merge reads its reports once, host by host); each name is kept
+    /// once per key, and a key seen under a single name holds that name alone.
+    public struct Builder: Sendable {
+        private struct Holders: Sendable {
+            var type: String
+            var first: String
+            var others: Set<String> = []
+        }
+
+        private var byFingerprint: [String: Holders] = [:]
+
+        public init() {}
+
+        /// Host `name` presents the key of `fingerprint` (a plain key's) and `type`.
+        public mutating func add(name: String, fingerprint: String, type: String) {
+            if var holders = byFingerprint[fingerprint] {
+                guard holders.first != name, !holders.others.contains(name) else { return }
+                byFingerprint[fingerprint] = nil
+                holders.others.insert(name)
+                byFingerprint[fingerprint] = holders
+            } else {
+                byFingerprint[fingerprint] = Holders(type: type, first: name)
+            }
+        }
+
+        /// Host `name` presents every key of `result` (a certificate counts as the key it certifies).
+        public mutating func add(name: String, result: ProbeResult) {
+            for discovered in result.keys {
+                let key = SharedKeys.plainKey(of: discovered.key)
+                add(name: name, fingerprint: key.sha256Fingerprint, type: key.type)
+            }
+        }
+
+        public func table() -> SharedKeyTable {
+            let entries = byFingerprint.compactMap { fingerprint, holders -> Entry? in
+                guard !holders.others.isEmpty else { return nil }
+                return Entry(fingerprint: fingerprint, type: holders.type, hosts: ([holders.first] + holders.others).sorted())
+            }.sorted { $0.fingerprint < $1.fingerprint }
+            return SharedKeyTable(entries: entries)
+        }
+    }
+
+    public init(entries: [Entry] = []) {
+        self.entries = entries
+        counts = Dictionary(entries.map { ($0.fingerprint, $0.hosts.count) }, uniquingKeysWith: max)
+    }
+
+    /// The table of one run: `names[i]` (cleaned) presents the keys of `results[i]`; nil is a host not probed.
+    public init(names: [String], results: [ProbeResult?]) {
+        var builder = Builder()
+        for (name, result) in zip(names, results) {
+            if let result { builder.add(name: name, result: result) }
+        }
+        self = builder.table()
+    }
+
+    /// How many hosts present the key of this plain-key `fingerprint`, when it is shared.
+    public func hosts(presenting fingerprint: String) -> Int? { counts[fingerprint] }
+
+    /// What `result`'s keys share with the run.
+    public func sharing(_ result: ProbeResult) -> KeySharing {
+        guard !counts.isEmpty else { return KeySharing() }
+        var shared: [String: Int] = [:]
+        for discovered in result.keys {
+            let fingerprint = SharedKeys.plainKey(of: discovered.key).sha256Fingerprint
+            if let count = counts[fingerprint] { shared[fingerprint] = count }
+        }
+        return KeySharing(hostsByFingerprint: shared)
+    }
+}
+
 public enum SharedKeys {
     /// Every key presented by two or more entries of `results`, in order of first appearance.
     /// Certificates are compared by the key they certify. A `nil` entry is a host not yet probed.
@@ -34,31 +149,6 @@ public enum SharedKeys {
             }
         }
         return order.compactMap { byKey[$0] }.filter { $0.hosts.count > 1 }
-    }
-
-    /// For each host that shares a key, the names of the other hosts presenting one of its keys,
-    /// each named once, as the scan report's `shares_keys_with` lists them.
-    public static func otherHostNames(hosts: [InventoryHost], results: [ProbeResult?]) -> [Int: [String]] {
-        otherHostNames(names: hosts.map(\.name), results: results)
-    }
-
-    /// The same with names given per host (cleaned once, not once per sharing pair: 10,000 hosts
-    /// sharing a handful of keys make millions of pairs).
-    public static func otherHostNames<Name: Hashable>(names hostNames: [Name], results: [ProbeResult?]) -> [Int: [Name]] {
-        var names: [Int: [Name]] = [:]
-        var named: [Int: Set<Name>] = [:]
-        for group in groups(in: results) {
-            for index in group.hosts {
-                var list = names[index] ?? []
-                var seen = named[index] ?? []
-                for other in group.hosts where other != index && seen.insert(hostNames[other]).inserted {
-                    list.append(hostNames[other])
-                }
-                names[index] = list
-                named[index] = seen
-            }
-        }
-        return names
     }
 
     /// For a certificate, the key it certifies; otherwise the key itself.

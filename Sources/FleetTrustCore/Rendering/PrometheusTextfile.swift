@@ -6,7 +6,9 @@ import Foundation
 /// Every family has its `# HELP` and `# TYPE` lines and its samples together; no sample carries a
 /// timestamp (the textfile collector refuses them); label values are escaped as the format says.
 /// Every status is counted, zeros included, so an alert on `fleettrust_hosts{status="changed"} > 0`
-/// has a series to look at before the first change.
+/// has a series to look at before the first change. A host whose probe names its scanner (every
+/// live scan; a replayed document that records `scanned_from`) carries a `scanner` label on
+/// each of its series, so the same host proved from two networks is two series.
 public struct PrometheusTextfile: Sendable {
     public var judged: [JudgedHost]
     /// How long the scan took (probing and judging), in seconds.
@@ -38,6 +40,7 @@ public struct PrometheusTextfile: Sendable {
         }
         func host(_ judged: JudgedHost) -> [(String, String)] {
             [("name", judged.labels.name.value), ("endpoint", judged.labels.endpoint.value)]
+                + (judged.probe.scanner.map { [("scanner", $0.value)] } ?? [])
         }
         family("fleettrust_host_status",
                "Each inventory host with its status as a label (value 1): trusted, new, changed, revoked, pin-mismatch, invalid-certificate, unpinned, unchecked, unreachable or error.",

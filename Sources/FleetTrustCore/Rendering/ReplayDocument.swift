@@ -7,6 +7,8 @@ import Foundation
 struct ReplayDocument {
     let version: Int
     let hosts: [Range<Int>]
+    /// The document's `generated_at`, when it is a string.
+    let generatedAt: String?
 
     struct Malformed: Error, CustomStringConvertible {
         var description: String
@@ -16,7 +18,7 @@ struct ReplayDocument {
     static let maximumDepth = 512
 
     init(_ data: Data) throws {
-        let found: (version: Int?, hosts: [Range<Int>]?) = try data.withUnsafeBytes { raw in
+        let found: (version: Int?, hosts: [Range<Int>]?, generatedAt: Range<Int>?) = try data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), base: data.startIndex)
             return try scanner.topLevel()
         }
@@ -24,6 +26,7 @@ struct ReplayDocument {
         guard let version = found.version else { throw Malformed(description: "missing .version") }
         self.version = version
         self.hosts = hosts
+        generatedAt = found.generatedAt.flatMap { try? JSONDecoder().decode(String.self, from: data[$0]) }
     }
 
     private struct Scanner {
@@ -36,8 +39,8 @@ struct ReplayDocument {
             self.base = base
         }
 
-        mutating func topLevel() throws -> (version: Int?, hosts: [Range<Int>]?) {
-            var version: Int?, hosts: [Range<Int>]?
+        mutating func topLevel() throws -> (version: Int?, hosts: [Range<Int>]?, generatedAt: Range<Int>?) {
+            var version: Int?, hosts: [Range<Int>]?, generatedAt: Range<Int>?
             skipBlanks()
             try members { scanner, key in
                 switch String(decoding: scanner.bytes[key], as: UTF8.self) {
@@ -55,13 +58,17 @@ struct ReplayDocument {
                     try scanner.skipValue(depth: 2)
                     version = Int(String(decoding: scanner.bytes[start..<scanner.at], as: UTF8.self))
                     if version == nil { throw Malformed(description: "wrong type at .version") }
+                case "generated_at":
+                    let start = scanner.at
+                    try scanner.skipValue(depth: 2)
+                    generatedAt = (scanner.base + start)..<(scanner.base + scanner.at)
                 default:
                     try scanner.skipValue(depth: 2)
                 }
             }
             skipBlanks()
             guard at == bytes.count else { throw Malformed(description: "invalid JSON: data after the document") }
-            return (version, hosts)
+            return (version, hosts, generatedAt)
         }
 
         /// An object, from its `{` to after its `}`: `value` gets each member's key (the range

@@ -21,26 +21,36 @@ public enum ScanReplay {
         } catch {
             throw Problem(source: source, message: "not a fleettrust scan JSON document (\(error))")
         }
-        guard (1...ScanReport.currentVersion).contains(document.version) else {
+        guard RecordedScan.readableVersions.contains(document.version) else {
             throw Problem(source: source, message: "scan document version \(document.version) is not supported (expected 1 to \(ScanReport.currentVersion))")
         }
+        let generatedAt = document.generatedAt.flatMap(HistoryTime.date(rfc3339:))
         let decoder = JSONDecoder()
         var pairs: [(host: InventoryHost, result: ProbeResult)] = []
         pairs.reserveCapacity(document.hosts.count)
         for (index, range) in document.hosts.enumerated() {
-            let entry: ScanReport.Host
+            let entry: RecordedScan.Host
             do {
-                entry = try decoder.decode(ScanReport.Host.self, from: data[range])
+                entry = try decoder.decode(RecordedScan.Host.self, from: data[range])
             } catch {
                 throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error, at: ".hosts[\(index)]")))")
             }
-            pairs.append(try pair(entry, index: index, source: source))
+            var (host, result) = try pair(entry, index: index, source: source)
+            result.scanner = entry.scannedFrom.map { CleanText($0) }
+            result.finishedAt = generatedAt
+            if let scannedAt = entry.scannedAt {
+                guard let date = HistoryTime.date(rfc3339: scannedAt) else {
+                    throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): scanned_at is not an RFC 3339 UTC time")
+                }
+                result.finishedAt = date
+            }
+            pairs.append((host, result))
         }
         return pairs
     }
 
     /// The host and probe a recorded host entry stands for.
-    private static func pair(_ entry: ScanReport.Host, index: Int, source: String) throws -> (host: InventoryHost, result: ProbeResult) {
+    private static func pair(_ entry: RecordedScan.Host, index: Int, source: String) throws -> (host: InventoryHost, result: ProbeResult) {
         let settings = entry.ssh
         var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
                                  groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
@@ -52,11 +62,7 @@ public enum ScanReplay {
             host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
             result.tls = try entry.recordedHandshake()
-            if result.tls == nil {
-                result.failures = entry.error.map {
-                    [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .tlsHandshake, code: $0.code, message: $0.message)]
-                } ?? []
-            }
+            if result.tls == nil { result.failures = entry.failure.map { [$0] } ?? [] }
             return (host, result)
         }
         // A recorded host ssh would refuse (its name or user, its route) is refused again, as a
@@ -78,9 +84,7 @@ public enum ScanReplay {
                 malformed.append(MalformedHostKey(algorithm: key.algorithms?.hostKey ?? key.type, blob: blob, reason: "\(error)"))
             }
         }
-        let failures = entry.error.map {
-            [ProbeFailure(stage: ProbeStage(rawValue: $0.stage) ?? .connect, code: $0.code, message: $0.message)]
-        } ?? []
+        let failures = entry.failure.map { [$0] } ?? []
         // A host-key refusal is the judge's own conclusion, not a probe failure: judge it again.
         let probeFailures = failures.filter { $0.stage != .hostKey }
         return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,

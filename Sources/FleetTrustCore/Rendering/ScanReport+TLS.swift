@@ -104,17 +104,4 @@ extension ScanReport.Host {
         expiresInDays = ScanReport.TLSExpiry(leaf: tls.leafExpiresInDays, chain: tls.chainExpiresInDays)
         warnings = tls.warnings
     }
-
-    /// The recorded handshake of a TLS entry, for replay; nil when the handshake failed.
-    func recordedHandshake() throws -> TLSHandshake? {
-        guard let session = tlsSession, let certificates, !certificates.isEmpty else { return nil }
-        let chain = try certificates.enumerated().map { index, entry -> [UInt8] in
-            guard let der = Base64.decode(entry.der) else {
-                throw ScanReplay.Problem(source: name, message: "certificates[\(index)].der is not base64")
-            }
-            return der
-        }
-        return TLSHandshake(version: session.version, cipher: session.cipher, serverName: session.sni, chain: chain,
-                            ocspStapled: session.ocspStapled, handshakeMilliseconds: session.handshakeMilliseconds)
-    }
 }

@@ -1,14 +1,16 @@
 import Foundation
 
-/// The document `fleettrust scan --format json` prints, and `scan --replay` reads back: a
-/// rendering of the scan's `JudgedHost` values, field by field.
+/// The document `fleettrust scan --format json` prints: a rendering of the scan's `JudgedHost`
+/// values, field by field, written by `ScanDocumentWriter` one host per line. Encode-only: what
+/// reads a document back (`scan --replay`, `merge`, tests) is `RecordedScan`, which refuses
+/// what it cannot type instead of guessing.
 ///
 /// It is the contract with cron jobs, CI and auditors, so its field names are stable and
-/// documented in the README. Every string in it that came from a server or an input file has
-/// been cleaned. Version 2 added the negotiation, certificate and per-host ssh facts; version 1
-/// documents still replay.
-public struct ScanReport: Codable, Sendable, Equatable {
-    public static let currentVersion = 2
+/// documented in docs/scan.md. Every string in it that came from a server or an input file has
+/// been cleaned. Version 2 added the negotiation, certificate and per-host ssh facts; version 3
+/// the one-host-per-line layout, `scanned_from` / `scanned_at` and the `shared_keys` table.
+public struct ScanReport: Sendable {
+    public static let currentVersion = 3
 
     public struct Failure: Codable, Sendable, Equatable {
         public var stage: String
@@ -25,12 +27,6 @@ public struct ScanReport: Codable, Sendable, Equatable {
             self.init(stage: failure.stage.rawValue, code: failure.code, message: failure.message.value)
         }
 
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            stage = try c.decode(String.self, forKey: .stage)
-            code = FailureCode(rawValue: try c.decode(String.self, forKey: .code)) ?? .other
-            message = try c.decode(String.self, forKey: .message)
-        }
     }
 
     public struct Certificate: Codable, Sendable, Equatable {
@@ -71,7 +67,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             criticalOptions = try c.decodeIfPresent([String].self, forKey: .criticalOptions) ?? []
             problem = try c.decodeIfPresent(CertificateProblem.self, forKey: .problem)
             expiresInDays = try c.decodeIfPresent(Int.self, forKey: .expiresInDays)
-            warnings = (try c.decodeIfPresent([String].self, forKey: .warnings) ?? []).compactMap(CertificateWarning.init(rawValue:))
+            warnings = try c.decodeIfPresent([CertificateWarning].self, forKey: .warnings) ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -84,7 +80,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Key: Codable, Sendable, Equatable {
+    public struct Key: Encodable, Sendable, Equatable {
         public var type: String
         public var bits: Int
         /// SHA256 fingerprint (of the certified key, for a certificate); null for an undecodable one.
@@ -112,31 +108,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// null without a history.
         public var firstSeen: String?
         public var lastSeen: String?
+        /// How many hosts (by name) of the document present this key (for a certificate, the key
+        /// it certifies), when two or more do; the names are in the document's `shared_keys`.
+        public var sharedBy: Int?
 
         enum CodingKeys: String, CodingKey {
             case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
             case handshakeMilliseconds = "handshake_ms", plainKeyVerdict = "plain_key_verdict"
-            case firstSeen = "first_seen", lastSeen = "last_seen"
-        }
-
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            type = try c.decode(String.self, forKey: .type)
-            bits = try c.decodeIfPresent(Int.self, forKey: .bits) ?? 0
-            fingerprint = try c.decodeIfPresent(String.self, forKey: .fingerprint)
-            key = try c.decode(String.self, forKey: .key)
-            verdict = KeyVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .verdict) ?? "") ?? .new
-            plainKeyVerdict = (try c.decodeIfPresent(String.self, forKey: .plainKeyVerdict)).flatMap(KeyVerdict.init(rawValue:))
-            pin = PinVerdict(rawValue: try c.decodeIfPresent(String.self, forKey: .pin) ?? "") ?? .unpinned
-            negotiated = try c.decodeIfPresent(Bool.self, forKey: .negotiated) ?? false
-            unusable = try c.decodeIfPresent(UnusableKey.self, forKey: .unusable)
-            evidence = try c.decodeIfPresent([String].self, forKey: .evidence) ?? []
-            weaknesses = try c.decodeIfPresent([String].self, forKey: .weaknesses) ?? []
-            algorithms = try c.decodeIfPresent(NegotiatedAlgorithms.self, forKey: .algorithms)
-            handshakeMilliseconds = try c.decodeIfPresent(Double.self, forKey: .handshakeMilliseconds)
-            certificate = try c.decodeIfPresent(Certificate.self, forKey: .certificate)
-            firstSeen = try c.decodeIfPresent(String.self, forKey: .firstSeen)
-            lastSeen = try c.decodeIfPresent(String.self, forKey: .lastSeen)
+            case firstSeen = "first_seen", lastSeen = "last_seen", sharedBy = "shared_by"
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -149,6 +128,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(algorithms, forKey: .algorithms); try c.encode(handshakeMilliseconds, forKey: .handshakeMilliseconds)
             try c.encode(certificate, forKey: .certificate)
             try c.encode(firstSeen, forKey: .firstSeen); try c.encode(lastSeen, forKey: .lastSeen)
+            try c.encode(sharedBy, forKey: .sharedBy)
         }
     }
 
@@ -249,7 +229,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var evidence: [String]
     }
 
-    public struct Host: Codable, Sendable, Equatable {
+    public struct Host: Encodable, Sendable, Equatable {
         /// The inventory name.
         public var name: String
         /// Where fleettrust connected (the `HostName` / `ansible_host`).
@@ -273,8 +253,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var serverVersion: String?
         public var serverHostKeyAlgorithms: [String]?
         public var negotiatedAlgorithm: String?
-        /// Other inventory hosts presenting one of this host's keys.
-        public var sharesKeysWith: [String]
+        /// The scanner that proved the keys (`--scanner-name`) and when its probe finished.
+        public var scannedFrom: String
+        public var scannedAt: String
         public var stricterThanSSH: [StricterChoice]
         /// The trust policy applied, where it was set (`default`, `inventory`, `FILE:LINE`), and
         /// what the standard policy (what `ssh` would decide) says when another policy decided.
@@ -305,42 +286,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
-            case sharesKeysWith = "shares_keys_with", stricterThanSSH = "stricter_than_ssh"
-        }
-
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            name = try c.decode(String.self, forKey: .name)
-            host = try c.decode(String.self, forKey: .host)
-            port = try c.decode(Int.self, forKey: .port)
-            address = try c.decodeIfPresent(String.self, forKey: .address)
-            user = try c.decodeIfPresent(String.self, forKey: .user)
-            groups = try c.decodeIfPresent([String].self, forKey: .groups) ?? []
-            knownHostsName = try c.decodeIfPresent(String.self, forKey: .knownHostsName) ?? ""
-            ssh = try c.decodeIfPresent(SSHSettings.self, forKey: .ssh)
-            status = HostStatus(rawValue: try c.decodeIfPresent(String.self, forKey: .status) ?? "") ?? .error
-            reason = try c.decodeIfPresent(String.self, forKey: .reason) ?? ""
-            method = try c.decodeIfPresent(String.self, forKey: .method)
-            keys = try c.decode([Key].self, forKey: .keys)
-            pin = try c.decodeIfPresent(Pin.self, forKey: .pin)
-            error = try c.decodeIfPresent(Failure.self, forKey: .error)
-            serverVersion = try c.decodeIfPresent(String.self, forKey: .serverVersion)
-            serverHostKeyAlgorithms = try c.decodeIfPresent([String].self, forKey: .serverHostKeyAlgorithms)
-            negotiatedAlgorithm = try c.decodeIfPresent(String.self, forKey: .negotiatedAlgorithm)
-            sharesKeysWith = try c.decodeIfPresent([String].self, forKey: .sharesKeysWith) ?? []
-            stricterThanSSH = (try c.decodeIfPresent([String].self, forKey: .stricterThanSSH) ?? []).compactMap(StricterChoice.init(rawValue:))
-            policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
-            policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
-            standardStatus = (try c.decodeIfPresent(String.self, forKey: .standardStatus)).flatMap(HostStatus.init(rawValue:))
-            drift = (try c.decodeIfPresent(String.self, forKey: .drift)).flatMap(DriftKind.init(rawValue:))
-            driftMoves = (try? c.decodeIfPresent([DriftMove].self, forKey: .driftMoves)) ?? []
-            route = try c.decodeIfPresent([Hop].self, forKey: .route) ?? []
-            endpointProtocol = (try c.decodeIfPresent(String.self, forKey: .endpointProtocol)).flatMap(EndpointProtocol.init(rawValue:)) ?? .ssh
-            tlsSession = try c.decodeIfPresent(ScanReport.TLSSession.self, forKey: .tlsSession)
-            certificates = try c.decodeIfPresent([ScanReport.TLSCertificateEntry].self, forKey: .certificates)
-            expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
-            warnings = (try c.decodeIfPresent([String].self, forKey: .warnings))?.compactMap(CertificateWarning.init(rawValue:))
-            evidence = try c.decodeIfPresent([String].self, forKey: .evidence)
+            case scannedFrom = "scanned_from", scannedAt = "scanned_at", stricterThanSSH = "stricter_than_ssh"
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
@@ -354,7 +300,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(serverVersion, forKey: .serverVersion)
             try c.encode(serverHostKeyAlgorithms, forKey: .serverHostKeyAlgorithms)
             try c.encode(negotiatedAlgorithm, forKey: .negotiatedAlgorithm)
-            try c.encode(sharesKeysWith, forKey: .sharesKeysWith); try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
+            try c.encode(scannedFrom, forKey: .scannedFrom); try c.encode(scannedAt, forKey: .scannedAt)
+            try c.encode(stricterThanSSH, forKey: .stricterThanSSH)
             try c.encode(policy, forKey: .policy); try c.encode(policySource, forKey: .policySource)
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
@@ -403,36 +350,18 @@ public struct ScanReport: Codable, Sendable, Equatable {
         }
     }
 
-    public var version: Int
-    public var generatedAt: String
+    public var generatedAt: Date
     public var knownHostsFiles: [String]
     public var pinFiles: [String]
-    public var hosts: [Host]
-    public var summary: Summary
+    public var judged: [JudgedHost]
 
-    enum CodingKeys: String, CodingKey {
-        case version, hosts, summary
-        case generatedAt = "generated_at", knownHostsFiles = "known_hosts_files", pinFiles = "pin_files"
-    }
-
+    /// A whole document at once (tests, the fuzzers): the same writer `scan` streams through,
+    /// with the shared-keys table of these hosts.
     public init(generatedAt: Date = Date(), knownHostsFiles: [String], pinFiles: [String], judged: [JudgedHost]) {
-        self.version = ScanReport.currentVersion
-        self.generatedAt = HistoryTime.rfc3339(date: generatedAt)
-        self.knownHostsFiles = knownHostsFiles
-        self.pinFiles = pinFiles
-        self.hosts = judged.map(Host.init)
-        var summary = Summary(total: 0, byStatus: [:], exitStatus: 0)
-        for host in judged { summary.count(host) }
-        self.summary = summary
-    }
-
-    init(version: Int, generatedAt: String, knownHostsFiles: [String], pinFiles: [String], hosts: [Host], summary: Summary) {
-        self.version = version
         self.generatedAt = generatedAt
         self.knownHostsFiles = knownHostsFiles
         self.pinFiles = pinFiles
-        self.hosts = hosts
-        self.summary = summary
+        self.judged = judged
     }
 
     /// The loudest host's exit status (`exitStatus(of:)`): 0 all trusted; 1 some new, unreachable
@@ -448,18 +377,21 @@ public struct ScanReport: Codable, Sendable, Equatable {
         max(judged.status.alarmLevel, judged.drift?.kind == .reverted ? 2 : 0)
     }
 
-    public func encoded() throws -> Data {
-        try ReportJSON.encode(self)
-    }
-
-    public static func decode(_ data: Data) throws -> ScanReport {
-        try JSONDecoder().decode(ScanReport.self, from: data)
+    public func encoded(skipped: [SkippedInventoryEntry] = []) throws -> Data {
+        var out = Data()
+        let shared = SharedKeyTable(names: judged.map(\.labels.name.value), results: judged.map(\.probe))
+        var writer = ScanDocumentWriter(generatedAt: generatedAt, knownHostsFiles: knownHostsFiles, pinFiles: pinFiles,
+                                        sharedKeys: shared) { out.append($0) }
+        for host in judged { try writer.append(host) }
+        try writer.finish(skipped: skipped, exitStatus: ScanDocument.exitStatus(Self.exitStatus(for: judged), skipped: skipped))
+        return out
     }
 }
 
 extension ScanReport.Host {
-    /// The host's entry: a rendering of its judgement, nothing decided here.
-    public init(_ judged: JudgedHost) {
+    /// The host's entry: a rendering of its judgement, nothing decided here. `generatedAt` (RFC
+    /// 3339) is its `scanned_at` when the probe's finish time is not known.
+    public init(_ judged: JudgedHost, generatedAt: String) {
         let labels = judged.labels
         let host = judged.host
         self.name = labels.name.value
@@ -473,13 +405,14 @@ extension ScanReport.Host {
         self.status = judged.status
         self.reason = JudgementWords.reason(judged)
         self.method = JudgementWords.methodCode(judged)
-        self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup, drift: judged.drift) }
+        self.keys = judged.keys.map { ScanReport.Key($0, lookup: judged.lookup, drift: judged.drift, sharing: judged.keySharing) }
         self.pin = ScanReport.Pin(verdict: judged.pin.verdict, evidence: judged.pin.evidence.map(\.sentence))
         self.error = judged.failure.map(ScanReport.Failure.init)
         self.serverVersion = judged.probe.serverVersion.map { CleanText($0).value }
         self.serverHostKeyAlgorithms = judged.probe.serverHostKeyAlgorithms.map { $0.prefix(64).map { CleanText($0, limit: 64).value } }
         self.negotiatedAlgorithm = judged.negotiatedAlgorithm
-        self.sharesKeysWith = judged.sharesKeysWith.map(\.value)
+        self.scannedFrom = judged.probe.scanner?.value ?? "unknown"
+        self.scannedAt = judged.probe.finishedAt.map(HistoryTime.rfc3339(date:)) ?? generatedAt
         self.stricterThanSSH = judged.stricterThanSSH
         self.policy = CleanText(judged.policy, limit: 64).value
         switch judged.policySource {
@@ -497,7 +430,7 @@ extension ScanReport.Host {
 }
 
 extension ScanReport.Key {
-    init(_ judged: JudgedKey, lookup: LookupName, drift: HostDrift?) {
+    init(_ judged: JudgedKey, lookup: LookupName, drift: HostDrift?, sharing: KeySharing) {
         let key = judged.key
         type = key?.type ?? judged.typeName
         bits = key?.bits ?? 0
@@ -516,6 +449,7 @@ extension ScanReport.Key {
         let seen = judged.key.flatMap { key in drift?.seen(KeyIdentity(type: key.type, fingerprint: key.sha256Fingerprint)) }
         firstSeen = seen.map { HistoryTime.rfc3339($0.firstSeen) }
         lastSeen = seen.map { HistoryTime.rfc3339($0.lastSeen) }
+        sharedBy = key.flatMap(sharing.hosts(presenting:))
     }
 }
 

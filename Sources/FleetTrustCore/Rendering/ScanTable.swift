@@ -24,7 +24,7 @@ public enum ScanTable {
             var keys = host.keys.map(keyLabel).joined(separator: ",")
             if let leaf = host.tls?.leaf { keys = "tls:\(leaf.keyType.lowercased())\(leaf.keyBits)" }
             var reason = JudgementWords.reason(host)
-            if !host.sharesKeysWith.isEmpty { reason += "; same key as \(host.sharesKeysWith.prefix(3).map(\.value).joined(separator: ", "))" }
+            if let shared = host.keySharing.widest { reason += "; key shared by \(shared) hosts" }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
             let endpoint = host.labels.endpoint.value + (JudgementWords.routeMark(host.route).map { " " + $0 } ?? "")
             return [host.status.rawValue, host.labels.name.value, endpoint, keys.isEmpty ? "-" : keys, pin,

@@ -14,7 +14,7 @@ public protocol HostJudging: Sendable {
 /// `FleetJudge`, the same path `fleettrust scan` takes, over the files as they are now: they are
 /// read again only when one of them changes on disk (after a decision is saved), so discovering
 /// 10,000 hosts costs 10,000 judgements, not 10,000 reads. It keeps every host's latest probe, so
-/// it can name the hosts that present the same key, as `scan` does.
+/// it can count the hosts that present the same key, as `scan` does.
 public final class LiveFleetJudge: HostJudging {
     public typealias Loader = @Sendable () throws -> FleetJudge
 
@@ -31,7 +31,7 @@ public final class LiveFleetJudge: HostJudging {
 
     private let watched: [String]
     private let hosts: [InventoryHost]
-    /// Host names cleaned once, for the lists of hosts sharing a key.
+    /// Host names cleaned once, to count the hosts (by name) sharing a key.
     private let names: [CleanText]
     private let load: Loader
     private let loaded = Mutex<Loaded?>(nil)
@@ -79,19 +79,17 @@ public final class LiveFleetJudge: HostJudging {
 
     public func rejudge(_ index: Int) -> JudgedHost? {
         guard hosts.indices.contains(index) else { return nil }
-        let (result, sharing): (ProbeResult?, [CleanText]) = probes.withLock { probes in
-            var sharing: [CleanText] = []
-            var seen = Set<CleanText>()
-            for blob in Self.blobs(probes.results[index]) {
-                for other in probes.holders[blob] ?? [] where other != index && seen.insert(names[other]).inserted {
-                    sharing.append(names[other])
-                }
+        let (result, sharing): (ProbeResult?, KeySharing) = probes.withLock { probes in
+            var counts: [String: Int] = [:]
+            for key in Self.plainKeys(probes.results[index]) {
+                let holders = Set((probes.holders[key.blob] ?? []).map { names[$0] })
+                if holders.count > 1 { counts[key.sha256Fingerprint] = holders.count }
             }
-            return (probes.results[index], sharing)
+            return (probes.results[index], KeySharing(hostsByFingerprint: counts))
         }
         guard let result else { return nil }
         do {
-            return try currentJudge().judge(hosts[index], result, sharesKeysWith: sharing)
+            return try currentJudge().judge(hosts[index], result, keySharing: sharing)
         } catch {
             let unreadable = ProbeResult(host: result.host, port: result.port, peerAddress: result.peerAddress,
                                          failures: [ProbeFailure(stage: .hostKey, code: .other, message: "cannot read the trust files: \(error)")])
@@ -100,7 +98,11 @@ public final class LiveFleetJudge: HostJudging {
     }
 
     private static func blobs(_ result: ProbeResult?) -> Set<[UInt8]> {
-        Set(result?.keys.map { SharedKeys.plainKey(of: $0.key).blob } ?? [])
+        Set(plainKeys(result).map(\.blob))
+    }
+
+    private static func plainKeys(_ result: ProbeResult?) -> Set<HostKey> {
+        Set(result?.keys.map { SharedKeys.plainKey(of: $0.key) } ?? [])
     }
 }
 

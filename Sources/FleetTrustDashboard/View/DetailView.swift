@@ -58,8 +58,8 @@ enum DetailView {
             lines.append(ScreenLine(" pins: \(judged.pin.verdict.rawValue)", judged.pin.verdict == .mismatch ? .danger : .normal))
             lines += judged.pin.evidence.map { ScreenLine("   " + $0.sentence, .dim) }
         }
-        if !judged.sharesKeysWith.isEmpty {
-            lines += wrapped(" same key as: " + judged.sharesKeysWith.map(\.value).joined(separator: ", "), width: width, role: .warning)
+        if let hosts = judged.keySharing.widest {
+            lines += wrapped(" same key as: \(hosts - 1) other host\(hosts == 2 ? "" : "s")", width: width, role: .warning)
         }
         for choice in judged.stricterThanSSH {
             lines += wrapped(" stricter than ssh: " + JudgementWords.stricter(choice), width: width, role: .dim)

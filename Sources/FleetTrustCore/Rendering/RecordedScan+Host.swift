@@ -1,0 +1,113 @@
+import Foundation
+
+extension RecordedScan {
+    /// One recorded host entry, every field of the contract typed.
+    public struct Host: Decodable, Sendable, Equatable {
+        public var name: String
+        public var host: String
+        public var port: Int
+        public var address: String?
+        public var user: String?
+        public var groups: [String]
+        public var knownHostsName: String
+        public var ssh: ScanReport.SSHSettings?
+        public var status: HostStatus
+        public var reason: String
+        public var method: String?
+        public var keys: [Key]
+        public var pin: ScanReport.Pin?
+        public var error: ScanReport.Failure?
+        public var serverVersion: String?
+        public var serverHostKeyAlgorithms: [String]?
+        public var negotiatedAlgorithm: String?
+        /// Version 2 only: the other hosts presenting one of its keys (version 3: `shared_keys`).
+        public var sharesKeysWith: [String]
+        public var stricterThanSSH: [StricterChoice]
+        public var policy: String
+        public var policySource: String
+        public var standardStatus: HostStatus?
+        public var drift: DriftKind?
+        public var driftMoves: [ScanReport.DriftMove]
+        public var route: [ScanReport.Hop]
+        /// Version 3: the scanner that proved the keys and when (RFC 3339); nil in older documents.
+        public var scannedFrom: String?
+        public var scannedAt: String?
+        public var endpointProtocol: EndpointProtocol
+        public var tlsSession: ScanReport.TLSSession?
+        public var certificates: [ScanReport.TLSCertificateEntry]?
+        public var expiresInDays: ScanReport.TLSExpiry?
+        public var warnings: [CertificateWarning]?
+        public var evidence: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
+            case driftMoves = "drift_moves"
+            case policySource = "policy_source", standardStatus = "standard_status"
+            case knownHostsName = "known_hosts_name", serverVersion = "server_version"
+            case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
+            case sharesKeysWith = "shares_keys_with", stricterThanSSH = "stricter_than_ssh"
+            case scannedFrom = "scanned_from", scannedAt = "scanned_at"
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            name = try c.decode(String.self, forKey: .name)
+            host = try c.decode(String.self, forKey: .host)
+            port = try c.decode(Int.self, forKey: .port)
+            address = try c.decodeIfPresent(String.self, forKey: .address)
+            user = try c.decodeIfPresent(String.self, forKey: .user)
+            groups = try c.decodeIfPresent([String].self, forKey: .groups) ?? []
+            knownHostsName = try c.decodeIfPresent(String.self, forKey: .knownHostsName) ?? ""
+            ssh = try c.decodeIfPresent(ScanReport.SSHSettings.self, forKey: .ssh)
+            status = try c.decode(HostStatus.self, forKey: .status)
+            reason = try c.decodeIfPresent(String.self, forKey: .reason) ?? ""
+            method = try c.decodeIfPresent(String.self, forKey: .method)
+            keys = try c.decode([Key].self, forKey: .keys)
+            pin = try c.decodeIfPresent(ScanReport.Pin.self, forKey: .pin)
+            error = try c.decodeIfPresent(ScanReport.Failure.self, forKey: .error)
+            if let error, ProbeStage(rawValue: error.stage) == nil {
+                throw DecodingError.dataCorruptedError(forKey: .error, in: c, debugDescription: "unknown stage \(error.stage)")
+            }
+            serverVersion = try c.decodeIfPresent(String.self, forKey: .serverVersion)
+            serverHostKeyAlgorithms = try c.decodeIfPresent([String].self, forKey: .serverHostKeyAlgorithms)
+            negotiatedAlgorithm = try c.decodeIfPresent(String.self, forKey: .negotiatedAlgorithm)
+            sharesKeysWith = try c.decodeIfPresent([String].self, forKey: .sharesKeysWith) ?? []
+            stricterThanSSH = try c.decodeIfPresent([StricterChoice].self, forKey: .stricterThanSSH) ?? []
+            policy = try c.decodeIfPresent(String.self, forKey: .policy) ?? PolicyName.standard.rawValue
+            policySource = try c.decodeIfPresent(String.self, forKey: .policySource) ?? "default"
+            standardStatus = try c.decodeIfPresent(HostStatus.self, forKey: .standardStatus)
+            drift = try c.decodeIfPresent(DriftKind.self, forKey: .drift)
+            driftMoves = try c.decodeIfPresent([ScanReport.DriftMove].self, forKey: .driftMoves) ?? []
+            route = try c.decodeIfPresent([ScanReport.Hop].self, forKey: .route) ?? []
+            scannedFrom = try c.decodeIfPresent(String.self, forKey: .scannedFrom)
+            scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)
+            endpointProtocol = try c.decodeIfPresent(EndpointProtocol.self, forKey: .endpointProtocol) ?? .ssh
+            tlsSession = try c.decodeIfPresent(ScanReport.TLSSession.self, forKey: .tlsSession)
+            certificates = try c.decodeIfPresent([ScanReport.TLSCertificateEntry].self, forKey: .certificates)
+            expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
+            warnings = try c.decodeIfPresent([CertificateWarning].self, forKey: .warnings)
+            evidence = try c.decodeIfPresent([String].self, forKey: .evidence)
+        }
+
+        /// The recorded handshake of a TLS entry, for replay; nil when the handshake failed.
+        func recordedHandshake() throws -> TLSHandshake? {
+            guard let session = tlsSession, let certificates, !certificates.isEmpty else { return nil }
+            let chain = try certificates.enumerated().map { index, entry -> [UInt8] in
+                guard let der = Base64.decode(entry.der) else {
+                    throw ScanReplay.Problem(source: name, message: "certificates[\(index)].der is not base64")
+                }
+                return der
+            }
+            return TLSHandshake(version: session.version, cipher: session.cipher, serverName: session.sni, chain: chain,
+                                ocspStapled: session.ocspStapled, handshakeMilliseconds: session.handshakeMilliseconds)
+        }
+
+        /// The probe's failure, its stage typed (checked when decoded).
+        var failure: ProbeFailure? {
+            error.flatMap { error in
+                ProbeStage(rawValue: error.stage).map { ProbeFailure(stage: $0, code: error.code, message: error.message) }
+            }
+        }
+    }
+}
