@@ -19,7 +19,7 @@ public final class ProbePool: FleetProber, Sendable {
         /// How hosts behind bastions or a ProxyCommand are reached (see `BastionConnections`).
         public var routes: BastionConnections.Settings
 
-        public init(concurrency: Int = 1024, timeout: Duration = .seconds(5),
+        public init(concurrency: Int = 512, timeout: Duration = .seconds(5),
                     routes: BastionConnections.Settings = BastionConnections.Settings()) {
             self.concurrency = concurrency
             self.timeout = timeout
