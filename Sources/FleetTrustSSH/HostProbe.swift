@@ -16,7 +16,7 @@ public struct HostProbe: Sendable {
     /// again on the key exchange.
     public var timeout: Duration
     let scheduler: AttemptScheduler
-    /// The scan's bastion connections, which a host with a route is probed through; without
+    /// The pool's bastion connections, which a host with a route is probed through; without
     /// them such a host is not probed (`proxied`).
     let routes: BastionConnections?
 

@@ -30,6 +30,9 @@ public final class ProbePool: FleetProber, Sendable {
     public let settings: Settings
     private let workers: WorkerThreads
     private let scheduler: AttemptScheduler
+    /// The bastions' control masters, kept for the pool's life: one login per bastion however
+    /// many scans it runs; stopped when the pool goes.
+    private let bastions: BastionConnections
 
     /// Descriptors one host in flight may hold: three connections at once (its key types side
     /// by side), one of them libssh's with a duplicate descriptor.
@@ -63,7 +66,10 @@ public final class ProbePool: FleetProber, Sendable {
         let hosts = ProbePool.hostsInFlight(concurrency: settings.concurrency)
         self.workers = WorkerThreads(limit: hosts)
         self.scheduler = AttemptScheduler(helperThreads: hosts * 2)
+        self.bastions = BastionConnections(settings: settings.routes, timeout: settings.timeout)
     }
+
+    deinit { bastions.close() }
 
     public func probe(_ hosts: [InventoryHost]) -> AsyncStream<ProbeEvent> {
         start(hosts).events
@@ -71,6 +77,6 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, routes: settings.routes)
+        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
     }
 }

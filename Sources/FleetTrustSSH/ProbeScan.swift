@@ -67,13 +67,13 @@ public actor ProbeScan {
     private let workers: WorkerThreads
     private let scheduler: AttemptScheduler
     private nonisolated let counts = Mutex(ProbeLoad())
-    /// The bastion connections of this scan, when any host has a route; closed when it ends.
-    private let bastions: BastionConnections?
+    /// The pool's bastion connections, which outlive the scan (a dashboard's rescans reuse them).
+    private let bastions: BastionConnections
 
     init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, scheduler: AttemptScheduler,
-         routes: BastionConnections.Settings = BastionConnections.Settings()) {
+         bastions: BastionConnections) {
         self.scheduler = scheduler
-        self.bastions = hosts.contains { !$0.route.isDirect } ? BastionConnections(settings: routes, timeout: timeout) : nil
+        self.bastions = bastions
         self.hosts = hosts
         self.timeout = timeout
         self.workers = workers
@@ -106,7 +106,6 @@ public actor ProbeScan {
     public func cancel() {
         stopped = true
         running.values.forEach { $0.cancel() }
-        bastions?.close()
         continuation.finish()
     }
 
@@ -157,7 +156,6 @@ public actor ProbeScan {
         continuation.yield(ProbeEvent(index: index, result: result))
         if progress.done == progress.total {
             stopped = true
-            bastions?.close()
             continuation.finish()
         }
     }

@@ -14,11 +14,11 @@ struct TCPConnection {
     /// Up to `peekLimit` bytes the server sent first, still unread.
     private(set) var firstBytes: [UInt8] = []
     static let peekLimit = 256
-    /// For a routed connection, the child (`ssh -W`, a ProxyCommand) at the other end of `fd`.
-    private(set) var child: RouteChild?
+    /// For a routed connection, what holds up the other end of `fd` (a ProxyCommand, a master's channel).
+    private(set) var child: (any RouteLink)?
 
     /// A stream already connected (a socketpair to `child`), registered with the cancellation.
-    init(adopting fd: Int32, child: RouteChild) {
+    init(adopting fd: Int32, child: any RouteLink) {
         self.fd = fd
         self.child = child
     }
@@ -101,7 +101,7 @@ struct TCPConnection {
     func close(cancellation: ProbeCancellation) {
         cancellation.unregister(socket: fd)
         Glibc.close(fd)
-        child?.stop()
+        child?.disconnect()
     }
 
     /// Polls one descriptor; false on timeout. A `shutdown` from another thread wakes it.

@@ -30,16 +30,19 @@ struct DiscoverCommand: AsyncParsableCommand {
     var files: [String] = []
 
     @Option(name: [.customShort("t"), .customLong("type")],
-            help: ArgumentHelp("Print only these key types, comma-separated, as ssh-keyscan names them: ed25519, ecdsa, rsa.", valueName: "types"))
-    var types: String?
+            help: ArgumentHelp("Print only these key types, comma-separated, as ssh-keyscan names them: ed25519, ecdsa, rsa.", valueName: "types"),
+            transform: { text in
+                do { return try KeyTypeSelection(parsing: text) } catch { throw ValidationError("-t: \(error)") }
+            })
+    var types: KeyTypeSelection?
 
     @Flag(name: .customShort("H"), help: "Hash the host names, as ssh-keyscan -H does (implies --format known-hosts).")
     var hashNames = false
 
     @Option(name: .customLong("hash-known-hosts"),
             help: ArgumentHelp("Hash the names of the known-hosts output: yes, no (the default, as ssh-keyscan), or auto (what HashKnownHosts says in your ssh configuration).",
-                               valueName: "yes|no|auto"))
-    var hashKnownHosts: String = "no"
+                               valueName: "yes|no|auto"), transform: choice("--hash-known-hosts", "yes, no or auto"))
+    var hashKnownHosts: HashChoice = .no
 
     @Option(name: [.customShort("p"), .customLong("port")], help: "Port for targets that name none.")
     var port: Int = 22
@@ -58,11 +61,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         guard !targets.isEmpty || !files.isEmpty else { throw ValidationError("give at least one target, or a file of them with -f") }
         guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
-        guard ["yes", "no", "auto"].contains(hashKnownHosts) else { throw ValidationError("--hash-known-hosts must be yes, no or auto") }
         if hashNames && format == .text { throw ValidationError("-H hashes known_hosts names; it does not go with --format text") }
-        if let types {
-            do { _ = try KeyTypeSelection(parsing: types) } catch { throw ValidationError("-t: \(error)") }
-        }
         for target in targets {
             do { _ = try KeyscanTarget.parse(Substring(target), defaultPort: port) } catch { throw ValidationError(error.description) }
         }
@@ -70,99 +69,36 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (list, unreadable) = try readTargets()
-        let selection = try types.map { try KeyTypeSelection(parsing: $0) } ?? .all
+        let selection = types ?? .all
         for kind in selection.unverifiable {
             printError("warning: -t \(kind): fleettrust cannot verify \(kind) host keys here, so it prints none")
         }
         let output = format ?? (hashNames ? .knownHosts : .text)
-        let hashed = hashNames || hashKnownHosts == "yes" ? true
-            : hashKnownHosts == "auto" ? await SSHClientConfiguration.hashKnownHosts() : false
+        let hashed = hashNames ? true : await hashKnownHosts.hashes()
         let pool = ProbePool(settings: .init(concurrency: concurrency, timeout: .milliseconds(Int(timeout * 1000))))
-        var attempt = [Int](repeating: 0, count: list.count)
-        var results = [ProbeResult?](repeating: nil, count: list.count)
+        var run = KeyscanRun(list)
         var failed = false
-        var pending = Array(list.indices)
-        // As ssh-keyscan does, a target's next address is tried only when the one before could not be reached at all.
-        while !pending.isEmpty {
-            var retry: [Int] = []
-            for await event in pool.probe(pending.map { list[$0].addresses[attempt[$0]].inventoryHost }) {
-                let index = pending[event.index]
-                let host = list[index].addresses[attempt[index]].inventoryHost
-                if let failure = event.result.failure {
-                    if event.result.keys.isEmpty, failure.stage == .resolve || failure.stage == .connect,
-                       attempt[index] + 1 < list[index].addresses.count {
-                        attempt[index] += 1
-                        retry.append(index)
-                        continue
-                    }
-                    failed = true
-                    printError("\(host.endpointLabel): \(failure.stage.rawValue) failed: \(failure.message) (\(failure.code.rawValue))")
-                    continue
-                }
-                results[index] = event.result
-                for discovered in event.result.keys where selection.includes(discovered.key) {
-                    do {
-                        let names = list[index].lookupNames(answeredBy: list[index].addresses[attempt[index]])
-                        for line in try lines(for: discovered, of: host, names: names, format: output, hashed: hashed) {
-                            print(line)
-                        }
-                    } catch {
-                        failed = true
-                        printError("\(host.endpointLabel): \(error)")
-                    }
-                    for weakness in WeakKeys.weaknesses(of: discovered) {
-                        printError("\(host.endpointLabel): warning: \(discovered.key.type): \(weakness.sentence)")
-                    }
-                }
-            }
-            pending = retry
+        await run.run(pool: pool) { event in
+            let report = KeyscanRun.report(event, selection: selection, knownHosts: output == .knownHosts, hashed: hashed)
+            report.output.forEach { print($0) }
+            report.errors.forEach(printError)
+            failed = failed || report.failed
         }
-        let groups = SharedKeys.groups(in: results)
-        var reported: Set<[Int]> = []
-        for group in groups where reported.insert(group.hosts).inserted {
-            let names = group.hosts.map { list[$0].addresses[attempt[$0]].inventoryHost.endpointLabel }.joined(separator: ", ")
-            let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
-            printError("warning: \(names) present the same host keys (\(keys))")
-        }
+        run.sharedKeyWarnings.forEach(printError)
         if failed || unreadable { throw ExitCode(1) }
     }
 
     /// The command-line targets, then each file's; a bad line of a file is reported and left out.
     private func readTargets() throws -> (targets: [KeyscanTarget], leftOut: Bool) {
-        var list = try targets.compactMap { try KeyscanTarget.parse(Substring($0), defaultPort: port) }
-        var leftOut = false
-        for file in files {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                do {
-                    data = Data(try InputFile.read(expandTilde(file), role: "targets file"))
-                } catch {
-                    printError(error.description)
-                    throw ExitCode(64)
-                }
-            }
-            let read = KeyscanTarget.read(String(decoding: data, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: port)
-            for error in read.errors { printError(error.description) }
-            leftOut = leftOut || !read.errors.isEmpty
-            list += read.targets
-        }
-        return (list, leftOut)
-    }
-
-    /// The output lines for one key; certificates have no place in known_hosts (they are trusted
-    /// through `@cert-authority` lines naming their CA), and `ssh` refuses RSA keys under 1024 bits
-    /// (a warning says so), so that format leaves both out.
-    private func lines(for discovered: DiscoveredKey, of host: InventoryHost, names: [String], format: Format,
-                       hashed: Bool) throws -> [String] {
-        let key = discovered.key
-        switch format {
-        case .text:
-            return ["\(host.endpointLabel) \(key.type) \(key.bits) \(key.sha256Fingerprint) \(key.openSSHLine)"]
-        case .knownHosts:
-            guard !key.isCertificate, !(key.kind == .rsa && key.bits < 1024) else { return [] }
-            return try KnownHostsLines.render(key, names: names, hashed: hashed)
+        let given = try targets.compactMap { try KeyscanTarget.parse(Substring($0), defaultPort: port) }
+        do {
+            let read = try KeyscanTarget.read(files: files.map { $0 == "-" ? $0 : expandTilde($0) },
+                                              input: { Array(FileHandle.standardInput.readDataToEndOfFile()) }, defaultPort: port)
+            read.errors.forEach { printError($0.description) }
+            return (given + read.targets, !read.errors.isEmpty)
+        } catch {
+            printError(error.description)
+            throw ExitCode(64)
         }
     }
 }

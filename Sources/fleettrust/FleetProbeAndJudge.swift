@@ -33,31 +33,12 @@ extension FleetOptions {
         return hosts.indices.map(judging.judged)
     }
 
-    /// The judge prepared for the whole fleet (files, pins, history, which hosts share a key),
-    /// judging each host only when asked, so a scan can write one host and let it go.
+    /// The judge prepared for the whole fleet (files, pins, history, which hosts share a key).
     func judging(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> FleetJudging {
-        // Which keys are shared is found first, so its working memory is gone before the
-        // known_hosts files are read.
-        let shared = SharedKeyTable(names: hosts.map { CleanText($0.name).value }, results: results)
-        var judge = try loadJudge(for: hosts).preparing(for: hosts)
-        judge.history = history
-        for line in judge.pinLinesApplyingToNone(of: hosts) {
-            printError("warning: \(Sanitizer.clean(judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
+        let judging = try FleetJudging(hosts: hosts, results: results, history: history) { try loadJudge(for: hosts) }
+        for line in judging.judge.pinLinesApplyingToNone(of: hosts) {
+            printError("warning: \(Sanitizer.clean(judging.judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }
-        return FleetJudging(judge: judge, hosts: hosts, results: results, shared: shared)
-    }
-}
-
-/// One fleet's hosts and probes with the judge prepared for them.
-struct FleetJudging {
-    let judge: FleetJudge
-    let hosts: [InventoryHost]
-    let results: [ProbeResult]
-    /// The keys hosts of several names present, written once in the JSON report.
-    let shared: SharedKeyTable
-
-    /// The `index`th host judged (`FleetJudge.judge`, pure: the same every time it is asked).
-    func judged(_ index: Int) -> JudgedHost {
-        judge.judge(hosts[index], results[index], keySharing: shared.sharing(results[index]))
+        return judging
     }
 }

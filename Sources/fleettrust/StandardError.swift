@@ -9,6 +9,18 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((text.isEmpty ? "fleettrust: \n" : text).utf8))
 }
 
+/// Failures that end a command with a documented exit status and one clear sentence.
+enum CommandFailure: Error, CustomStringConvertible {
+    /// Bad usage or input that cannot be read: exit 64.
+    case unreadableInput(String)
+
+    var description: String {
+        switch self {
+        case .unreadableInput(let message): return message
+        }
+    }
+}
+
 /// Whether standard error is a terminal (progress lines are shown only then).
 var standardErrorIsTerminal: Bool { isatty(2) == 1 }
 

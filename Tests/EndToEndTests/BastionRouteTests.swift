@@ -65,20 +65,134 @@ final class BastionRouteTests: XCTestCase {
 
     func testProxyJumpProvesTheTargetsKeysThroughOneBastionLoginAndEveryConnectionGoesThroughIt() throws {
         try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
-        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion"),
-                         block("web2", target, "ProxyJump bastion")])
+        let names = (1...12).map { "web\($0)" }
+        try writeConfig([block("bastion", bastion)] + names.map { block($0, target, "ProxyJump bastion") })
         let (run, hosts) = try scan(["--inventory", config])
         XCTAssertEqual(run.status, 0, run.stderrText)
-        for name in ["bastion", "web1", "web2"] { XCTAssertEqual(hosts[name]?.status, .trusted, "\(name): \(String(describing: hosts[name]))") }
+        for name in ["bastion"] + names { XCTAssertEqual(hosts[name]?.status, .trusted, "\(name): \(String(describing: hosts[name]))") }
+        for name in names {
+            XCTAssertEqual(Set(hosts[name]?.keys.map(\.key) ?? []), Set(target.publicKeys.map(\.openSSHLine)), name)
+        }
         XCTAssertEqual(hosts["web1"]?.route, [ScanReport.Hop(kind: "proxy-jump", hop: "bastion")])
         XCTAssertEqual(hosts["bastion"]?.route, [], "the bastion itself is probed directly, as ssh reaches it")
         XCTAssertNil(hosts["web1"]?.address, "behind a bastion the peer address is not known here")
         XCTAssertEqual(Set(hosts["web1"]?.keys.map(\.key) ?? []), Set(target.publicKeys.map(\.openSSHLine)))
         XCTAssertEqual(bastion.acceptedLogins, 1, "one login on the bastion for the whole scan:\n\(bastion.log)")
         let forwarded = bastion.forwardRequests(to: target.address, port: target.port)
-        XCTAssertGreaterThanOrEqual(forwarded, 4, "two hosts, two key types each, through the bastion")
+        XCTAssertGreaterThanOrEqual(forwarded, 24, "twelve hosts, two key types each, through the bastion")
         XCTAssertEqual(target.connections, forwarded, "every connection to the target came through the bastion")
         XCTAssertEqual(routeProcesses(), [], "the scan stopped its control master and channels")
+        XCTAssertTrue(waitUntil { self.bastion.log.contains("Disconnected from user root") },
+                      "the master logged out as the scan ended:\n\(bastion.log)")
+    }
+
+    /// The dashboard keeps its bastion's master for the whole session: the first scan logs in,
+    /// every rescan (`R`) goes through the same login, and quitting stops the master at once
+    /// (sooner than it would end by itself once fleettrust's connection to it closed).
+    func testTheDashboardLogsInToTheBastionOnceForTheSessionAndStopsTheMasterWhenItQuits() throws {
+        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion"),
+                         block("web2", target, "ProxyJump bastion")])
+        let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
+                                                     "--audit-log", directory + "/audit.jsonl"])
+        defer { terminal.stop() }
+        let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 2 }
+        XCTAssertTrue(listed, screen)
+        let masters = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(masters.map(\.command), ["ssh"], "one control master holds the login:\n\(bastion.log)")
+        for round in 1...2 {
+            // `R` skips hosts still being scanned: it is sent again until both are probed anew.
+            let before = bastion.forwardRequests(to: target.address, port: target.port)
+            let deadline = Date().addingTimeInterval(20)
+            var sent = Date.distantPast
+            while bastion.forwardRequests(to: target.address, port: target.port) < before + 4 && Date() < deadline {
+                if Date().timeIntervalSince(sent) > 2 {
+                    terminal.send("R")
+                    sent = Date()
+                }
+                usleep(50_000)
+            }
+            XCTAssertGreaterThanOrEqual(bastion.forwardRequests(to: target.address, port: target.port), before + 4,
+                                        "rescan \(round) probed both hosts through the bastion again: \(terminal.capture())")
+        }
+        XCTAssertTrue(terminal.waitFor { Self.routedRowsTrusted($0) == 2 }.0, terminal.capture())
+        XCTAssertEqual(bastion.acceptedLogins, 1, "one login for the session and its rescans:\n\(bastion.log)")
+        XCTAssertEqual(BastionLogins.processes(holdingLoginsOn: bastion).map(\.pid), masters.map(\.pid), "the same master throughout")
+        XCTAssertEqual(target.connections, bastion.forwardRequests(to: target.address, port: target.port))
+        terminal.send("q")
+        XCTAssertTrue(terminal.waitFor { $0.contains(DashboardTmux.exitMarker + "0") }.0, terminal.capture())
+        let quit = Date()
+        XCTAssertEqual(DashboardTmux.waitUntilGone(masters, timeout: 10).map(\.pid), [], "the master stopped with the dashboard")
+        XCTAssertLessThan(Date().timeIntervalSince(quit), 1.5, "asked to stop, not left to time out")
+    }
+
+    /// A master that ends during the session (the bastion dropped the connection) is not a dead
+    /// end: the next rescan logs in again and the hosts behind it are proved as before.
+    func testARescanAfterTheMasterEndedLogsInAgain() throws {
+        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion")])
+        let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
+                                                     "--audit-log", directory + "/audit.jsonl"])
+        defer { terminal.stop() }
+        let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 1 }
+        XCTAssertTrue(listed, screen)
+        let first = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(first.map(\.command), ["ssh"])
+        for master in first { kill(master.pid, SIGTERM) }
+        XCTAssertEqual(DashboardTmux.waitUntilGone(first, timeout: 10).map(\.pid), [])
+        let before = bastion.forwardRequests(to: target.address, port: target.port)
+        let deadline = Date().addingTimeInterval(20)
+        var sent = Date.distantPast
+        while bastion.forwardRequests(to: target.address, port: target.port) < before + 2 && Date() < deadline {
+            if Date().timeIntervalSince(sent) > 2 {
+                terminal.send("R")
+                sent = Date()
+            }
+            usleep(50_000)
+        }
+        XCTAssertTrue(terminal.waitFor { Self.routedRowsTrusted($0) == 1 && !$0.contains("scanning") }.0, terminal.capture())
+        XCTAssertEqual(bastion.acceptedLogins, 2, "one login, then one more after the master ended:\n\(bastion.log)")
+        let second = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(second.count, 1)
+        XCTAssertNotEqual(second.map(\.pid), first.map(\.pid))
+    }
+
+    /// A fleettrust killed with SIGKILL cannot stop anything, yet its master does not outlive it:
+    /// the kernel closes fleettrust's connection to the master, which then ends by itself within
+    /// its persist time (2 s), taking its login on the bastion with it.
+    func testTheMasterEndsByItselfWhenFleettrustIsKilled() throws {
+        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion")])
+        let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
+                                                     "--audit-log", directory + "/audit.jsonl"])
+        defer { terminal.stop() }
+        let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 1 }
+        XCTAssertTrue(listed, screen)
+        let masters = BastionLogins.processes(holdingLoginsOn: bastion)
+        XCTAssertEqual(masters.map(\.command), ["ssh"], "one control master holds the login:\n\(bastion.log)")
+        let dashboard = terminal.childPIDs.filter { DashboardTmux.command(of: $0) == "fleettrust" }
+        XCTAssertEqual(dashboard.count, 1)
+        for pid in dashboard { kill(pid, SIGKILL) }
+        XCTAssertTrue(terminal.waitFor { $0.contains(DashboardTmux.exitMarker + "137") }.0, terminal.capture())
+        let killed = Date()
+        XCTAssertEqual(DashboardTmux.waitUntilGone(masters, timeout: 10).map(\.pid), [], "the master outlived fleettrust")
+        XCTAssertLessThan(Date().timeIntervalSince(killed), 4, "gone within its persist time (2 s) and a margin")
+        XCTAssertEqual(BastionLogins.processes(holdingLoginsOn: bastion).count, 0, "no login left open on the bastion")
+    }
+
+    /// Rows of the dashboard's list shown behind the bastion and trusted.
+    static func routedRowsTrusted(_ screen: String) -> Int {
+        screen.split(separator: "\n").filter { $0.contains("via bastion") && $0.contains("trusted") }.count
+    }
+
+    /// Polls `condition` for up to 3 s.
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(3)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
     }
 
     /// Command lines of this test's processes still using a route directory (control masters,

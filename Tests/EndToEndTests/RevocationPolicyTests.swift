@@ -63,7 +63,7 @@ final class RevocationPolicyTests: XCTestCase {
             unrevoked.sshOptions.revokedHostKeys = nil
             let withoutRevocations = JudgedHost(host: unrevoked, labels: pinOnly.labels, lookup: pinOnly.lookup,
                                                 knownHostsFiles: pinOnly.knownHostsFiles, probe: pinOnly.probe, status: .trusted,
-                                                reason: .pinMatched, keys: pinOnly.keys, negotiated: pinOnly.negotiated,
+                                                reason: .pinMatched, keys: pinOnly.keys,
                                                 negotiatedAlgorithm: pinOnly.negotiatedAlgorithm, pin: pinOnly.pin, trustedBy: [.pin],
                                                 failure: nil, recorded: [], saveFile: "", keySharing: KeySharing(), stricterThanSSH: [])
             let (control, transcript) = try RevocationLab.answer(try connect.arguments(for: withoutRevocations, knownHosts: [trustedOnly]))

@@ -68,7 +68,10 @@ final class ScanInterruptionTests: XCTestCase {
                                       ["scan", "--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--no-history",
                                        "--timeout", "10", "--format", "json", "--output", report], stderrPath: stderr)
         defer { scan.terminate(grace: 1) }
-        Thread.sleep(forTimeInterval: 4)
+        // Signal only once a thread of the scan is blocked on the FIFO (the kernel's wait channel says so).
+        let blocked = Date().addingTimeInterval(30)
+        while !Self.waitsOnAFIFO(scan.pid) && scan.isRunning && Date() < blocked { usleep(10_000) }
+        XCTAssertTrue(Self.waitsOnAFIFO(scan.pid), "the scan never blocked on the FIFO")
         XCTAssertTrue(scan.isRunning, "the scan waits on the FIFO, as ssh would")
         kill(scan.pid, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
@@ -81,5 +84,14 @@ final class ScanInterruptionTests: XCTestCase {
         XCTAssertEqual(left, [], "a temporary file was left beside the report")
         XCTAssertEqual(try String(contentsOfFile: stderr, encoding: .utf8),
                        "fleettrust: interrupted by SIGTERM: stopped at once, nothing recorded and no report written\n")
+    }
+
+    /// Whether a thread of process `pid` sleeps opening or reading a FIFO (`/proc/PID/task/*/wchan`).
+    private static func waitsOnAFIFO(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { task in
+            let channel = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
+            return ["wait_for_partner", "pipe_read", "pipe_wait", "pipe_wait_readable"].contains(channel)
+        }
     }
 }

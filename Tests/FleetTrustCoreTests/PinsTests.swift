@@ -11,7 +11,7 @@ final class PinsTests: XCTestCase {
     func testFingerprintsWithoutPrefixOrWithPaddingAreNormalised() throws {
         let bare = String(a.sha256Fingerprint.dropFirst(7))
         let set = try pins("# team pins\nweb,*.db.example \(bare)= \(b.sha256Fingerprint)\n")
-        XCTAssertEqual(set.lines[0].fingerprints, [a.sha256Fingerprint, b.sha256Fingerprint])
+        XCTAssertEqual(set.lines[0].fingerprints, [a.fingerprint, b.fingerprint])
         XCTAssertEqual(set.lines[0].number, 2)
     }
 
@@ -138,7 +138,7 @@ final class PinsTests: XCTestCase {
         let set = try pins("# team pins\r\n\r\n  web*,!web9\t\(a.sha256Fingerprint) \(b.sha256Fingerprint) expires=2027-02-28\r\n   # indented\nlast \(a.sha256Fingerprint)")
         XCTAssertEqual(set.lines.map(\.patterns.text), ["web*,!web9", "last"])
         XCTAssertEqual(set.lines.map(\.number), [3, 5])
-        XCTAssertEqual(set.lines[0].fingerprints, [a.sha256Fingerprint, b.sha256Fingerprint])
+        XCTAssertEqual(set.lines[0].fingerprints, [a.fingerprint, b.fingerprint])
     }
 
     func testPinOfARealKeyEqualsWhatSshKeygenPrints() throws {

@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 @testable import FleetTrustCore
 
-/// The trust policies on real certificates made by `ssh-keygen` from two CAs, judged by the one judge.
+/// The trust policies on real certificates made by `ssh-keygen` from two CAs (checked-in
+/// fixtures), judged by the one judge.
 final class PolicyTests: XCTestCase {
     private var directory = ""
     private var caA: HostKey!
@@ -10,37 +11,27 @@ final class PolicyTests: XCTestCase {
     private var hostKey: HostKey!
     private var other: HostKey!
     /// Seconds since the epoch the tests judge at (certificate validity is relative to it).
-    private let now = UInt64(Date().timeIntervalSince1970)
+    private let now = JudgeFixtures.now
 
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "ft-policy-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        caA = try keygen("caA", ["-t", "ed25519"])
-        caB = try keygen("caB", ["-t", "rsa", "-b", "2048"])
-        hostKey = try keygen("host", ["-t", "ed25519"])
-        other = try keygen("other", ["-t", "ed25519"])
+        caA = try JudgeFixtures.key("policy", "caA")
+        caB = try JudgeFixtures.key("policy", "caB")
+        hostKey = try JudgeFixtures.key("policy", "host")
+        other = try JudgeFixtures.key("policy", "other")
     }
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    private func keygen(_ name: String, _ args: [String]) throws -> HostKey {
-        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-f", directory + "/" + name] + args)
-        return try HostKey(openSSHLine: String(contentsOfFile: directory + "/\(name).pub", encoding: .utf8))
-    }
-
-    /// A host certificate for `host.pub` signed by `ca` with extra `ssh-keygen -s` arguments.
+    /// The host certificate for `host.pub` that `ca` signed (`ssh-keygen -s CA -I id -h ARGS`).
     private func certificate(_ ca: String, _ args: [String]) throws -> HostKey {
-        try? FileManager.default.removeItem(atPath: directory + "/host-cert.pub")
-        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-s", directory + "/" + ca, "-I", "id", "-h"] + args + [directory + "/host.pub"])
-        return try HostKey(openSSHLine: String(contentsOfFile: directory + "/host-cert.pub", encoding: .utf8))
+        try JudgeFixtures.certificate("policy", [ca, "-h"] + args)
     }
 
+    /// A validity from `from` to `to` days after `now` (to forever without `to`).
     private func validity(days from: Int, _ to: Int?) -> [String] {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMddHHmmss"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        func stamp(_ days: Int) -> String { formatter.string(from: Date(timeIntervalSince1970: TimeInterval(now) + Double(days) * 86_400)) }
-        return ["-V", "\(stamp(from)):\(to.map(stamp) ?? "forever")"]
+        ["-V", "days:\(from):\(to.map(String.init) ?? "")"]
     }
 
     private func judged(_ keys: [HostKey], known: String = "", pins: String? = nil, policy: String? = nil,

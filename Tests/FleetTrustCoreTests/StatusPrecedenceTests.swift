@@ -4,35 +4,24 @@ import XCTest
 
 /// The documented order of precedence (`JudgedHost.status`), pair by pair: for every two
 /// conditions a host can meet at once, the louder one is the host's status, whichever way round.
-/// Real keys and a real forged certificate (ssh-keygen), judged by the one judge.
+/// Real keys and a real forged certificate (ssh-keygen, checked-in fixtures), judged by the one judge.
 final class StatusPrecedenceTests: XCTestCase {
     /// The conditions, loudest first, as the README lists them.
     enum Condition: String, CaseIterable {
         case revoked, changed, pinMismatch, invalidCertificate, noUsableKey, new, trusted
     }
 
-    private var directory = ""
     private var keys: [String: HostKey] = [:]
     private var forged: HostKey!
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "ft-precedence-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for (name, args) in [("ed", ["-t", "ed25519"]), ("ec", ["-t", "ecdsa", "-b", "256"]), ("otherEC", ["-t", "ecdsa", "-b", "256"]),
-                             ("rsa", ["-t", "rsa", "-b", "2048"]), ("ca", ["-t", "ed25519"]), ("certified", ["-t", "ed25519"]),
-                             ("unrelated", ["-t", "ed25519"])] {
-            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-f", "\(directory)/\(name)"] + args)
-            keys[name] = try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/\(name).pub", encoding: .utf8))
-        }
+        for name in ["ed", "ec", "otherEC", "rsa", "ca", "unrelated"] { keys[name] = try JudgeFixtures.key("precedence", name) }
         // The forged certificate certifies the same key the trusted condition records, so combining
-        // the two adds no changed key: only the forgery.
-        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-s", "\(directory)/ca", "-I", "id", "-h", "-n", "web", "\(directory)/ed.pub"])
-        var blob = try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/ed-cert.pub", encoding: .utf8)).blob
+        // the two adds no changed key: only the forgery. (`ssh-keygen -s ca -I id -h -n web ed.pub`, checked in.)
+        var blob = try JudgeFixtures.certificate("precedence", ["ca", "-h", "-n", "web"]).blob
         blob[blob.count - 3] ^= 1
         forged = try HostKey(type: "ssh-ed25519-cert-v01@openssh.com", blob: blob)
     }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     /// What each condition adds to the host: keys it presents, known_hosts lines, pins, and a
     /// restriction of the server's host-key algorithms.

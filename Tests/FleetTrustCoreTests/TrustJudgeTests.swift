@@ -43,7 +43,7 @@ final class TrustJudgeTests: XCTestCase {
     func testEvidenceNamesFileLineAndHashedFlag() throws {
         let hashed = try HashedHostName(hashing: "h").field
         let judge = KnownHostsJudge(knownHosts: KnownHosts(files: [TestKeys.file("# c\n\(hashed) \(b.openSSHLine)\n", path: "/k")]))
-        let judgement = try judge.judge(a, for: ConnectionTarget(host: "h"))
+        let judgement = judge.judge(a, for: ConnectionTarget(host: "h"))
         XCTAssertEqual(judgement.verdict, .changed)
         XCTAssertEqual(judgement.evidence, [TrustEvidence(role: .differentKey, path: "/k", line: 2, keyType: "ssh-ed25519",
                                                           fingerprint: b.sha256Fingerprint, hashed: true)])
@@ -52,11 +52,11 @@ final class TrustJudgeTests: XCTestCase {
 
     func testAdditionalLookupNamesAreAnExtensionConsultedOnlyWhenNothingIsKnown() throws {
         let judge = KnownHostsJudge(knownHosts: KnownHosts(files: [TestKeys.file("alias \(a.openSSHLine)\nh2 \(b.openSSHLine)\n")]))
-        XCTAssertEqual(try judge.judge(a, for: ConnectionTarget(host: "10.0.0.1")).verdict, .new)
-        let viaAlias = try judge.judge(a, for: ConnectionTarget(host: "10.0.0.1", additionalLookupNames: ["alias"]))
+        XCTAssertEqual(judge.judge(a, for: ConnectionTarget(host: "10.0.0.1")).verdict, .new)
+        let viaAlias = judge.judge(a, for: ConnectionTarget(host: "10.0.0.1", additionalLookupNames: ["alias"]))
         XCTAssertEqual(viaAlias.verdict, .trusted)
         XCTAssertEqual(viaAlias.viaAdditionalName, "alias")
-        XCTAssertEqual(try judge.judge(b, for: ConnectionTarget(host: "h2", additionalLookupNames: ["alias"])).verdict, .trusted)
+        XCTAssertEqual(judge.judge(b, for: ConnectionTarget(host: "h2", additionalLookupNames: ["alias"])).verdict, .trusted)
     }
 
     func testHostStatusUsesNegotiatedKeyButReportsChangedAndNotRecordedTypes() throws {
@@ -74,20 +74,10 @@ final class TrustJudgeTests: XCTestCase {
     }
 
     func testCertificateChecksFollowOpenSSH92() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ft-trustcert-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let ca = dir.appendingPathComponent("ca").path, host = dir.appendingPathComponent("host").path
-        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", ca])
-        _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", host])
-        func certificate(_ args: [String]) throws -> HostKey {
-            try? FileManager.default.removeItem(atPath: host + "-cert.pub")
-            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-s", ca, "-I", "id"] + args + [host + ".pub"])
-            return try HostKey(openSSHLine: String(contentsOfFile: host + "-cert.pub", encoding: .utf8))
-        }
-        let caLine = try String(contentsOfFile: ca + ".pub", encoding: .utf8)
-        let plain = try HostKey(openSSHLine: String(contentsOfFile: host + ".pub", encoding: .utf8))
+        // Certificates `ssh-keygen -s ca -I id ARGS host.pub` made, checked in (Fixtures/Judge/trust).
+        func certificate(_ args: [String]) throws -> HostKey { try JudgeFixtures.certificate("trust", ["ca"] + args) }
+        let caLine = try JudgeFixtures.line("trust", "ca")
+        let plain = try JudgeFixtures.key("trust", "host")
         let text = "@cert-authority *.example \(caLine)"
         XCTAssertEqual(try TestKeys.verdict(text, try certificate(["-h", "-n", "web.example"]), host: "Web.Example"), .trustedByCA)
         XCTAssertEqual(try TestKeys.verdict(text, try certificate(["-h"]), host: "web.example"), .trustedByCA, "empty principals: any host in 9.2")

@@ -135,7 +135,7 @@ final class DecisionFlowTests: XCTestCase {
         let asking = Fixtures.press(state, .character("x")).0
         let text = DashboardView.view(asking).text
         XCTAssertTrue(text.contains("/tmp/kh:7"), text)
-        let recorded = RecordedLine(location: SourceLocation(file: "/tmp/kh", line: 7), fingerprint: Fixtures.ed25519Fingerprint,
+        let recorded = RecordedLine(location: SourceLocation(file: "/tmp/kh", line: 7), fingerprint: Fixtures.ed25519Fingerprint, keyType: .ed25519,
                                     text: "[10.0.0.0]:2200 " + Fixtures.ed25519.openSSHLine)
         XCTAssertTrue(text.contains(recorded.text.value), text)
         let effects = Fixtures.press(asking, .character("y")).1

@@ -32,7 +32,7 @@ enum Fixtures {
     }
 
     static let oldLine = RecordedLine(location: SourceLocation(file: "/tmp/kh", line: 7),
-                                      fingerprint: otherEd25519.sha256Fingerprint,
+                                      fingerprint: otherEd25519.sha256Fingerprint, keyType: .ed25519,
                                       text: "[10.0.0.1]:2201 " + otherEd25519.openSSHLine)
 
     /// The real judge's answer for `result`, against a known_hosts file `/tmp/kh` (held in memory)

@@ -55,7 +55,7 @@ final class HostListTests: XCTestCase {
         state = Fixtures.probed(state, 1, .trusted)
         let judged = try! XCTUnwrap(state.rows[1].judged)
         XCTAssertEqual(judged.keys.map(\.verdict), [.trusted, .notRecorded], "ECDSA is not recorded, as scan says")
-        XCTAssertEqual(HostListView.knownHostsVerdict(judged), .trusted)
+        XCTAssertEqual(judged.knownHostsAnswer, .trusted)
         let row = DashboardView.view(state).lines[DashboardView.listStartRow + 1].text
         XCTAssertFalse(row.contains("CHANGED"), row)
         XCTAssertTrue(row.contains(" ok "), row)

@@ -185,10 +185,17 @@ final class KeyExchangeProbeTests: XCTestCase {
         defer { silent.stop() }
         let fd = try connectedSocket(port: silent.port)
         defer { close(fd) }
-        let shutter = Thread { usleep(300_000); shutdown(fd, Int32(SHUT_RDWR)) }
+        // Shut the socket down only once this thread is blocked waiting for the silent server.
+        let exchanging = try ThreadsWaitingOnIO.currentThread()
+        let shutter = Thread {
+            ThreadsWaitingOnIO.waitUntil("the exchange blocks on the silent server") { ThreadsWaitingOnIO.isWaiting(exchanging) }
+            shutdown(fd, Int32(SHUT_RDWR))
+        }
         shutter.start()
+        let start = ContinuousClock.now
         let report = KeyExchangeProbe.run(host: "127.0.0.1", port: silent.port, hostKeyAlgorithms: ["ssh-ed25519"],
                                           timeout: 60, fd: fd)
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the shutdown did not end the blocked exchange (60 s timeout)")
         guard case .failure(let failure) = report.outcome else { return XCTFail("succeeded") }
         XCTAssertEqual(failure.code, .connectionClosed)
         XCTAssertEqual(failure.stage, .banner)

@@ -118,9 +118,18 @@ final class ProbePoolTests: XCTestCase {
         defer { silent.close() }
         let pool = ProbePool(settings: .init(concurrency: 1, timeout: .seconds(120)))
         let stuck = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port)])
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel only once the one worker is blocked waiting for the silent server's banner.
+        await ThreadsWaitingOnIO.waitUntil("the only probe thread waits for the silent server's banner") { () async -> Bool in
+            stuck.activity(of: 0) == ProbeStage.banner.rawValue
+                && ThreadsWaitingOnIO.threads(named: "fleettrust-ssh").contains(where: ThreadsWaitingOnIO.isWaiting)
+        }
+        let cancelled = ContinuousClock.now
         await stuck.cancel()
         for await _ in stuck.events {}
+        await ThreadsWaitingOnIO.waitUntil("the cancel ended the blocked probe (120 s timeout)", timeout: .seconds(30)) {
+            await stuck.progress.done == 1
+        }
+        XCTAssertLessThan(ContinuousClock.now - cancelled, .seconds(30), "the cancel did not interrupt the blocked handshake")
         let start = ContinuousClock.now
         let result = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])[0]
         XCTAssertEqual(result.keys.filter { !$0.key.isCertificate }.count, 3)

@@ -56,6 +56,6 @@ extension PolicyDecision {
     func overruled(byCommandFailure failure: KnownHostsCommandRun?) -> PolicyDecision {
         guard let failure, status != .unchecked, status.alarmLevel < 2 else { return self }
         return PolicyDecision(status: .error, reason: .probeFailed,
-                              failure: ProbeFailure(stage: .hostKey, code: .other, message: failure.failureSentence))
+                              failure: .trustSource(failure.failureSentence))
     }
 }

@@ -15,13 +15,13 @@ extension FleetJudge {
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
         func finish(_ status: HostStatus, _ reason: StatusReason, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
-                    trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, tls: TLSJudgement? = nil,
+                    trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, tls: TLSJudgement? = nil,
                     standard: HostStatus? = nil) -> JudgedHost {
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: [], probe: result,
-                                    status: status, reason: reason, keys: [], negotiated: nil, negotiatedAlgorithm: nil,
+                                    status: status, reason: reason, keys: [], negotiatedAlgorithm: nil,
                                     pin: pin, trustedBy: trustedBy, failure: failure, recorded: [], saveFile: pins?.path ?? "",
                                     keySharing: KeySharing(), stricterThanSSH: [])
-            judged.policy = policy.name
+            judged.policy = policy.identity
             judged.policySource = policySource
             judged.tls = tls
             if let standard, standard != status { judged.standardStatus = standard }
@@ -30,7 +30,7 @@ extension FleetJudge {
         guard let handshake = result.tls else {
             let failure = result.failures.first
                 ?? ProbeFailure(stage: .tlsHandshake, code: .other, message: "the probe recorded no handshake and no failure")
-            return finish(Self.failureStatus(failure), .probeFailed, failure: failure)
+            return finish(Self.failureStatus(failure), .probeFailed, failure: .probe(failure))
         }
         var certificates: [TLSCertificate] = []
         var unreadable: [CleanText] = []
@@ -41,7 +41,7 @@ extension FleetJudge {
             let failure = ProbeFailure(stage: .tlsHandshake, code: .noCertificate,
                                        message: unreadable.first.map { "the server's certificate cannot be read: \($0)" }
                                            ?? "the server sent no certificate")
-            return finish(.error, .probeFailed, failure: failure)
+            return finish(.error, .probeFailed, failure: .probe(failure))
         }
         let chain = TLSChainCheck.check(chain: handshake.chain, anchors: tlsAnchors)
         let checkedName = endpoint.serverName ?? LookupName.canonicalHost(host.address)
@@ -83,7 +83,7 @@ extension FleetJudge {
             standard = (.trusted, .chainTrusted)
         }
         let standardBasis: [TrustBasis] = standard.0 == .trusted ? [.certificateChain] + pinBasis : []
-        switch PolicyName(rawValue: policy.name) {
+        switch policy.identity.builtIn {
         case .off:
             return finish(.unchecked, .unchecked, pin: pin, tls: facts, standard: standard.0)
         case .pinOnly:
@@ -114,18 +114,21 @@ extension FleetJudge {
         func evidence(_ lines: [PinLine]) -> [TrustEvidence] {
             lines.flatMap { line in
                 line.spkiPins.sorted().map {
-                    TrustEvidence(role: .pin, path: pins.path, line: line.number, keyType: "SPKI pin", fingerprint: "pin-sha256:" + $0,
+                    TrustEvidence(role: .pin, path: pins.path, line: line.number, keyType: "SPKI pin", fingerprint: "pin-sha256:" + $0.description,
                                   hashed: false)
                 }
             }
         }
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return (PinJudgement(verdict: .expired, evidence: evidence(applicable)), nil) }
-        let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.spkiPins) }
-        if let match = certificates.first(where: { pinned.contains($0.spkiSHA256) }) {
-            let deciding = active.filter { $0.spkiPins.contains(match.spkiSHA256) }
-            return (PinJudgement(verdict: .matched, evidence: evidence(deciding), pinned: pinned), match)
+        let pinned = active.reduce(into: Set<SPKIPin>()) { $0.formUnion($1.spkiPins) }
+        var judgement = PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active))
+        judgement.pinnedSPKI = pinned
+        if let match = certificates.first(where: { $0.spkiPin.map(pinned.contains) ?? false }), let pin = match.spkiPin {
+            judgement.verdict = .matched
+            judgement.evidence = evidence(active.filter { $0.spkiPins.contains(pin) })
+            return (judgement, match)
         }
-        return (PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active), pinned: pinned), nil)
+        return (judgement, nil)
     }
 }

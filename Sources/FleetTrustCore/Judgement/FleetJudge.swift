@@ -114,9 +114,9 @@ public struct FleetJudge: Sendable {
         let command = Self.commandSources(host, result, target: target, options: files.options)
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
-        func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [], negotiated: Int? = nil,
+        func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
-                    trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
+                    trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
             var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
             var standardStatus = status
             if !keys.isEmpty {
@@ -133,12 +133,11 @@ public struct FleetJudge: Sendable {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
             }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
-                                    status: decision.status, reason: decision.reason, keys: keys, negotiated: negotiated,
-                                    negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
+                                    status: decision.status, reason: decision.reason, keys: keys, negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
                                     failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
                                     recorded: recorded, saveFile: knownHosts.saveFile(for: host),
                                     keySharing: keySharing, stricterThanSSH: stricter)
-            judged.policy = policy.name
+            judged.policy = policy.identity
             judged.policySource = policySource
             if decision.status != standardStatus { judged.standardStatus = standardStatus }
             judged.drift = drift(host, result, now: now)
@@ -147,7 +146,7 @@ public struct FleetJudge: Sendable {
         guard !result.keys.isEmpty || !result.malformedKeys.isEmpty else {
             let failure = result.failures.first
                 ?? ProbeFailure(stage: .keyExchange, code: .other, message: "the probe found no key and reported no failure")
-            return finish(Self.failureStatus(failure), .probeFailed, failure: failure)
+            return finish(Self.failureStatus(failure), .probeFailed, failure: .probe(failure))
         }
 
         var judge = KnownHostsJudge(knownHosts: files)
@@ -186,21 +185,20 @@ public struct FleetJudge: Sendable {
             if judgement.plainKeyVerdict == .changed, !asked, !typeRecorded { judgement.plainKeyVerdict = .notRecorded }
             let instead = judgement.evidence.filter { $0.role == .differentKey || $0.role == .addressDifferentKey }
                 .map { RecordedLine(location: SourceLocation(file: $0.path, line: $0.line), fingerprint: $0.fingerprint,
+                                    keyType: KeyType(name: KeyType.canonicalName($0.keyType)),
                                     text: command?.lineText(path: $0.path, line: $0.line) ?? files.lineText(path: $0.path, line: $0.line)) }
             let certificate = key.isCertificate ? try? HostCertificate(key) : nil
-            var judged = JudgedKey(discovered: discovered, malformed: nil, verdict: judgement.verdict, judgement: judgement,
-                                   certificate: certificate, certificateProblem: judgement.certificateProblem, pin: pin.verdict(for: key),
-                                   isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead)
+            var judged = JudgedKey(discovered: discovered, malformed: nil, judgement: judgement, certificate: certificate,
+                                   pin: pin.verdict(for: key), isNegotiated: isNegotiated, unusable: unusable, recordedInstead: instead)
             if let certificate, judgement.verdict != .invalidCertificate {
                 let vouched = judgement.certificateProblem != .unknownCA
-                    || pin.pinnedAuthorities.contains(certificate.signatureKey.sha256Fingerprint)
+                    || pin.pinnedAuthorities.contains(certificate.signatureKey.fingerprint)
                 judged.audit = CertificateAudit(certificate, name: lookup.name, vouched: vouched, warnDays: certificateWarnDays, now: now)
             }
             keys.append(judged)
         }
         for (offset, malformed) in result.malformedKeys.enumerated() {
-            keys.append(JudgedKey(discovered: nil, malformed: malformed, verdict: .invalidCertificate, judgement: nil,
-                                  certificate: nil, certificateProblem: .undecodable, pin: pin.verdict(for: nil),
+            keys.append(JudgedKey(discovered: nil, malformed: malformed, judgement: nil, certificate: nil, pin: pin.verdict(for: nil),
                                   isNegotiated: negotiated == result.keys.count + offset, unusable: nil, recordedInstead: []))
         }
 
@@ -209,59 +207,55 @@ public struct FleetJudge: Sendable {
             if index != negotiated, !stricter.contains(choice) { stricter.append(choice) }
         }
         func alarm(_ verdict: KeyVerdict) -> Int? {
-            keys.firstIndex { $0.verdict == verdict || $0.judgement?.plainKeyVerdict == verdict }
+            keys.firstIndex { $0.says(verdict) }
         }
         if let index = alarm(.revoked) {
             note(.keyNotNegotiated, unless: index)
-            return finish(.revoked, .keyRevoked(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+            return finish(.revoked, .keyRevoked(key: index), keys: keys, algorithm: algorithm, pin: pin, stricter: stricter)
         }
         if let index = alarm(.changed) {
             note(.keyNotNegotiated, unless: index)
             if keys[index].unusable != nil, !stricter.contains(.unusableKeyChanged) { stricter.append(.unusableKeyChanged) }
-            return finish(.changed, .keyChanged(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+            return finish(.changed, .keyChanged(key: index), keys: keys, algorithm: algorithm, pin: pin, stricter: stricter)
         }
         if let index = alarm(.ipMismatch) {
-            return finish(.changed, .addressRecordsOtherKey(key: index), keys: keys, negotiated: negotiated, algorithm: algorithm,
+            return finish(.changed, .addressRecordsOtherKey(key: index), keys: keys, algorithm: algorithm,
                           pin: pin, stricter: stricter)
         }
         if pin.verdict == .mismatch {
-            return finish(.pinMismatch, .pinMismatch, keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin, stricter: stricter)
+            return finish(.pinMismatch, .pinMismatch, keys: keys, algorithm: algorithm, pin: pin, stricter: stricter)
         }
         if let index = keys.firstIndex(where: { $0.verdict == .invalidCertificate }) {
             note(.certificateNotNegotiated, unless: index)
-            return finish(.invalidCertificate, .invalidCertificate(key: index), keys: keys, negotiated: negotiated,
+            return finish(.invalidCertificate, .invalidCertificate(key: index), keys: keys,
                           algorithm: algorithm, pin: pin, stricter: stricter)
         }
-        func refused(_ reason: StatusReason, _ code: FailureCode, _ message: String) -> JudgedHost {
-            finish(.error, reason, keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
-                   failure: ProbeFailure(stage: .hostKey, code: code, message: message), stricter: stricter)
+        func refused(_ reason: StatusReason, _ refusal: KeyRefusal) -> JudgedHost {
+            finish(.error, reason, keys: keys, algorithm: algorithm, pin: pin,
+                   failure: .keyRefused(refusal), stricter: stricter)
         }
         guard client != nil else {
-            return refused(.badHostKeyAlgorithms, .noMatchingHostKeyType,
-                           "ssh would not start: HostKeyAlgorithms \(host.sshOptions.hostKeyAlgorithms?.description ?? "") selects no algorithm it knows")
+            return refused(.badHostKeyAlgorithms, .hostKeyAlgorithmsSelectNothing(setting: host.sshOptions.hostKeyAlgorithms?.description ?? ""))
         }
         guard let algorithm else {
-            return refused(.noMatchingHostKeyType, .noMatchingHostKeyType,
-                           "ssh offers no host-key algorithm the server has (the server offers \(server.prefix(12).joined(separator: ",")))")
+            return refused(.noMatchingHostKeyType, .noCommonAlgorithm(serverOffers: Array(server.prefix(12))))
         }
         guard let negotiated else {
-            return refused(.negotiatedKeyNotProbed(algorithm: algorithm), .negotiatedKeyNotProbed,
-                           "ssh would negotiate \(algorithm), and the probe did not fetch that key")
+            return refused(.negotiatedKeyNotProbed(algorithm: algorithm), .negotiatedKeyNotProbed(algorithm: algorithm))
         }
         let met = keys[negotiated]
         if let unusable = met.unusable {
-            return refused(.negotiatedKeyUnusable(key: negotiated, unusable), .rsaKeyTooShort,
-                           "ssh would meet a \(met.key?.bits ?? 0)-bit RSA key and refuse it (invalid key length; at least \(minimumRSABits) bits)")
+            return refused(.negotiatedKeyUnusable(key: negotiated, unusable), .rsaKeyTooShort(bits: met.key?.bits ?? 0, minimumBits: minimumRSABits))
         }
         guard let judgement = met.judgement, met.verdict.isTrusted else {
-            return finish(.new, .nothingRecorded(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
+            return finish(.new, .nothingRecorded(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
                           stricter: stricter)
         }
         var basis: [TrustBasis] = [judgement.verdict == .trustedByCA ? .certificateAuthority : .knownHosts]
         if judgement.viaBareNameRetry { basis.append(.bareName) }
         if judgement.viaAdditionalName != nil { basis.append(.additionalName) }
         if pin.verdict == .matched { basis.append(.pin) }
-        return finish(.trusted, .trusted(key: negotiated), keys: keys, negotiated: negotiated, algorithm: algorithm, pin: pin,
+        return finish(.trusted, .trusted(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
                       trustedBy: basis, stricter: stricter)
     }
 
@@ -305,6 +299,7 @@ public struct FleetJudge: Sendable {
 
     private func recordedLine(_ match: KnownHosts.Match, in files: KnownHosts) -> RecordedLine {
         RecordedLine(location: SourceLocation(file: match.path, line: match.line), fingerprint: match.entry.key.fingerprint,
+                     keyType: match.entry.key.hostKey?.kind,
                      text: files.lineText(match))
     }
 }

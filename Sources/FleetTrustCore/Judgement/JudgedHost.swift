@@ -21,7 +21,7 @@ public struct JudgedHost: Hashable, Sendable {
     public let probe: ProbeResult
     /// How `ssh` reaches the host, hop by hop (direct when empty): the probe went the same way,
     /// and a failure of a hop is the host's failure with stage `proxy`.
-    public let route: HostRoute
+    public var route: HostRoute { host.route }
 
     /// The precedence, loudest first: no key proved → `unreachable` or `error` (by the failure's
     /// stage); any key revoked → `revoked`; any key changed (or its address recorded with another
@@ -33,17 +33,18 @@ public struct JudgedHost: Hashable, Sendable {
     public let reason: StatusReason
     /// Every key the server proved it holds (and every malformed certificate it sent), in probe order.
     public let keys: [JudgedKey]
-    /// Index into `keys` of the key `ssh` would meet, when it would meet one this probe fetched.
-    public let negotiated: Int?
+    /// Index into `keys` of the key `ssh` would meet, when it would meet one this probe fetched
+    /// (the key's own `isNegotiated` is the one stored fact).
+    public var negotiated: Int? { keys.firstIndex(where: \.isNegotiated) }
     /// The host-key algorithm `ssh` would negotiate, when the server offers one `ssh` accepts.
     public let negotiatedAlgorithm: String?
     /// What the pins say about the host.
     public let pin: PinJudgement
     /// How trust was established, when `status` is `trusted` (several: known_hosts and a pin).
     public let trustedBy: [TrustBasis]
-    /// The failure behind `unreachable` and `error`: the probe's, or (stage `host-key`) why `ssh`
-    /// could use no key.
-    public let failure: ProbeFailure?
+    /// The failure behind `unreachable` and `error`: the probe's, or why `ssh` could use none of
+    /// the keys it proved.
+    public let failure: HostFailure?
     /// The unmarked known_hosts lines recorded for the lookup name: what a forget removes and a
     /// replace supersedes, and what a write expects to find still there.
     public let recorded: [RecordedLine]
@@ -54,7 +55,7 @@ public struct JudgedHost: Hashable, Sendable {
     /// Places where this judgement is stricter than `ssh`'s (documented in the README).
     public let stricterThanSSH: [StricterChoice]
     /// The trust policy applied, and where it was set.
-    public var policy: String = PolicyName.standard.rawValue
+    public var policy: PolicyIdentity = .builtIn(.standard)
     public var policySource: PolicySource = .defaultPolicy
     /// What `ssh` would decide (the `standard` policy's answer), when another policy decided.
     public var standardStatus: HostStatus?
@@ -68,19 +69,17 @@ public struct JudgedHost: Hashable, Sendable {
     public var endpointProtocol: EndpointProtocol { host.endpointProtocol }
 
     public init(host: InventoryHost, labels: HostLabels, lookup: LookupName, knownHostsFiles: [String], probe: ProbeResult,
-                status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiated: Int?, negotiatedAlgorithm: String?,
-                pin: PinJudgement, trustedBy: [TrustBasis], failure: ProbeFailure?, recorded: [RecordedLine],
+                status: HostStatus, reason: StatusReason, keys: [JudgedKey], negotiatedAlgorithm: String?,
+                pin: PinJudgement, trustedBy: [TrustBasis], failure: HostFailure?, recorded: [RecordedLine],
                 saveFile: String, keySharing: KeySharing, stricterThanSSH: [StricterChoice]) {
         self.host = host
         self.labels = labels
         self.lookup = lookup
         self.knownHostsFiles = knownHostsFiles
         self.probe = probe
-        self.route = host.route
         self.status = status
         self.reason = reason
         self.keys = keys
-        self.negotiated = negotiated
         self.negotiatedAlgorithm = negotiatedAlgorithm
         self.pin = pin
         self.trustedBy = trustedBy
@@ -92,7 +91,41 @@ public struct JudgedHost: Hashable, Sendable {
     }
 
     /// The key `ssh` would meet.
-    public var negotiatedKey: JudgedKey? { negotiated.map { keys[$0] } }
+    public var negotiatedKey: JudgedKey? { keys.first(where: \.isNegotiated) }
+
+    /// The host's known_hosts answer in one word: an alarm about any key wins (revoked, changed,
+    /// address recorded with another key, invalid certificate, in that order), else the answer
+    /// for the key `ssh` meets; nil when it meets none of the keys.
+    public var knownHostsAnswer: KeyVerdict? {
+        for verdict in [KeyVerdict.revoked, .changed, .ipMismatch, .invalidCertificate] where keys.contains(where: { $0.says(verdict) }) {
+            return verdict
+        }
+        return negotiatedKey?.verdict
+    }
+
+    /// Days until the first of the host's certificates expires; nil when none of its
+    /// certificates expires (or it presented none).
+    public var certificateDaysLeft: Int? { keys.compactMap { $0.audit?.expiresInDays }.min() }
+
+    /// What a replace of a changed host writes and removes; nil unless `saving` is `replace`.
+    public var replacement: Replacement? {
+        guard saving == .replace else { return nil }
+        var superseded: [RecordedLine] = []
+        for line in keys.flatMap(\.recordedInstead) where !superseded.contains(line) { superseded.append(line) }
+        let replacing = keys.compactMap { key -> HostKey? in
+            guard let plain = key.key, !plain.isCertificate, key.unusable == nil,
+                  key.verdict != .revoked, key.verdict != .invalidCertificate else { return nil }
+            return plain
+        }
+        return Replacement(keys: replacing, superseded: superseded)
+    }
+
+    /// The keys a replace records for a changed host (its plain, usable keys that are neither
+    /// revoked nor invalid certificates), and the lines recording other keys that it supersedes.
+    public struct Replacement: Hashable, Sendable {
+        public let keys: [HostKey]
+        public let superseded: [RecordedLine]
+    }
 
     /// The names a new known_hosts entry is written under: what `ssh` looks up.
     public var saveNames: [String] { [lookup.hostString] }
@@ -169,14 +202,11 @@ public struct JudgedKey: Hashable, Sendable {
     public let discovered: DiscoveredKey?
     /// A certificate that cannot be decoded, kept as sent.
     public let malformed: MalformedHostKey?
-    /// The verdict; see `KeyVerdict`.
-    public let verdict: KeyVerdict
-    /// OpenSSH's answer with its evidence (for an invalid certificate: about the key it certifies).
+    /// OpenSSH's answer with its evidence (for an invalid certificate: about the key it
+    /// certifies); nil only for a certificate that cannot be decoded.
     public let judgement: KeyJudgement?
     /// The certificate's fields, when the key is a decodable certificate.
     public let certificate: HostCertificate?
-    /// Why a certificate was not accepted through a CA (or is invalid).
-    public let certificateProblem: CertificateProblem?
     /// What the pins say about this key.
     public let pin: PinVerdict
     /// Whether `ssh` would meet this key.
@@ -188,15 +218,13 @@ public struct JudgedKey: Hashable, Sendable {
     /// For a decodable certificate: days left and warnings.
     public var audit: CertificateAudit?
 
-    public init(discovered: DiscoveredKey?, malformed: MalformedHostKey?, verdict: KeyVerdict, judgement: KeyJudgement?,
-                certificate: HostCertificate?, certificateProblem: CertificateProblem?, pin: PinVerdict,
-                isNegotiated: Bool, unusable: UnusableKey?, recordedInstead: [RecordedLine]) {
+    public init(discovered: DiscoveredKey?, malformed: MalformedHostKey?, judgement: KeyJudgement?,
+                certificate: HostCertificate?, pin: PinVerdict, isNegotiated: Bool, unusable: UnusableKey?,
+                recordedInstead: [RecordedLine]) {
         self.discovered = discovered
         self.malformed = malformed
-        self.verdict = verdict
         self.judgement = judgement
         self.certificate = certificate
-        self.certificateProblem = certificateProblem
         self.pin = pin
         self.isNegotiated = isNegotiated
         self.unusable = unusable
@@ -205,8 +233,24 @@ public struct JudgedKey: Hashable, Sendable {
 
     public var key: HostKey? { discovered?.key }
 
+    /// The verdict (see `KeyVerdict`): the judgement's, and `invalid-certificate` for a
+    /// certificate that cannot be decoded.
+    public var verdict: KeyVerdict { judgement?.verdict ?? .invalidCertificate }
+
+    /// Why a certificate was not accepted through a CA (or is invalid).
+    public var certificateProblem: CertificateProblem? { judgement?.certificateProblem ?? (malformed != nil ? .undecodable : nil) }
+
+    /// Whether this key says `verdict`: itself, or (for an invalid certificate) the key it certifies.
+    public func says(_ verdict: KeyVerdict) -> Bool { self.verdict == verdict || judgement?.plainKeyVerdict == verdict }
+
+    /// Whether this key is an alarm: its own verdict is, or the key an invalid certificate certifies is.
+    public var isAlarm: Bool { verdict.isAlarm || (judgement?.plainKeyVerdict?.isAlarm ?? false) }
+
     /// The type name as shown (`ssh-ed25519`, `…-cert-v01@openssh.com`).
     public var typeName: String { key?.type ?? malformed?.algorithm.value ?? "?" }
+
+    /// Whether the server sent a certificate (one that cannot be decoded is one too).
+    public var isCertificate: Bool { key?.isCertificate ?? (malformed != nil) }
 }
 
 /// Why `ssh` cannot use a key it would otherwise meet.
@@ -276,12 +320,15 @@ public enum StatusReason: Hashable, Sendable {
 public struct RecordedLine: Hashable, Sendable {
     public var location: SourceLocation
     public var fingerprint: String
+    /// The type of the key the line records, when OpenSSH reads it as a key.
+    public var keyType: KeyType?
     /// The line itself, cleaned, for confirmations that show what will go.
     public var text: CleanText
 
-    public init(location: SourceLocation, fingerprint: String, text: String) {
+    public init(location: SourceLocation, fingerprint: String, keyType: KeyType? = nil, text: String) {
         self.location = location
         self.fingerprint = fingerprint
+        self.keyType = keyType
         self.text = CleanText(text, limit: 300)
     }
 }

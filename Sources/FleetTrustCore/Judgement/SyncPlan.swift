@@ -38,7 +38,7 @@ public struct SyncPlan: Sendable {
         case .save(let keys):
             let proof: Proof
             if judged.pin.verdict == .matched {
-                proof = keys.contains { judged.pin.pinned.contains($0.sha256Fingerprint) } ? .pin : .caPin
+                proof = keys.contains { judged.pin.pinned.contains($0.fingerprint) } ? .pin : .caPin
             } else if trustOnFirstUse {
                 proof = .trustOnFirstUse
             } else {

@@ -7,9 +7,8 @@
 /// with an extra leading zero byte is the same key. A certificate keeps its bytes as the CA
 /// signed them (OpenSSH compares certificates that way); the key it certifies is canonical.
 public struct HostKey: Hashable, Sendable {
-    /// The key type name, for example `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`,
-    /// or `ssh-ed25519-cert-v01@openssh.com`.
-    public let type: String
+    /// The key type, parsed once from the blob.
+    public let kind: KeyType
     /// The canonical SSH wire encoding of the public key (for a certificate: its blob as signed).
     public let blob: [UInt8]
 
@@ -59,7 +58,7 @@ public struct HostKey: Hashable, Sendable {
     /// Builds a key from its wire blob, taking the type from the blob itself (a server's K_S).
     public init(blob: [UInt8]) throws(ParseError) {
         let parsed = try KeyBlobParser.parse(blob)
-        self.type = parsed.kind.name
+        self.kind = parsed.kind
         self.blob = parsed.blob
     }
 
@@ -69,7 +68,7 @@ public struct HostKey: Hashable, Sendable {
         guard let kind = KeyType(name: KeyType.canonicalName(named)) else { throw .unknownType(named) }
         let parsed = try KeyBlobParser.parse(blob)
         guard parsed.kind == kind else { throw .typeMismatch(named: named, encoded: parsed.kind.name) }
-        self.type = parsed.kind.name
+        self.kind = parsed.kind
         self.blob = parsed.blob
     }
 
@@ -77,7 +76,7 @@ public struct HostKey: Hashable, Sendable {
     init(signingKeyBlob blob: [UInt8]) throws(ParseError) {
         do {
             let parsed = try KeyBlobParser.parse(blob, allowCertificate: false)
-            self.type = parsed.kind.name
+            self.kind = parsed.kind
             self.blob = parsed.blob
         } catch {
             if case .invalidSigningKey = error { throw error }
@@ -95,7 +94,9 @@ public struct HostKey: Hashable, Sendable {
 
     public init(openSSHLine line: String) throws { try self.init(openSSHLine: Substring(line)) }
 
-    public var kind: KeyType { KeyType(name: type)! }
+    /// The key type name, for example `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`,
+    /// or `ssh-ed25519-cert-v01@openssh.com`.
+    public var type: String { kind.name }
     public var isCertificate: Bool { kind.isCertificate }
 
     /// The base64 of the blob, as the second field of a key line.
@@ -111,7 +112,9 @@ public struct HostKey: Hashable, Sendable {
 
     /// `SHA256:` + unpadded base64, exactly as `ssh-keygen -lf` prints it (for a certificate,
     /// that of the certified key, as ssh-keygen does).
-    public var sha256Fingerprint: String { "SHA256:" + Base64.encode(Digest.sha256(fingerprintedBlob), padded: false) }
+    public var fingerprint: SHA256Fingerprint { SHA256Fingerprint(of: fingerprintedBlob) }
+    /// The fingerprint's text, for the edge (JSON, screens, files).
+    public var sha256Fingerprint: String { fingerprint.description }
     /// `MD5:aa:bb:...`, as `ssh-keygen -E md5 -lf` prints it.
     public var md5Fingerprint: String {
         "MD5:" + Digest.md5(fingerprintedBlob).map { byte in

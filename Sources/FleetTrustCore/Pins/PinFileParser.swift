@@ -36,9 +36,9 @@ enum PinFileParser {
         if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\r") || $0.value == 0x7f }) {
             return .failure(Reason(text: "the line contains a control character"))
         }
-        var fingerprints: Set<String> = []
-        var authorities: Set<String> = []
-        var spkiPins: Set<String> = []
+        var fingerprints: Set<SHA256Fingerprint> = []
+        var authorities: Set<SHA256Fingerprint> = []
+        var spkiPins: Set<SPKIPin> = []
         var expires: UInt64?
         for (index, field) in fields.dropFirst().enumerated() {
             if field.hasPrefix("expires=") {
@@ -48,19 +48,19 @@ enum PinFileParser {
                 }
                 expires = date
             } else if field.hasPrefix("ca:") {
-                guard let fingerprint = normalisedFingerprint(field.dropFirst(3)) else {
+                guard let fingerprint = SHA256Fingerprint(field.dropFirst(3)) else {
                     return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a CA key's SHA256 fingerprint (ca:SHA256:…)"))
                 }
                 authorities.insert(fingerprint)
             } else if field.hasPrefix("pin-sha256:") {
-                guard let pin = normalisedSPKIPin(field.dropFirst("pin-sha256:".count)) else {
+                guard let pin = SPKIPin(field.dropFirst("pin-sha256:".count)) else {
                     return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a pin-sha256:BASE64 of a 32-byte SHA-256"))
                 }
                 spkiPins.insert(pin)
             } else if field.hasPrefix("MD5:") {
                 return .failure(Reason(text: "MD5 fingerprints are not accepted; use the SHA256 one (ssh-keygen -lf)"))
             } else {
-                guard let fingerprint = normalisedFingerprint(field) else {
+                guard let fingerprint = SHA256Fingerprint(field) else {
                     return .failure(Reason(text: "\(Sanitizer.clean(String(field), limit: 80)) is not a SHA256 fingerprint"))
                 }
                 fingerprints.insert(fingerprint)
@@ -71,23 +71,6 @@ enum PinFileParser {
         }
         return .success(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
                                 fingerprints: fingerprints, authorities: authorities, spkiPins: spkiPins, expiresAt: expires))
-    }
-
-    /// `SHA256:` + 43 unpadded base64 characters of a 32-byte digest, or nil.
-    static func normalisedFingerprint(_ text: Substring) -> String? {
-        var body = text.hasPrefix("SHA256:") ? text.dropFirst(7) : text
-        while body.hasSuffix("=") { body = body.dropLast() }
-        guard body.utf8.count == 43, let digest = OpenSSHBase64.decode(Array(body.utf8) + Array("=".utf8)),
-              digest.count == 32 else { return nil }
-        return "SHA256:" + Base64.encode(digest, padded: false)
-    }
-
-    /// Standard padded base64 of a 32-byte digest (the `pin-sha256` form), or nil.
-    static func normalisedSPKIPin(_ text: Substring) -> String? {
-        var body = text
-        while body.hasSuffix("=") { body = body.dropLast() }
-        guard body.utf8.count == 43, let digest = Base64.decode(body + "="), digest.count == 32 else { return nil }
-        return Base64.encode(digest)
     }
 
     /// The first second after the named day (UTC).

@@ -32,15 +32,15 @@ public struct PinFileWriter: Sendable {
                        expecting: Expectation? = nil) throws {
         let normalised = try fingerprints.map { text -> String in
             if text.hasPrefix("pin-sha256:") {
-                guard let pin = PinFileParser.normalisedSPKIPin(text.dropFirst("pin-sha256:".count)) else {
+                guard let pin = SPKIPin(text.dropFirst("pin-sha256:".count)) else {
                     throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a pin-sha256:BASE64 pin")
                 }
-                return "pin-sha256:" + pin
+                return "pin-sha256:" + pin.description
             }
-            guard let fingerprint = PinFileParser.normalisedFingerprint(Substring(text)) else {
+            guard let fingerprint = SHA256Fingerprint(text) else {
                 throw PinFileError(path: path, line: 0, reason: "\(Sanitizer.clean(text, limit: 80)) is not a SHA256 fingerprint")
             }
-            return fingerprint
+            return fingerprint.description
         }
         guard !patterns.isEmpty, !patterns.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "#" }) else {
             throw PinFileError(path: path, line: 0, reason: "host patterns cannot contain spaces or #")
@@ -56,7 +56,7 @@ public struct PinFileWriter: Sendable {
             }
             if let expecting {
                 let current = PinSet(path: path, bytes: bytes).lines(for: expecting.names).filter { !$0.isExpired(at: expecting.now) }
-                    .reduce(into: Set<String>()) { $0.formUnion(expecting.spki ? $1.spkiPins : $1.fingerprints) }
+                    .reduce(into: Set<String>()) { $0.formUnion(expecting.spki ? $1.spkiPins.map(\.description) : $1.fingerprints.map(\.description)) }
                 guard current == expecting.pinned else {
                     throw PinFileError(path: path, line: 0, reason: "the pins for \(Sanitizer.clean(patterns, limit: 80)) changed since they were shown; nothing was written")
                 }

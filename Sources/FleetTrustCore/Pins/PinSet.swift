@@ -120,13 +120,13 @@ extension PinSet {
 public struct PinLine: Sendable, Hashable {
     public let number: Int
     public let patterns: PatternList
-    /// Normalised `SHA256:...` fingerprints of host keys.
-    public let fingerprints: Set<String>
-    /// Normalised `SHA256:...` fingerprints of CA keys (written `ca:SHA256:...`).
-    public var authorities: Set<String> = []
-    /// TLS public-key pins: padded base64 SHA-256 of a SubjectPublicKeyInfo (written
-    /// `pin-sha256:BASE64`), matching the leaf or any certificate of the validated chain.
-    public var spkiPins: Set<String> = []
+    /// Fingerprints of host keys.
+    public let fingerprints: Set<SHA256Fingerprint>
+    /// Fingerprints of CA keys (written `ca:SHA256:...`).
+    public var authorities: Set<SHA256Fingerprint> = []
+    /// TLS public-key pins (written `pin-sha256:BASE64`), matching the leaf or any certificate
+    /// of the validated chain.
+    public var spkiPins: Set<SPKIPin> = []
     /// Seconds since the epoch from which the pin no longer binds.
     public let expiresAt: UInt64?
 
@@ -187,15 +187,21 @@ public struct PinJudgement: Sendable, Hashable {
     public var verdict: PinVerdict
     public var evidence: [TrustEvidence]
     /// The fingerprints of the pins in force for the host.
-    public var pinned: Set<String> = []
+    public var pinned: Set<SHA256Fingerprint> = []
+
+    /// The TLS public-key pins in force for the endpoint.
+    public var pinnedSPKI: Set<SPKIPin> = []
+    /// Every pin in force as its text (fingerprints, SPKI pins): what a pin write checks is
+    /// still in the file.
+    public var pinnedText: Set<String> { Set(pinned.map(\.description)).union(pinnedSPKI.map(\.description)) }
 
     /// The CA fingerprints pinned in force for the host.
-    public var pinnedAuthorities: Set<String> = []
+    public var pinnedAuthorities: Set<SHA256Fingerprint> = []
     /// The certificates (by certified-key fingerprint) that satisfied a CA pin.
-    public var certifiedByPinnedCA: Set<String> = []
+    public var certifiedByPinnedCA: Set<SHA256Fingerprint> = []
 
-    public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<String> = [], pinnedAuthorities: Set<String> = [],
-                certifiedByPinnedCA: Set<String> = []) {
+    public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<SHA256Fingerprint> = [],
+                pinnedAuthorities: Set<SHA256Fingerprint> = [], certifiedByPinnedCA: Set<SHA256Fingerprint> = []) {
         self.verdict = verdict
         self.evidence = evidence
         self.pinned = pinned
@@ -213,18 +219,18 @@ public struct PinJudgement: Sendable, Hashable {
         if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
         let active = applicable.filter { !$0.isExpired(at: now) }
         if active.isEmpty { return PinJudgement(verdict: .expired, evidence: evidence(applicable, pins.path)) }
-        let pinned = active.reduce(into: Set<String>()) { $0.formUnion($1.fingerprints) }
-        let authorities = active.reduce(into: Set<String>()) { $0.formUnion($1.authorities) }
-        var vouched: [String: String] = [:]
+        let pinned = active.reduce(into: Set<SHA256Fingerprint>()) { $0.formUnion($1.fingerprints) }
+        let authorities = active.reduce(into: Set<SHA256Fingerprint>()) { $0.formUnion($1.authorities) }
+        var vouched: [SHA256Fingerprint: SHA256Fingerprint] = [:]
         if let certificateName, !authorities.isEmpty {
             for key in keys where key.isCertificate {
                 guard let certificate = try? HostCertificate(key), CertificateAcceptance.invalidity(of: certificate) == nil,
                       CertificateAcceptance.problem(with: certificate, name: certificateName, now: now) == nil,
-                      authorities.contains(certificate.signatureKey.sha256Fingerprint) else { continue }
-                vouched[key.sha256Fingerprint] = certificate.signatureKey.sha256Fingerprint
+                      authorities.contains(certificate.signatureKey.fingerprint) else { continue }
+                vouched[key.fingerprint] = certificate.signatureKey.fingerprint
             }
         }
-        let matchedKeys = keys.filter { pinned.contains($0.sha256Fingerprint) }.map(\.sha256Fingerprint)
+        let matchedKeys = keys.map(\.fingerprint).filter(pinned.contains)
         if !matchedKeys.isEmpty || !vouched.isEmpty {
             let deciding = active.filter { line in
                 matchedKeys.contains { line.fingerprints.contains($0) } || vouched.values.contains { line.authorities.contains($0) }
@@ -241,7 +247,7 @@ public struct PinJudgement: Sendable, Hashable {
         switch verdict {
         case .unpinned, .expired, .notListed: return verdict
         case .matched, .mismatch, .reportedMismatch:
-            if let key, pinned.contains(key.sha256Fingerprint) || (key.isCertificate && certifiedByPinnedCA.contains(key.sha256Fingerprint)) {
+            if let key, pinned.contains(key.fingerprint) || (key.isCertificate && certifiedByPinnedCA.contains(key.fingerprint)) {
                 return .matched
             }
             return verdict == .matched ? .notListed : verdict
@@ -251,9 +257,9 @@ public struct PinJudgement: Sendable, Hashable {
     private static func evidence(_ lines: [PinLine], _ path: String) -> [TrustEvidence] {
         lines.flatMap { line in
             line.fingerprints.sorted().map {
-                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "pin", fingerprint: $0, hashed: false)
+                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "pin", fingerprint: $0.description, hashed: false)
             } + line.authorities.sorted().map {
-                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "CA pin", fingerprint: $0, hashed: false)
+                TrustEvidence(role: .pin, path: path, line: line.number, keyType: "CA pin", fingerprint: $0.description, hashed: false)
             }
         }
     }

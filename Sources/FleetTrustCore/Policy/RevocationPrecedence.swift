@@ -9,12 +9,12 @@
 extension PolicyDecision {
     public func overruled(byRevocationsIn keys: [JudgedKey], unusableList: RevocationListError?) -> PolicyDecision {
         guard status != .unchecked else { return self }
-        if let index = keys.firstIndex(where: { $0.verdict == .revoked || $0.judgement?.plainKeyVerdict == .revoked }) {
+        if let index = keys.firstIndex(where: { $0.says(.revoked) }) {
             return PolicyDecision(status: .revoked, reason: .keyRevoked(key: index))
         }
         if let unusableList, status.alarmLevel < 2 {
             return PolicyDecision(status: .error, reason: .probeFailed,
-                                  failure: ProbeFailure(stage: .hostKey, code: .other, message: unusableList.description))
+                                  failure: .trustSource(unusableList.description))
         }
         return self
     }

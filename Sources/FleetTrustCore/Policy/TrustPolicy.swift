@@ -19,21 +19,30 @@
 ///     }
 ///     let judge = FleetJudge(knownHosts: sets, pins: pins, policies: PolicyResolver(custom: [strict]))
 public struct TrustPolicy: Sendable {
-    public let name: String
+    /// Built-in or custom, and its name.
+    public let identity: PolicyIdentity
     private let decide: @Sendable (PolicyFacts) -> PolicyDecision
 
+    /// A custom policy.
     public init(name: String, decide: @escaping @Sendable (PolicyFacts) -> PolicyDecision) {
-        self.name = name
+        self.identity = .custom(name)
         self.decide = decide
     }
+
+    private init(_ name: PolicyName, decide: @escaping @Sendable (PolicyFacts) -> PolicyDecision) {
+        self.identity = .builtIn(name)
+        self.decide = decide
+    }
+
+    public var name: String { identity.description }
 
     public func decision(_ facts: PolicyFacts) -> PolicyDecision { decide(facts) }
 
     /// What `ssh` would decide from known_hosts, made stricter by the pins where a pin applies.
-    public static let standard = TrustPolicy(name: PolicyName.standard.rawValue) { $0.standard }
+    public static let standard = TrustPolicy(.standard) { $0.standard }
 
     /// `standard`, and a pin must apply and match: a host no pin covers is `unpinned`.
-    public static let pinned = TrustPolicy(name: PolicyName.pinned.rawValue) { facts in
+    public static let pinned = TrustPolicy(.pinned) { facts in
         guard facts.standard.status == .trusted || facts.standard.status == .new else { return facts.standard }
         switch facts.pin.verdict {
         case .unpinned, .expired, .reportedMismatch: return PolicyDecision(status: .unpinned, reason: .notPinned)
@@ -44,7 +53,7 @@ public struct TrustPolicy: Sendable {
     /// known_hosts is not consulted: the pin decides. For appliances whose known_hosts entries
     /// nobody manages. What no policy can quieten still counts: an invalid certificate, a key
     /// `ssh` could not use.
-    public static let pinOnly = TrustPolicy(name: PolicyName.pinOnly.rawValue) { facts in
+    public static let pinOnly = TrustPolicy(.pinOnly) { facts in
         if let alarm = facts.serverAlarm { return alarm }
         switch facts.pin.verdict {
         case .matched:
@@ -56,18 +65,18 @@ public struct TrustPolicy: Sendable {
 
     /// The host must present a valid host certificate from a CA pinned for it (`ca:` pins);
     /// plain keys do not count. known_hosts alarms still count.
-    public static let certificateAuthority = TrustPolicy(name: PolicyName.ca.rawValue) { facts in
+    public static let certificateAuthority = TrustPolicy(.ca) { facts in
         if facts.standard.status.alarmLevel == 2 && facts.standard.status != .pinMismatch { return facts.standard }
         if let alarm = facts.serverAlarm { return alarm }
         guard !facts.pin.pinnedAuthorities.isEmpty else { return PolicyDecision(status: .unpinned, reason: .notPinned) }
         guard let index = facts.keys.firstIndex(where: { key in
-            key.key.map { $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.sha256Fingerprint) } ?? false
+            key.key.map { $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.fingerprint) } ?? false
         }) else { return PolicyDecision(status: .pinMismatch, reason: .noCertificateFromPinnedCA) }
         return PolicyDecision(status: .trusted, reason: .certificateFromPinnedCA(key: index), trustedBy: [.caPin])
     }
 
     /// UNSAFE: nothing is checked. Never `trusted`, never connectable.
-    public static let off = TrustPolicy(name: PolicyName.off.rawValue) { _ in
+    public static let off = TrustPolicy(.off) { _ in
         PolicyDecision(status: .unchecked, reason: .unchecked)
     }
 
@@ -112,10 +121,10 @@ public struct PolicyDecision: Hashable, Sendable {
     public var status: HostStatus
     public var reason: StatusReason
     public var trustedBy: [TrustBasis]
-    /// The failure behind an `error` (stage `host-key`), if any.
-    public var failure: ProbeFailure?
+    /// The failure behind an `error`, if any.
+    public var failure: HostFailure?
 
-    public init(status: HostStatus, reason: StatusReason, trustedBy: [TrustBasis] = [], failure: ProbeFailure? = nil) {
+    public init(status: HostStatus, reason: StatusReason, trustedBy: [TrustBasis] = [], failure: HostFailure? = nil) {
         self.status = status
         self.reason = reason
         self.trustedBy = trustedBy

@@ -123,28 +123,6 @@ public enum JudgementWords {
         return text
     }
 
-    /// One sentence for OpenSSH's answer about one key (what `verify` and policies say).
-    public static func judgement(_ judgement: KeyJudgement) -> String {
-        let name = CleanText(judgement.lookupString)
-        var text: String
-        switch judgement.verdict {
-        case .trusted: text = "trusted: the key is recorded for \(name)"
-        case .trustedByCA: text = "trusted by CA: a @cert-authority line for \(name) signed the certificate"
-        case .new, .notRecorded: text = "new: no key is recorded for \(name)"
-        case .changed: text = "changed: \(name) is recorded with another key"
-        case .revoked: text = "revoked: the key is revoked for \(name)"
-        case .ipMismatch: text = "ip-mismatch: the address is recorded with another key"
-        case .invalidCertificate: text = "invalid certificate"
-        }
-        if judgement.viaBareNameRetry { text += " (found under the name without port)" }
-        if let extra = judgement.viaAdditionalName { text += " (through additional name \(CleanText(extra)))" }
-        if let problem = judgement.certificateProblem {
-            text += judgement.verdict == .invalidCertificate ? ": \(certificateProblem(problem))"
-                : "; certificate not accepted: \(certificateProblem(problem))"
-        }
-        return text
-    }
-
     public static func unusable(_ reason: UnusableKey) -> String {
         switch reason {
         case .rsaKeyTooShort: return "ssh refuses RSA keys under 1024 bits"

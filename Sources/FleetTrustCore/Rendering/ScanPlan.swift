@@ -70,6 +70,8 @@ public struct ScanPlan: Encodable, Sendable {
     public var hosts: [Host]
     public var skipped: [SkippedInventoryEntry]
     public var summary: Summary
+    /// How many distinct known_hosts files were read (the table says it; not in the document).
+    public var knownHostsFilesRead: Int
 
     enum CodingKeys: String, CodingKey {
         case version, hosts, skipped, summary
@@ -94,11 +96,29 @@ public struct ScanPlan: Encodable, Sendable {
         self.skipped = skipped
         let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
             .values.reduce(0, +)
+        knownHostsFilesRead = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path)).count
         summary = Summary(total: hosts.count, probed: hosts.count { $0.refusal == nil }, knownHostsLines: lines,
                           exitStatus: ScanDocument.exitStatus(0, skipped: skipped))
     }
 
     public func encoded() throws -> Data {
         try ReportJSON.encode(self)
+    }
+
+    /// `--dry-run`'s output in `format` (the plan document, or one line and the skipped
+    /// entries for people); nil for a format that has no plan.
+    public func rendered(as format: ScanFormat) throws -> Data? {
+        switch format {
+        case .json:
+            return try encoded() + Data("\n".utf8)
+        case .table:
+            let probed = summary.probed, lines = summary.knownHostsLines, files = knownHostsFilesRead
+            let text = "would probe \(probed) host\(probed == 1 ? "" : "s")"
+                + (probed < hosts.count ? " (\(hosts.count - probed) refused)" : "") + "; "
+                + "\(lines) known_hosts line\(lines == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s")\n"
+            return Data((text + ScanTable.skippedLines(skipped)).utf8)
+        case .knownHosts, .prometheus:
+            return nil
+        }
     }
 }

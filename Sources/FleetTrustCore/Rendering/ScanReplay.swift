@@ -8,7 +8,22 @@ public enum ScanReplay {
     public struct Problem: Error, CustomStringConvertible, Sendable {
         public var source: String
         public var message: String
-        public var description: String { "\(source): \(message)" }
+        /// `source: message`; the message alone when it names the file already (an unreadable file).
+        public var description: String { source.isEmpty ? message : "\(source): \(message)" }
+    }
+
+    /// The largest recorded scan read whole: 1 GiB, a merged estate of several 100,000 hosts.
+    public static let maximumDocument = 1 << 30
+
+    /// The recorded scan at `path` (`~` already expanded), its problems named by `source`.
+    public static func load(path: String, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path, role: "recorded scan", limit: ScanReplay.maximumDocument)
+        } catch {
+            throw Problem(source: "", message: error.description)
+        }
+        return try load(Data(bytes), source: source)
     }
 
     /// Each host entry is decoded on its own, in turn (`ReplayDocument` finds where each one is),
@@ -92,7 +107,7 @@ public enum ScanReplay {
                                   serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
     }
 
-    private static func describe(_ error: Error, at prefix: String) -> String {
+    static func describe(_ error: Error, at prefix: String) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
             return "missing \(prefix)\(path(context.codingPath + [key]))"

@@ -1,3 +1,6 @@
+import Foundation
+import Glibc
+
 /// The human summary `scan --format table` prints: one line per host, then counts. A rendering
 /// of each `JudgedHost`: the same status, pin answer and reason as the JSON and the dashboard.
 public enum ScanTable {
@@ -11,12 +14,38 @@ public enum ScanTable {
             self.width = width
             self.color = color
         }
+
+        /// The layout for standard output (`toFile`: `--output` instead), its terminal asked for its width.
+        public static func standardOutput(toFile: Bool, wide: Bool,
+                                          environment: [String: String] = ProcessInfo.processInfo.environment) -> Layout {
+            var size = winsize()
+            let width = ioctl(1, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+            return Layout(toFile: toFile, isTerminal: isatty(1) == 1, terminalWidth: width, wide: wide, environment: environment)
+        }
+
+        /// The table fits the terminal it is printed on (`terminalWidth`, or `COLUMNS`), in colour
+        /// there unless `NO_COLOR` or a dumb terminal; a file (`--output`), a pipe without
+        /// `COLUMNS` and `--wide` get full rows, never colour.
+        public init(toFile: Bool, isTerminal: Bool, terminalWidth: Int?, wide: Bool, environment: [String: String]) {
+            guard !toFile else { self.init(); return }
+            var width = environment["COLUMNS"].flatMap(Int.init).flatMap { (20...10_000).contains($0) ? $0 : nil }
+            if width == nil, isTerminal, let terminalWidth, terminalWidth >= 20 { width = terminalWidth }
+            self.init(width: wide ? nil : width,
+                      color: isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb")
+        }
     }
 
     /// The columns that give way, first to last, when the terminal is too narrow for the reason
     /// to keep `minimumReason` columns; STATUS, NAME and REASON always stay.
     static let givingWay = [5, 6, 4, 3, 2]
     static let minimumReason = 30
+
+    /// The table's list of skipped inventory entries (nothing when none was skipped).
+    public static func skippedLines(_ skipped: [SkippedInventoryEntry]) -> String {
+        guard !skipped.isEmpty else { return "" }
+        return "\nSkipped inventory entries (not checked; exit status at least 1):\n"
+            + skipped.map { "  \($0)\n" }.joined()
+    }
 
     public static func render(_ judged: [JudgedHost], layout: Layout = Layout()) -> String {
         let header = ["STATUS", "NAME", "ENDPOINT", "KEYS", "PIN", "POLICY", "DRIFT", "REASON"]
@@ -28,7 +57,7 @@ public enum ScanTable {
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
             let endpoint = host.labels.endpoint.value + (JudgementWords.routeMark(host.route).map { " " + $0 } ?? "")
             return [host.status.rawValue, host.labels.name.value, endpoint, keys.isEmpty ? "-" : keys, pin,
-                    host.policy, host.drift?.kind.rawValue ?? "-", reason]
+                    host.policy.description, host.drift?.kind.rawValue ?? "-", reason]
         }
         rows.insert(header, at: 0)
         var widths = (0..<header.count - 1).map { column in min(column == 1 ? 48 : 40, rows.map { $0[column].count }.max() ?? 0) }
@@ -53,7 +82,7 @@ public enum ScanTable {
         lines.append("\(judged.count) hosts: " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", "))
         lines.append("Keys: * the key ssh meets; ! changed, revoked or invalid; - not recorded (ssh does not meet it).")
-        if judged.contains(where: { $0.policy == PolicyName.off.rawValue }) {
+        if judged.contains(where: \.policy.checksNothing) {
             lines.append("WARNING: some hosts have the policy off: nothing is checked for them (unchecked).")
         }
         lines += driftLines(judged)
@@ -112,7 +141,7 @@ public enum ScanTable {
     private static func keyLabel(_ key: JudgedKey) -> String {
         var label = shortType(key.typeName)
         if key.isNegotiated { label += "*" }
-        if key.verdict.isAlarm || (key.judgement?.plainKeyVerdict?.isAlarm ?? false) { label += "!" }
+        if key.isAlarm { label += "!" }
         if key.verdict == .notRecorded { label += "-" }
         return label
     }

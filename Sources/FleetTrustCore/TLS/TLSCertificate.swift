@@ -62,6 +62,8 @@ public struct TLSCertificate: Hashable, Sendable {
 
     /// The pin a pin file writes for this certificate's key.
     public var pin: String { "pin-sha256:" + spkiSHA256 }
+    /// The SPKI digest as a pin value.
+    public var spkiPin: SPKIPin? { SPKIPin(spkiSHA256) }
 
     public init(der: [UInt8]) throws(ReadError) {
         guard !der.isEmpty else { throw .empty }

@@ -18,12 +18,6 @@ public enum CertificateProblem: String, Sendable, Codable, CaseIterable {
     case disallowedSignatureAlgorithm = "disallowed-signature-algorithm"
     /// No `@cert-authority` line for this host names the certificate's CA.
     case unknownCA = "unknown-ca"
-
-    /// Whether OpenSSH refuses the certificate outright (as opposed to ignoring it and judging
-    /// the plain key it certifies).
-    public var makesCertificateInvalid: Bool {
-        self == .undecodable || self == .badSignature || self == .notHostCertificate
-    }
 }
 
 /// The checks OpenSSH 9.2 applies to host certificates (`sshkey.c:cert_parse`,

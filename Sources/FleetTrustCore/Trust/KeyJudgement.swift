@@ -26,8 +26,6 @@ public struct ConnectionTarget: Sendable, Hashable {
 /// OpenSSH's answer for one presented key, with the evidence behind it.
 public struct KeyJudgement: Sendable, Hashable {
     public var verdict: KeyVerdict
-    /// The lookup string `ssh` used (`host`, `[host]:port`, or the alias).
-    public var lookupString: String
     public var evidence: [TrustEvidence]
     /// Set when the answer came from the bare-name retry for a non-22 port.
     public var viaBareNameRetry: Bool
@@ -42,8 +40,6 @@ public struct KeyJudgement: Sendable, Hashable {
     public var plainKeyVerdict: KeyVerdict?
     /// Set where this answer is deliberately stricter than `ssh`'s (documented in the README).
     public var stricterThanSSH: StricterChoice?
-
-    public var isTrusted: Bool { verdict.isTrusted }
 
     /// `ssh` checks `RevokedHostKeys` before known_hosts and stops there: the key is revoked, and
     /// the file is the evidence. For an invalid certificate it is the key it certifies that is.

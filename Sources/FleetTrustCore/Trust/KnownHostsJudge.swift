@@ -54,7 +54,7 @@ public struct KnownHostsJudge: Sendable {
             let problem = certificate.map(CertificateAcceptance.invalidity(of:)) ?? .undecodable
             if let problem {
                 var judgement = certificate.map { judge($0.key, for: target, now: now) }
-                    ?? KeyJudgement(verdict: .new, lookupString: target.lookup.hostString, evidence: [],
+                    ?? KeyJudgement(verdict: .new, evidence: [],
                                     viaBareNameRetry: false, judgedAsPlainKey: true)
                 judgement.plainKeyVerdict = judgement.verdict
                 judgement.verdict = .invalidCertificate
@@ -69,7 +69,7 @@ public struct KnownHostsJudge: Sendable {
         let attempt = check(name: lookup.name, host: lookup.host, hostString: lookup.hostString, retryString: lookup.retryString,
                             address: target.checkHostIPAddress, port: target.port, key: key, checkIP: &checkIP, now: now,
                             command: commandLines)
-        var judgement = KeyJudgement(verdict: attempt.verdict, lookupString: lookup.hostString, evidence: attempt.evidence,
+        var judgement = KeyJudgement(verdict: attempt.verdict, evidence: attempt.evidence,
                                      viaBareNameRetry: attempt.viaRetry, judgedAsPlainKey: attempt.downgraded,
                                      certificateProblem: attempt.certificateProblem, viaAdditionalName: nil,
                                      stricterThanSSH: attempt.stricter)

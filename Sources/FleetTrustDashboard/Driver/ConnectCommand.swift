@@ -34,13 +34,13 @@ public struct ConnectCommand: Equatable, Sendable {
     public static func policyKnownHosts(for judged: JudgedHost) -> String? {
         let name = judged.lookup.hostString
         let trusted: [String]
-        switch judged.policy {
-        case PolicyName.pinOnly.rawValue:
+        switch judged.policy.builtIn {
+        case .pinOnly:
             trusted = judged.keys.compactMap { key -> String? in
                 guard let plain = key.key, !plain.isCertificate, key.pin == .matched else { return nil }
                 return "\(name) \(plain.openSSHLine)"
             }
-        case PolicyName.ca.rawValue:
+        case .ca:
             trusted = judged.keys.compactMap { key -> String? in
                 guard let certificate = key.certificate, key.pin == .matched else { return nil }
                 return "@cert-authority \(name) \(certificate.signatureKey.openSSHLine)"
@@ -58,7 +58,7 @@ public struct ConnectCommand: Equatable, Sendable {
         var seen = Set<String>()
         return judged.keys.flatMap { key -> [String] in
             guard let presented = key.key, let judgement = key.judgement,
-                  key.verdict == .revoked || judgement.plainKeyVerdict == .revoked else { return [] }
+                  key.says(.revoked) else { return [] }
             let authority = key.certificate?.signatureKey
             return judgement.evidence.filter { $0.role == .revocation || $0.role == .revokedHostKeys }.map { evidence in
                 let revoked = authority.flatMap { $0.sha256Fingerprint == evidence.fingerprint ? $0 : nil }

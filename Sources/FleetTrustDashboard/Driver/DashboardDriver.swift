@@ -99,28 +99,25 @@ public final class DashboardDriver {
         let services = services, inbox = inbox
         let thread = Thread {
             var saved: [String] = [], failed: [String] = []
-            var records: [AuditLog.Record] = []
+            var events: [AuditEvent] = []
             for item in decision.items {
                 let single = Decision(kind: decision.kind, items: [item])
                 do {
-                    saved.append(try services.write(single))
-                    records += AuditLog.records(for: single, user: services.user, time: Date(), outcome: "saved")
+                    for edit in single.edits { try services.editor.apply(edit) }
+                    saved.append(single.summary)
+                    events += single.auditEvents(user: services.user, time: Date(), outcome: .written)
                 } catch {
                     failed.append("\(item.host.name): \(error)")
-                    records += AuditLog.records(for: single, user: services.user, time: Date(), outcome: "not saved: \(error)")
+                    events += single.auditEvents(user: services.user, time: Date(), outcome: .refused("\(error)"))
                 }
                 if let judged = services.judge.rejudge(item.index) { inbox.post(HostUpdate(index: item.index, judged: judged, probed: false)) }
             }
             var summary = (saved + failed.map { "Not saved: " + $0 }).joined(separator: "\n")
-            do { try services.auditLog?.append(records) } catch { summary += "\nAudit log: \(error)." }
+            do { try services.auditLog?.append(events) } catch { summary += "\nAudit log: \(error)." }
             inbox.post(.writeFinished(succeeded: failed.isEmpty, message: summary))
         }
         thread.name = "fleettrust-write"
         thread.start()
-    }
-
-    private func audit(_ records: [AuditLog.Record]) throws {
-        try services.auditLog?.append(records)
     }
 
     private func connect(_ index: Int) {
@@ -152,8 +149,8 @@ public final class DashboardDriver {
         case .couldNotStart(let reason): summary = "Could not connect: \(reason)."
         }
         let fingerprints = judged.keys.compactMap { $0.key?.sha256Fingerprint }
-        try? audit([AuditLog.connectRecord(host: row.host, fingerprints: fingerprints, command: arguments,
-                                           user: services.user, time: Date(), outcome: summary)])
+        try? services.auditLog?.append([AuditEvent(time: Date(), user: services.user, action: .connected(command: arguments),
+                                                   host: row.host, newFingerprints: fingerprints, outcome: .finished(summary))])
         state.size = terminal.size
         _ = DashboardUpdate.apply(.connectFinished(message: summary), to: &state)
     }

@@ -3,13 +3,13 @@ import Synchronization
 
 /// What the dashboard needs from the rest of fleettrust, injected by the command so the
 /// dashboard depends on protocols and closures only: the prober, the one judge, the trust
-/// engine's writer, the connect command and the audit log.
+/// store's editor, the connect command and the audit log.
 public struct DashboardServices: Sendable {
     public var prober: any FleetProber
     /// Must read the trust stores afresh when they change, so a write is reflected at once.
     public var judge: any HostJudging
-    /// Performs a confirmed decision and returns one sentence saying what was written.
-    public var write: @Sendable (Decision) throws -> String
+    /// Applies a confirmed decision's edits (the same editor `sync` and `tidy --fix` write through).
+    public var editor: TrustStoreEditor
     public var connect: ConnectCommand
     /// Nil in `--read-only` mode: nothing is written, not even the audit log.
     public var auditLog: AuditLog?
@@ -17,11 +17,11 @@ public struct DashboardServices: Sendable {
     /// Records every probe that proved keys; nil with `--no-history` or `--read-only`.
     public var history: HistoryRecorder?
 
-    public init(prober: any FleetProber, judge: any HostJudging, write: @escaping @Sendable (Decision) throws -> String,
+    public init(prober: any FleetProber, judge: any HostJudging, editor: TrustStoreEditor,
                 connect: ConnectCommand, auditLog: AuditLog?, user: String, history: HistoryRecorder? = nil) {
         self.prober = prober
         self.judge = judge
-        self.write = write
+        self.editor = editor
         self.connect = connect
         self.auditLog = auditLog
         self.user = user

@@ -24,7 +24,7 @@ extension DashboardUpdate {
         let row = state.rows[index]
         guard let judged = row.judged else { return nil }
         return DecisionItem(index: index, host: row.host, names: judged.saveNames, keys: keys, previous: previous,
-                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinned)
+                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
     }
 
     /// Why a host cannot be trusted with `y` right now, or nil when it can.
@@ -65,15 +65,8 @@ extension DashboardUpdate {
         if refuseIfReadOnly(&state) { return }
         let (indices, marked) = targets(state)
         guard !indices.isEmpty else { return }
-        if indices.count == 1, let judged = state.rows[indices[0]].judged, judged.saving == .replace {
-            var previous: [RecordedLine] = []
-            for line in judged.keys.flatMap(\.recordedInstead) where !previous.contains(line) { previous.append(line) }
-            let replacement = judged.keys.compactMap { key -> HostKey? in
-                guard let plain = key.key, !plain.isCertificate, key.unusable == nil,
-                      key.verdict != .revoked, key.verdict != .invalidCertificate else { return nil }
-                return plain
-            }
-            if let item = item(indices[0], state, keys: replacement, previous: previous) {
+        if indices.count == 1, let replacement = state.rows[indices[0]].judged?.replacement {
+            if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
                 state.mode = .confirm(.replace(item: item, typed: ""))
             }
             return
@@ -155,7 +148,7 @@ extension DashboardUpdate {
         }
         let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
         var item = DecisionItem(index: index, host: judged.host, names: [pattern], keys: [], previous: [], file: file,
-                                shownPins: judged.pin.pinned)
+                                shownPins: judged.pin.pinnedText)
         item.spkiPins = [leaf.spkiSHA256]
         item.certificateFingerprint = leaf.sha256
         return .success(item)

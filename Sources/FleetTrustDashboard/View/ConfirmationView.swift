@@ -44,10 +44,10 @@ enum ConfirmationView {
     static func tlsPinEffect(_ judged: JudgedHost) -> [String] {
         let policy = judged.policy
         let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
-        switch policy {
-        case PolicyName.pinOnly.rawValue:
+        switch policy.builtIn {
+        case .pinOnly:
             return ["Its policy is pin-only: the pin alone decides, so after y this endpoint is trusted."]
-        case PolicyName.off.rawValue:
+        case .off:
             return ["Its policy is off: nothing is checked, and the pin changes nothing."]
         default:
             guard judged.status == .untrusted || judged.tls?.chain.validates == false else {
@@ -87,19 +87,10 @@ enum ConfirmationView {
         return lines
     }
 
-    /// The key type a recorded line holds (`ED25519`), read from the line shown, to label the
-    /// recorded fingerprint as the presented ones are.
-    static func recordedKeyType(_ line: RecordedLine) -> String? {
-        var words = line.text.value.split(separator: " ")
-        if words.first?.hasPrefix("@") == true { words.removeFirst() }
-        guard words.count >= 3 else { return nil }
-        return (try? HostKey(openSSHLine: words.dropFirst().joined(separator: " ")))?.kind.label
-    }
-
     static func replaceLines(_ item: DecisionItem, state: DashboardState, width: Int) -> [ScreenLine] {
         var lines = wrap(" THE HOST KEY OF \(clean(item.host.name)) HAS CHANGED", width, .statusChanged)
         lines += wrap(" Someone may be intercepting the connection, or the host was rebuilt. Check with its owner.", width, .danger)
-        let recorded = item.previous.map { line in recordedKeyType(line).map { "\($0) \(line.fingerprint)" } ?? line.fingerprint }
+        let recorded = item.previous.map { line in line.keyType.map { "\($0.label) \(line.fingerprint)" } ?? line.fingerprint }
         let presented = item.keys.map { "\($0.kind.label) \($0.sha256Fingerprint)" }
         if width >= 2 * 62 + 3 {
             let half = (width - 3) / 2

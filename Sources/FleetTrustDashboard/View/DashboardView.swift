@@ -43,10 +43,10 @@ enum HeaderView {
         if state.settings.knownHostsFiles.contains(where: state.settings.missingKnownHostsFiles.contains) {
             title.append(" known_hosts file missing ", .danger)
         }
-        if state.rows.contains(where: { $0.judged?.policy == PolicyName.off.rawValue }) {
+        if state.rows.contains(where: { $0.judged?.policy.checksNothing == true }) {
             title.append(" UNSAFE: policy off for some hosts (nothing checked) ", .danger)
         }
-        if let days = state.rows.lazy.compactMap({ $0.judged?.keys.compactMap { $0.audit?.expiresInDays }.min() }).min() {
+        if let days = state.rows.lazy.compactMap({ $0.judged?.certificateDaysLeft }).min() {
             title.append(" first cert expiry ", .headerLabel)
             title.append("\(days) days ", days < 30 ? .danger : .header)
         }

@@ -26,8 +26,7 @@ enum DetailView {
             line.append(key.isNegotiated ? "  * " : "    ")
             line.append(DisplayWidth.fit(key.key.map { "\($0.kind.label) \($0.bits)" } ?? key.typeName, to: 17))
             line.append(" " + (key.key?.sha256Fingerprint ?? "undecodable certificate") + " ", .fingerprint)
-            let alarm = key.verdict.isAlarm || (key.judgement?.plainKeyVerdict?.isAlarm ?? false)
-            line.append(" \(key.verdict.rawValue)", alarm ? .danger : .normal)
+            line.append(" \(key.verdict.rawValue)", key.isAlarm ? .danger : .normal)
             if key.pin != .unpinned { line.append("  pin \(key.pin.rawValue)", key.pin == .mismatch ? .danger : .dim) }
             lines.append(line)
         }
@@ -41,7 +40,7 @@ enum DetailView {
         case .file(let location): policy += " (\(CleanText(location.description, limit: 200)))"
         }
         if let standard = judged.standardStatus { policy += "; ssh alone would say \(standard.rawValue)" }
-        lines.append(ScreenLine(policy, judged.policy == PolicyName.off.rawValue ? .danger : .normal))
+        lines.append(ScreenLine(policy, judged.policy.checksNothing ? .danger : .normal))
         if judged.endpointProtocol == .ssh {
             lines.append(ScreenLine(" known_hosts name: \(CleanText(judged.lookup.hostString))"
                                     + (labels.hostKeyAlias != nil ? " (HostKeyAlias)" : "")))
@@ -86,7 +85,7 @@ enum DetailView {
         head.append(" " + (judged.key?.sha256Fingerprint ?? "undecodable"), .fingerprint)
         lines.append(head)
         if showMD5, let key = judged.key { lines.append(ScreenLine("    " + key.md5Fingerprint, .fingerprint)) }
-        let alarm = judged.verdict.isAlarm || (judged.judgement?.plainKeyVerdict?.isAlarm ?? false)
+        let alarm = judged.isAlarm
         lines.append(ScreenLine("    known_hosts: \(judged.verdict.rawValue)   pin: \(judged.pin.rawValue)", alarm ? .danger : .normal))
         lines += wrapped("    " + JudgementWords.key(judged, lookup: lookup), width: width, role: alarm ? .danger : .dim)
         for recorded in judged.recordedInstead {

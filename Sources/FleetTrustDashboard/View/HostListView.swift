@@ -106,8 +106,8 @@ enum HostListView {
             // A TLS row: its protocol version and the days left of the earliest-expiring certificate.
             if let tls = judged?.tls { return ("\(tls.handshake.version) \(tls.chainExpiresInDays)d", tls.warnings.isEmpty ? .normal : .warning) }
             let keys = judged?.keys ?? []
-            let days = keys.compactMap { $0.audit?.expiresInDays }.min()
-            var labels = keys.contains { $0.typeName.hasSuffix("-cert-v01@openssh.com") } ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
+            let days = judged?.certificateDaysLeft
+            var labels = keys.contains(where: \.isCertificate) ? [days.map { "CERT \($0)d" } ?? "CERT"] : []
             for key in keys { if let kind = key.key?.kind, !kind.isCertificate, !labels.contains(kind.label) { labels.append(kind.label) } }
             return (labels.joined(separator: " "), .normal)
         case .fingerprint:
@@ -117,7 +117,7 @@ enum HostListView {
             return ("", .normal)
         case .knownHosts:
             guard let judged else { return ("", .normal) }
-            let verdict = knownHostsVerdict(judged)
+            let verdict = judged.knownHostsAnswer
             return (verdict.map(knownHostsCode) ?? "-", verdict?.isAlarm == true ? .danger : StyleRole.status(judged.status))
         case .pin:
             guard let judged else { return ("", .normal) }
@@ -125,9 +125,9 @@ enum HostListView {
                     : judged.pin.verdict == .reportedMismatch ? .warning : .normal)
         case .method:
             guard let judged else { return ("", .normal) }
-            switch judged.policy {
-            case PolicyName.off.rawValue: return ("OFF!", .danger)
-            case PolicyName.pinOnly.rawValue where judged.status != .trusted: return ("pin-only", .warning)
+            switch judged.policy.builtIn {
+            case .off: return ("OFF!", .danger)
+            case .pinOnly where judged.status != .trusted: return ("pin-only", .warning)
             default: return (methodCode(judged), .normal)
             }
         case .rtt:
@@ -145,16 +145,6 @@ enum HostListView {
         case .added: return ("+", .warning)
         case .none, .firstScan: return (" ", .normal)
         }
-    }
-
-    /// The known_hosts answer shown for the host: an alarm about any key wins, else the answer
-    /// for the key `ssh` meets.
-    static func knownHostsVerdict(_ judged: JudgedHost) -> KeyVerdict? {
-        let order: [KeyVerdict] = [.revoked, .changed, .ipMismatch, .invalidCertificate]
-        for verdict in order where judged.keys.contains(where: { $0.verdict == verdict || $0.judgement?.plainKeyVerdict == verdict }) {
-            return verdict
-        }
-        return judged.negotiatedKey?.verdict
     }
 
     /// Short codes (the `?` screen has the legend), so the column reads at 120 columns.

@@ -3,18 +3,20 @@ import Glibc
 import Synchronization
 import FleetTrustCore
 
-/// The authenticated connections to the bastions of one scan: one `ssh` control master per hop
-/// chain, started when the first host behind it is probed, shared by every probe behind it, and
-/// stopped (by PID) when the scan ends.
+/// The authenticated connections to the bastions of one session (a scan, or a dashboard with all
+/// its rescans): one `ssh` control master per hop chain, started when the first host behind it is
+/// probed, shared by every probe behind it, and stopped when the session ends (`close`), when
+/// fleettrust exits (`LiveMasters`), or a moment after fleettrust is killed (`ControlMaster`).
 ///
 /// The user's own `ssh` reaches each bastion, so the hop is resolved through ssh_config, and
 /// authenticated with the user's keys, agent and certificates, exactly as `ssh` would; it runs
 /// with `StrictHostKeyChecking=yes` and `BatchMode=yes`, so a bastion whose key known_hosts does
 /// not vouch for (new, changed, revoked) stops its route instead of being asked about. A chain
-/// `a,b` reaches `b` through `a`'s master, so each bastion is authenticated to once per scan and
-/// each is checked by a master of its own. Every probe then opens one `direct-tcpip` channel
-/// (`ssh -S master -W host:port`) on that connection and runs its key exchange through it, end
-/// to end: the bastion relays bytes and never vouches for the host's keys.
+/// `a,b` reaches `b` through `a`'s master, so each bastion is authenticated to once per session
+/// and each is checked by a master of its own. Every probe then asks the master for one
+/// `direct-tcpip` channel over its multiplexing socket (`ControlSocket`: no process per probe)
+/// and runs its key exchange through it, end to end: the bastion relays bytes and never vouches
+/// for the host's keys. A master that ended (the bastion went away) is started again when next needed.
 public final class BastionConnections: Sendable {
     public struct Settings: Sendable, Hashable {
         /// The `ssh` client to run.
@@ -41,7 +43,7 @@ public final class BastionConnections: Sendable {
 
     private enum Entry {
         case starting
-        case ready(socket: String, master: RouteChild)
+        case ready(ControlMaster)
         case failed(ProbeFailure)
     }
 
@@ -49,19 +51,26 @@ public final class BastionConnections: Sendable {
         var entries: [Chain: Entry] = [:]
         var files = 0
         var closed = false
+        /// A private (0700) directory for the control sockets, logs and error output, made when
+        /// the first master starts; nil before (and when it could not be made).
+        var directory: String?
     }
 
     public let settings: Settings
     let timeout: Duration
-    /// A private (0700) directory for the control sockets and the children's error output.
-    private let directory: String?
     private let state = Mutex(State())
+    /// Signalled when a master has started or failed: the probes waiting for it sleep on it
+    /// instead of polling (a hundred threads polling slow the login they wait for).
+    private let settled = NSCondition()
 
     public init(settings: Settings, timeout: Duration) {
         self.settings = settings
         self.timeout = timeout
+    }
+
+    private static func makeDirectory() -> String? {
         var template = Array("/tmp/fleettrust-routes-XXXXXX".utf8CString)
-        directory = template.withUnsafeMutableBufferPointer { buffer in
+        return template.withUnsafeMutableBufferPointer { buffer in
             mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
         }
     }
@@ -71,22 +80,19 @@ public final class BastionConnections: Sendable {
         Chain(configFile: host.sshConfigFile ?? settings.configFile, hops: host.route.jumpHosts)
     }
 
-    /// A fresh path in the private directory (`err-N` for a child's standard error, `m-N` for a socket).
-    func freshPath(_ prefix: String = "err") -> String {
-        let number = state.withLock { state in
+    /// A fresh path in the private directory (`err-N` for a child's standard error, `m-N` for a
+    /// socket, `log-N` for a master's log); nil when the directory cannot be made.
+    func freshPath(_ prefix: String = "err") -> String? {
+        state.withLock { state in
+            if state.directory == nil { state.directory = Self.makeDirectory() }
             state.files += 1
-            return state.files
+            return state.directory.map { "\($0)/\(prefix)-\(state.files)" }
         }
-        return "\(directory ?? "/tmp")/\(prefix)-\(number)"
     }
 
-    /// `host:port` as `ssh -W` reads it (`[v6]:port`).
-    static func forwardTarget(host: SSHHostName, port: Int) -> String {
-        host.value.contains(":") ? "[\(host.value)]:\(port)" : "\(host.value):\(port)"
-    }
-
-    /// The arguments of an `ssh` that opens one channel to `target` (`host:port`) through `chain`'s
-    /// master. Should the master be gone, `ProxyCommand=false` makes it fail rather than log in again.
+    /// The arguments of an `ssh` that opens one channel to `target` (`host:port`, ssh's `%h:%p`
+    /// here) through `chain`'s master: how a further hop's master reaches its bastion. Should the
+    /// master be gone, `ProxyCommand=false` makes it fail rather than log in again.
     func channelArguments(socket: String, chain: Chain, target: String) -> [String] {
         [settings.ssh] + configArguments(chain) + [
             "-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-o", "BatchMode=yes",
@@ -94,28 +100,24 @@ public final class BastionConnections: Sendable {
         ]
     }
 
-    /// The master's standard error file for `chain`, when it is running (to read why a channel failed).
-    func masterErrorFile(for chain: Chain) -> String? {
-        state.withLock { state in
-            if case .ready(_, let master) = state.entries[chain] { return master.stderrPath }
-            return nil
-        }
-    }
-
-    /// The control socket of `chain`'s master, starting it (and its earlier hops' masters) on first
-    /// use; a chain that failed fails every later request at once, so nothing more is sent its way.
-    func socket(for chain: Chain, cancellation: ProbeCancellation) -> Result<String, ProbeFailure> {
+    /// `chain`'s master, starting it (and its earlier hops' masters) on first use, or again
+    /// when it has ended; a chain that failed fails every later request at once, so nothing more
+    /// is sent its way.
+    func master(for chain: Chain, cancellation: ProbeCancellation) -> Result<ControlMaster, ProbeFailure> {
         while true {
-            enum Next { case done(Result<String, ProbeFailure>), wait, start }
+            enum Next { case done(Result<ControlMaster, ProbeFailure>), wait, start(ended: ControlMaster?) }
             let next: Next = state.withLock { state in
                 if state.closed { return .done(.failure(ProbeFailures.cancelled)) }
                 switch state.entries[chain] {
-                case .ready(let socket, _): return .done(.success(socket))
+                case .ready(let master):
+                    if master.isRunning { return .done(.success(master)) }
+                    state.entries[chain] = .starting
+                    return .start(ended: master)
                 case .failed(let failure): return .done(.failure(failure))
                 case .starting: return .wait
                 case nil:
                     state.entries[chain] = .starting
-                    return .start
+                    return .start(ended: nil)
                 }
             }
             switch next {
@@ -123,21 +125,31 @@ public final class BastionConnections: Sendable {
                 return result
             case .wait:
                 if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
-                usleep(5_000)
-            case .start:
+                // Checked again under the condition's lock, which the starter takes to signal:
+                // a start that ends between the two checks cannot be missed.
+                settled.lock()
+                if state.withLock({ if case .starting? = $0.entries[chain] { true } else { false } }) {
+                    _ = settled.wait(until: Date(timeIntervalSinceNow: 0.1))
+                }
+                settled.unlock()
+            case .start(let ended):
+                ended?.stop()
                 let entry = start(chain, cancellation: cancellation)
-                let stale: RouteChild? = state.withLock { state in
+                let stale: ControlMaster? = state.withLock { state in
                     if case .failed(let failure) = entry, failure.stage == .cancelled {
                         state.entries[chain] = nil
                     } else {
                         state.entries[chain] = entry
                     }
-                    if state.closed, case .ready(_, let master) = entry { return master }
+                    if state.closed, case .ready(let master) = entry { return master }
                     return nil
                 }
+                settled.lock()
+                settled.broadcast()
+                settled.unlock()
                 stale?.stop()
                 switch entry {
-                case .ready(let socket, _): return .success(socket)
+                case .ready(let master): return .success(master)
                 case .failed(let failure): return .failure(failure)
                 case .starting: continue
                 }
@@ -146,54 +158,47 @@ public final class BastionConnections: Sendable {
     }
 
     private func start(_ chain: Chain, cancellation: ProbeCancellation) -> Entry {
-        guard directory != nil else {
+        guard let socket = freshPath("m"), let log = freshPath("log"), let errors = freshPath() else {
             return .failed(ProbeFailure(stage: .proxy, code: .hopUnreachable,
                                         message: "cannot create a private directory for the bastion connections"))
         }
         var proxy: [String] = []
         if chain.hops.count > 1 {
-            switch socket(for: chain.earlier, cancellation: cancellation) {
+            switch master(for: chain.earlier, cancellation: cancellation) {
             case .failure(let failure): return .failed(failure)
             case .success(let earlier):
                 // ssh expands %h and %p to this hop's HostName and Port before the shell runs it;
                 // any other `%` (in a path) is literal.
                 let target = "[%h]:%p"
-                let inner = channelArguments(socket: earlier, chain: chain.earlier, target: target)
+                let inner = channelArguments(socket: earlier.socketPath, chain: chain.earlier, target: target)
                     .map { Self.shellQuoted($0 == target ? $0 : $0.replacingOccurrences(of: "%", with: "%%")) }
                     .joined(separator: " ")
                 proxy = ["-o", "ProxyCommand=\(inner)"]
             }
         }
-        let socket = freshPath("m")
         let seconds = max(1, Int(timeout.seconds.rounded(.up)))
         let bastion = chain.bastion
         let arguments = [settings.ssh] + configArguments(chain) + [
-            "-M", "-S", socket, "-N", "-T", "-o", "ControlPersist=no", "-o", "StrictHostKeyChecking=yes",
-            "-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes", "-o", "ConnectTimeout=\(seconds)",
+            "-M", "-S", socket, "-E", log, "-N", "-T", "-o", "ControlPersist=\(ControlMaster.persistSeconds)",
+            "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes",
+            "-o", "ConnectTimeout=\(seconds)",
         ] + proxy + (bastion.userName.map { ["-l", $0.value] } ?? []) + (bastion.port.map { ["-p", String($0)] } ?? [])
             + ["--", bastion.hostName.value]
-        let master: RouteChild
+        let hop = Sanitizer.clean(bastion.description, limit: 120)
+        let started: ControlMaster.Start
         do {
-            master = try RouteChild(arguments, stdio: nil, stderrPath: freshPath(), ownGroup: false)
+            started = try ControlMaster.start(arguments, socketPath: socket, logPath: log, stderrPath: errors,
+                                              deadline: .now + timeout + .seconds(2)) {
+                cancellation.isCancelled || state.withLock { $0.closed }
+            }
         } catch {
             return .failed(error)
         }
-        let hop = Sanitizer.clean(bastion.description, limit: 120)
-        let deadline = ContinuousClock.now + timeout + .seconds(2)
-        while true {
-            if access(socket, F_OK) == 0 { return .ready(socket: socket, master: master) }
-            if master.exitStatus() != nil {
-                return .failed(RouteFailures.jump(hop, output: master.errorOutput(), summary: master.errorText()))
-            }
-            if cancellation.isCancelled || state.withLock({ $0.closed }) {
-                master.stop()
-                return .failed(ProbeFailures.cancelled)
-            }
-            if ContinuousClock.now > deadline {
-                master.stop()
-                return .failed(RouteFailures.hopTimeout(hop))
-            }
-            usleep(5_000)
+        switch started {
+        case .ready(let master): return .ready(master)
+        case .failed(let output, let summary): return .failed(RouteFailures.jump(hop, output: output, summary: summary))
+        case .timedOut: return .failed(RouteFailures.hopTimeout(hop))
+        case .cancelled: return .failed(ProbeFailures.cancelled)
         }
     }
 
@@ -205,15 +210,14 @@ public final class BastionConnections: Sendable {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// Stops every master (by PID) and removes the private directory.
-    /// Requests after this fail as cancelled.
+    /// Stops every master and removes the private directory. Requests after this fail as cancelled.
     public func close() {
-        let masters: [RouteChild] = state.withLock { state in
+        let (masters, directory): ([ControlMaster], String?) = state.withLock { state in
             state.closed = true
             defer { state.entries = [:] }
-            return state.entries.values.compactMap { if case .ready(_, let master) = $0 { master } else { nil } }
+            return (state.entries.values.compactMap { if case .ready(let master) = $0 { master } else { nil } }, state.directory)
         }
-        // All told at once, then each reaped: the waits overlap, so closing costs one grace period.
+        // All told at once, then each awaited: the waits overlap, so closing costs one grace period.
         for master in masters { master.requestStop() }
         for master in masters { master.stop() }
         if let directory { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,20 +1,18 @@
 import Glibc
 import Synchronization
-import FleetTrustCore
 
-/// The control masters running in this process, stopped (SIGTERM, while each has not exited) when
-/// it exits.
+/// The control masters this process keeps, asked to stop when it exits.
 ///
-/// A scan closes its masters when it ends or is cancelled; this covers the paths that never get
-/// there (a command that prints and calls `exit` while a scan is still in flight, the dashboard
-/// quitting mid-scan), so no authenticated session to a bastion outlives fleettrust. A SIGKILL of
-/// fleettrust cannot be covered this way (documented). The processes, not their PIDs, are kept:
-/// swift-subprocess reaps a master that ends by itself, after which its PID may name another process.
+/// A scan stops its masters when its pool is let go; this covers the paths that never get there
+/// (a command that prints and calls `exit` while a scan is in flight, the dashboard quitting), so
+/// no login to a bastion outlives fleettrust by more than a moment. What `exit` cannot cover (a
+/// SIGKILL, a crash) the masters cover themselves: each ends `ControlMaster.persistSeconds` after
+/// the kernel closes our connection to it.
 enum LiveMasters {
-    private static let masters = Mutex<[ObjectIdentifier: ChildProcess]>([:])
+    private static let masters = Mutex<[ObjectIdentifier: ControlMaster]>([:])
     private static let registered = Mutex(false)
 
-    static func add(_ master: ChildProcess) {
+    static func add(_ master: ControlMaster) {
         let first = registered.withLock { done in
             defer { done = true }
             return !done
@@ -23,11 +21,11 @@ enum LiveMasters {
         masters.withLock { $0[ObjectIdentifier(master)] = master }
     }
 
-    static func remove(_ master: ChildProcess) {
+    static func remove(_ master: ControlMaster) {
         masters.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(master)) }
     }
 
     private static func stopAll() {
-        for master in masters.withLock({ Array($0.values) }) { master.signal(SIGTERM) }
+        for master in masters.withLock({ Array($0.values) }) { master.requestStop() }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import FleetTrustCore
 
-/// One child process of a route: an `ssh` control master to a bastion, an `ssh -W` channel
-/// through one, or a ProxyCommand.
+/// One child process of a route: the `ssh` that starts a control master to a bastion, the
+/// `ssh -W` channel a further hop's master is reached through, or a ProxyCommand.
 ///
 /// Started synchronously from the probe's dedicated thread through `ChildProcess` (swift-subprocess
 /// spawns it and reaps it; `init` returns as soon as it has the PID), then polled (`exitStatus`)
@@ -15,9 +15,9 @@ import FleetTrustCore
 /// to a file in the scan's private directory (created 0600, truncated), read once it has exited
 /// to say why a hop failed.
 ///
-/// A control master is the exception: it stays in fleettrust's process group, so a Ctrl-C at the
-/// terminal stops it together with fleettrust, and it is registered to be stopped when the
-/// process exits (`LiveMasters`), so an interrupted scan leaves no login open on a bastion.
+/// The `ssh` starting a control master is the exception: it stays in fleettrust's process group,
+/// so a Ctrl-C at the terminal stops it while it is still logging in; once logged in, the master
+/// goes to the background and `ControlMaster` answers for it.
 final class RouteChild: @unchecked Sendable {
     let stderrPath: String
     private let process: ChildProcess
@@ -25,7 +25,7 @@ final class RouteChild: @unchecked Sendable {
     var pid: pid_t { process.pid }
 
     /// Starts `argv` with `stdio` (or /dev/null) as standard input and output; `ownGroup: false`
-    /// for a long-lived master that must share fleettrust's fate.
+    /// for the `ssh` of a control master, which must share fleettrust's fate while it logs in.
     init(_ argv: [String], stdio: Int32?, stderrPath: String, ownGroup: Bool = true) throws(ProbeFailure) {
         let command = Sanitizer.clean(argv[0], limit: 80)
         let errorFile = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -41,7 +41,6 @@ final class RouteChild: @unchecked Sendable {
                                message: "cannot run \(command): \(Sanitizer.clean(error.reason, limit: 200))")
         }
         self.stderrPath = stderrPath
-        if !ownGroup { LiveMasters.add(process) }
     }
 
     /// The exit status (a signal as 128 + its number) once the child has exited and been reaped,
@@ -63,35 +62,17 @@ final class RouteChild: @unchecked Sendable {
     /// Stops the child's whole process group (SIGTERM, then SIGKILL after `grace`) and returns
     /// once it has exited and (see `ChildProcess.stop`) been reaped.
     func stop(grace: Duration = .milliseconds(300)) {
-        defer { if !process.ownGroup { LiveMasters.remove(process) } }
         process.stop(grace: grace)
     }
 
     /// The end (at most 4 KiB) of what the child wrote to standard error, as written.
-    func errorOutput() -> String {
-        let fd = open(stderrPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        let size = lseek(fd, 0, SEEK_END)
-        let start = max(0, size - 4096)
-        lseek(fd, start, SEEK_SET)
-        var buffer = [UInt8](repeating: 0, count: Int(size - start))
-        let count = buffer.isEmpty ? 0 : read(fd, &buffer, buffer.count)
-        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
-    }
+    func errorOutput() -> String { RouteFiles.tail(stderrPath) }
 
     /// The last lines of `errorOutput`, cleaned to one line of at most `limit` characters.
-    func errorText(limit: Int = 300) -> String {
-        let lines = errorOutput()
-            .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("@@@") && !$0.hasPrefix("Warning: Permanently added") }
-        return Sanitizer.clean(lines.suffix(2).joined(separator: " / "), limit: limit)
-    }
+    func errorText(limit: Int = 300) -> String { RouteFiles.summary(errorOutput(), limit: limit) }
 
     deinit {
         if !process.hasEnded { stop() }
-        if !process.ownGroup { LiveMasters.remove(process) }
         unlink(stderrPath)
     }
 }

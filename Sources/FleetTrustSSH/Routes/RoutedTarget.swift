@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 import FleetTrustCore
 
-/// A host reached the way `ssh` reaches it: a channel through its bastions' control masters, or
-/// its ProxyCommand, whose standard input and output are one end of a socketpair; our end is the
-/// probe's connection. A hop that fails is reported (stage `proxy`) from what the child said.
+/// A host reached the way `ssh` reaches it: a channel through its bastions' control master, or
+/// its ProxyCommand. Either way the probe's connection is one end of a socketpair whose other end
+/// the master relays (see `ControlSocket.openForward`) or the command has as its standard input
+/// and output. A hop that fails is reported (stage `proxy`) from what `ssh` or the command said.
 struct RoutedTarget: Sendable {
     var host: InventoryHost
     var connections: BastionConnections
@@ -19,66 +20,105 @@ struct RoutedTarget: Sendable {
         } catch {
             throw HostRefusal(reason: .unsafeName(error), source: host.source).failure
         }
-        let route = host.route
-        let arguments: [String]
-        var chain: BastionConnections.Chain?
-        var command: String?
-        var bound = deadline
-        if case .command(let template)? = route.hops.first {
-            let expanded: String
-            do {
-                expanded = try ProxyCommandTokens.expand(template, destination: destination, port: host.port, user: user)
-            } catch {
-                throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed, message: error.description)
-            }
-            command = template
-            let shell = ProcessInfo.processInfo.environment["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
-            arguments = [shell, "-c", "exec \(expanded)"]
-        } else {
-            let hops = connections.chain(for: host)
-            chain = hops
-            let started = ContinuousClock.now
-            let socket = try connections.socket(for: hops, cancellation: cancellation).get()
-            if ContinuousClock.now - started > .milliseconds(50) { bound = max(deadline, .now + connections.timeout) }
-            arguments = connections.channelArguments(socket: socket, chain: hops,
-                                                     target: BastionConnections.forwardTarget(host: destination.hostName, port: host.port))
+        if case .command(let template)? = host.route.hops.first {
+            return try openCommand(template, destination: destination, user: user, deadline: deadline, cancellation: cancellation)
         }
-        let masterLog = chain.flatMap { connections.masterErrorFile(for: $0) }
-        let masterOffset = masterLog.map(Self.size) ?? 0
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw ProbeFailures.connect(errno: errno)
-        }
-        let child: RouteChild
-        do {
-            child = try RouteChild(arguments, stdio: pair[1], stderrPath: connections.freshPath())
-        } catch {
-            Glibc.close(pair[0])
-            Glibc.close(pair[1])
-            throw error
-        }
-        Glibc.close(pair[1])
-        guard cancellation.register(socket: pair[0]) else {
-            Glibc.close(pair[0])
-            child.stop()
+        let chain = connections.chain(for: host)
+        let started = ContinuousClock.now
+        let master = try connections.master(for: chain, cancellation: cancellation).get()
+        // A master that had to log in first leaves the channel a whole timeout of its own.
+        let bound = ContinuousClock.now - started > .milliseconds(50) ? max(deadline, .now + connections.timeout) : deadline
+        let hop = Sanitizer.clean(chain.bastion.description, limit: 120)
+        let logOffset = master.logSize
+        let pair = try Self.socketPair()
+        guard cancellation.register(socket: pair.ours) else {
+            Glibc.close(pair.ours)
+            Glibc.close(pair.theirs)
             throw ProbeFailures.cancelled
         }
-        var connection = TCPConnection(adopting: pair[0], child: child)
+        let channel: ControlSocket
+        do throws(ControlSocket.Failure) {
+            defer { Glibc.close(pair.theirs) }
+            channel = try ControlSocket(path: master.socketPath, deadline: bound)
+            try channel.openForward(host: destination.hostName.value, port: host.port, descriptor: pair.theirs,
+                                    deadline: bound, cancellation: cancellation)
+        } catch {
+            cancellation.unregister(socket: pair.ours)
+            Glibc.close(pair.ours)
+            switch error {
+            case .cancelled: throw ProbeFailures.cancelled
+            case .timedOut:
+                if cancellation.isCancelled { throw ProbeFailures.cancelled }
+                throw ProbeFailure(stage: .connect, code: .connectTimeout,
+                                   message: "bastion \(hop) did not connect to the host within the timeout")
+            case .refused:
+                let said = master.log(from: logOffset)
+                throw RouteFailures.targetRefused(through: hop, output: said)
+                    ?? RouteFailures.jump(hop, output: said, summary: RouteFiles.summary(said))
+            case .unreachable(let reason):
+                throw ProbeFailure(stage: .proxy, code: .hopUnreachable,
+                                   message: "hop \(hop): its control master did not open a channel (\(Sanitizer.clean(reason, limit: 160)))")
+            }
+        }
+        var connection = TCPConnection(adopting: pair.ours, child: ForwardedChannel(channel))
         do {
             try connection.awaitServer(until: bound, cancellation: cancellation)
             return connection
         } catch {
+            connection.close(cancellation: cancellation)
+            throw error
+        }
+    }
+
+    /// The host through its ProxyCommand, run by the user's shell as `ssh` runs it.
+    private func openCommand(_ template: String, destination: SSHDestination, user: SSHUserName,
+                             deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+        let expanded: String
+        do {
+            expanded = try ProxyCommandTokens.expand(template, destination: destination, port: host.port, user: user)
+        } catch {
+            throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed, message: error.description)
+        }
+        let shell = ProcessInfo.processInfo.environment["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
+        guard let errors = connections.freshPath() else {
+            throw ProbeFailure(stage: .proxy, code: .proxyCommandFailed,
+                               message: "cannot create a private directory for the ProxyCommand's output")
+        }
+        let pair = try Self.socketPair()
+        let child: RouteChild
+        do {
+            child = try RouteChild([shell, "-c", "exec \(expanded)"], stdio: pair.theirs, stderrPath: errors)
+        } catch {
+            Glibc.close(pair.ours)
+            Glibc.close(pair.theirs)
+            throw error
+        }
+        Glibc.close(pair.theirs)
+        guard cancellation.register(socket: pair.ours) else {
+            Glibc.close(pair.ours)
+            child.stop()
+            throw ProbeFailures.cancelled
+        }
+        var connection = TCPConnection(adopting: pair.ours, child: child)
+        do {
+            try connection.awaitServer(until: deadline, cancellation: cancellation)
+            return connection
+        } catch {
             let exited = Self.waitForExit(child)
-            let output = child.errorOutput() + (masterLog.map { Self.read($0, from: masterOffset) } ?? "")
             let summary = child.errorText()
             connection.close(cancellation: cancellation)
             if cancellation.isCancelled { throw ProbeFailures.cancelled }
             guard exited != nil || error.code != .bannerTimeout else { throw error }
-            if let command { throw RouteFailures.command(command, status: exited, summary: summary) }
-            let hop = Sanitizer.clean(chain?.bastion.description ?? "?", limit: 120)
-            throw RouteFailures.targetRefused(through: hop, output: output)
-                ?? RouteFailures.jump(hop, output: output, summary: summary.isEmpty ? Self.lastLine(output) : summary)
+            throw RouteFailures.command(template, status: exited, summary: summary)
         }
+    }
+
+    private static func socketPair() throws(ProbeFailure) -> (ours: Int32, theirs: Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw ProbeFailures.connect(errno: errno)
+        }
+        return (pair[0], pair[1])
     }
 
     /// Gives a child that closed its end a moment to exit, so its status and words are known.
@@ -93,22 +133,5 @@ struct RoutedTarget: Sendable {
 
     private static var localUser: String {
         getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
-    }
-
-    private static func size(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
-    }
-
-    private static func read(_ path: String, from offset: Int) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
-        defer { try? handle.close() }
-        try? handle.seek(toOffset: UInt64(offset))
-        let data = (try? handle.read(upToCount: 4096)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func lastLine(_ text: String) -> String {
-        Sanitizer.clean(text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last.map(String.init) ?? "", limit: 200)
     }
 }

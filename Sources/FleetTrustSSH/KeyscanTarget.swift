@@ -1,33 +1,32 @@
 import Foundation
 import FleetTrustCore
-import FleetTrustSSH
 
 /// One target as `ssh-keyscan` takes it, on its command line or one per line of a `-f` file:
 /// `ADDRLIST [NAMELIST]`. The addresses (comma-separated) are tried in order until one can be
 /// connected to; the keys are printed under the names (comma-separated), or under the
 /// addresses when no names are given. Each element may carry its port (`host:port`,
 /// `[host]:port`); names without one take the port of the address that answered.
-struct KeyscanTarget {
+public struct KeyscanTarget: Sendable {
     /// Tried in order: the next one only when the one before could not be resolved or connected to.
-    var addresses: [ProbeTarget]
+    public var addresses: [ProbeTarget]
     /// The names the keys are printed under; a nil port is the port of the address that answered.
-    var names: [(host: String, port: Int?)]
+    public var names: [(host: String, port: Int?)]
 
     /// The known_hosts lookup strings (`host`, or `[host]:port`) for keys fetched from `address`.
-    func lookupNames(answeredBy address: ProbeTarget) -> [String] {
+    public func lookupNames(answeredBy address: ProbeTarget) -> [String] {
         names.map { LookupName(host: $0.host, port: $0.port ?? address.port).hostString }
     }
 
-    struct SyntaxError: Error, CustomStringConvertible {
+    public struct SyntaxError: Error, CustomStringConvertible {
         /// `file:line: ` for a line of a file; empty for a command-line target.
-        var place: String
-        var reason: String
-        var description: String { place + reason }
+        public var place: String
+        public var reason: String
+        public var description: String { place + reason }
     }
 
     /// Parses one target; nil for a blank line or a comment. As in `ssh-keyscan`, `#` starts a
     /// comment anywhere on a line.
-    static func parse(_ line: Substring, defaultPort: Int, place: String = "") throws(SyntaxError) -> KeyscanTarget? {
+    public static func parse(_ line: Substring, defaultPort: Int, place: String = "") throws(SyntaxError) -> KeyscanTarget? {
         let text = line.prefix { $0 != "#" }
         let words = text.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" })
         guard let first = words.first else { return nil }
@@ -52,7 +51,7 @@ struct KeyscanTarget {
     }
 
     /// Every target in a file's text; a bad line is reported (`file:line: reason`) and left out.
-    static func read(_ text: String, file: String, defaultPort: Int) -> (targets: [KeyscanTarget], errors: [SyntaxError]) {
+    public static func read(_ text: String, file: String, defaultPort: Int) -> (targets: [KeyscanTarget], errors: [SyntaxError]) {
         var targets: [KeyscanTarget] = []
         var errors: [SyntaxError] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -65,5 +64,19 @@ struct KeyscanTarget {
             }
         }
         return (targets, errors)
+    }
+
+    /// Every target of `files` (`-` is `input`, named `<stdin>`), a bad line reported and left out;
+    /// a file that cannot be read is refused with its reason.
+    public static func read(files: [String], input: () -> [UInt8], defaultPort: Int) throws(InputFile.Failure)
+        -> (targets: [KeyscanTarget], errors: [SyntaxError]) {
+        var all: (targets: [KeyscanTarget], errors: [SyntaxError]) = ([], [])
+        for file in files {
+            let bytes = file == "-" ? input() : try InputFile.read(file, role: "targets file")
+            let read = read(String(decoding: bytes, as: UTF8.self), file: file == "-" ? "<stdin>" : file, defaultPort: defaultPort)
+            all.targets += read.targets
+            all.errors += read.errors
+        }
+        return all
     }
 }

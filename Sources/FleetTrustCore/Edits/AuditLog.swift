@@ -1,8 +1,9 @@
-import FleetTrustCore
 import Foundation
 
-/// An append-only record of every trust decision made in the dashboard, one JSON object a line,
-/// so that "who trusted this key, when, replacing what" has an answer.
+/// An append-only record of every change made to a trust store (the dashboard's decisions,
+/// `sync`, `tidy --fix`) and every connection started from the dashboard, one JSON object a line,
+/// so that "who trusted this key, when, replacing what" has an answer. Every writer appends
+/// `AuditEvent`s through `append(_:)`; the line format is `Record`.
 ///
 /// Default path: `$XDG_STATE_HOME/fleettrust/audit.jsonl`, else `~/.local/state/fleettrust/audit.jsonl`.
 public struct AuditLog: Sendable {
@@ -18,7 +19,7 @@ public struct AuditLog: Sendable {
         return home + "/.local/state/fleettrust/audit.jsonl"
     }
 
-    /// One decision about one host.
+    /// One event about one host, as it is written (an `AuditEvent` encoded).
     public struct Record: Codable, Equatable, Sendable {
         public var time: String
         public var user: String
@@ -33,23 +34,6 @@ public struct AuditLog: Sendable {
         public var outcome: String
         /// The superseded or removed known_hosts lines, kept so a replace can be undone.
         public var oldEntries: [String]
-    }
-
-    public static func records(for decision: Decision, user: String, time: Date, outcome: String) -> [Record] {
-        decision.items.map { item in
-            Record(time: timestamp(time), user: user, action: decision.kind.rawValue, host: item.host.name,
-                   endpoint: item.host.endpointLabel, names: item.names,
-                   oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: decision.kind == .forget ? [] : item.keys.map(\.sha256Fingerprint) + item.spkiPins.map { "pin-sha256:" + $0 },
-                   method: "dashboard \(decision.kind.rawValue) -> \(item.file)", outcome: outcome,
-                   oldEntries: item.previous.map { "\($0.location): \($0.text)" })
-        }
-    }
-
-    public static func connectRecord(host: InventoryHost, fingerprints: [String], command: [String], user: String,
-                                     time: Date, outcome: String) -> Record {
-        Record(time: timestamp(time), user: user, action: "connect", host: host.name, endpoint: host.endpointLabel,
-               names: [], oldFingerprints: [], newFingerprints: fingerprints, method: command.joined(separator: " "),
-               outcome: outcome, oldEntries: [])
     }
 
     static func timestamp(_ date: Date) -> String {
@@ -126,14 +110,5 @@ public struct AuditLogError: Error, CustomStringConvertible {
 
     public var description: String {
         "cannot append to the audit log \(path): \(reason); " + (partial ?? "nothing of the record was written")
-    }
-}
-
-extension AuditLog {
-    /// A known_hosts line removed by `fleettrust tidy --fix`, kept so it can be put back.
-    public static func tidyRecord(names: [String], kind: String, path: String, line: Int, text: String, user: String,
-                                  time: Date, outcome: String) -> Record {
-        Record(time: timestamp(time), user: user, action: "tidy", host: "", endpoint: "", names: names, oldFingerprints: [],
-               newFingerprints: [], method: "tidy --fix \(kind) -> \(path)", outcome: outcome, oldEntries: ["\(path):\(line): \(text)"])
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import FleetTrustCore
 
 /// Writes a command's output to a file so that a reader never sees half of it: a temporary file
 /// in the same directory, written in pieces, `fsync`, then `rename` over the target (atomic
@@ -8,22 +7,22 @@ import FleetTrustCore
 /// fails before `commit` leaves the target as it was and removes the temporary file. The target
 /// is the user's file: its mode and owner are kept and a symbolic link is written through and
 /// kept, as for known_hosts (`ReplacedFile`).
-final class AtomicOutputFile {
+public final class AtomicOutputFile {
     private let file: ReplacedFile
     private var committed = false
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Creates the temporary file beside `path` (beside a symlink's target); a new file gets mode
     /// 0666 less the umask, as a shell redirection would give it.
-    init(path: String) throws {
+    public init(path: String) throws {
         do { file = try ReplacedFile(path: path) } catch { throw Failure(description: "cannot write \(path): \(error)") }
     }
 
     /// Appends `data` to the temporary file.
-    func append(_ data: Data) throws {
+    public func append(_ data: Data) throws {
         try data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
@@ -40,16 +39,16 @@ final class AtomicOutputFile {
     }
 
     /// Makes what was appended the file's content, at once.
-    func commit() throws {
+    public func commit() throws {
         committed = true
         do { try file.install() } catch { throw Failure(description: "cannot write \(file.path): \(error)") }
     }
 
     /// The temporary file's path, for a forced exit to remove.
-    var temporaryPath: String { file.temporary }
+    public var temporaryPath: String { file.temporary }
 
     /// Removes the temporary file; the target is left as it was.
-    func abandon() {
+    public func abandon() {
         guard !committed else { return }
         committed = true
         file.abandon()
@@ -62,31 +61,31 @@ final class AtomicOutputFile {
 
 /// A command's output, to standard output or (`--output`) to an `AtomicOutputFile`, gathered
 /// into 64 KiB pieces so a report streamed host by host is not 10,000 small writes.
-final class CommandOutput {
+public final class CommandOutput {
     private let file: AtomicOutputFile?
     private var buffer = Data()
     private static let piece = 64 * 1024
 
-    init(path: String?) throws {
+    public init(path: String?) throws {
         file = try path.map(AtomicOutputFile.init(path:))
     }
 
-    func write(_ data: Data) throws {
+    public func write(_ data: Data) throws {
         buffer.append(data)
         if buffer.count >= Self.piece { try flush() }
     }
 
     /// The `--output` temporary file, if any.
-    var temporaryPath: String? { file?.temporaryPath }
+    public var temporaryPath: String? { file?.temporaryPath }
 
     /// Drops what was gathered; a file's temporary copy is removed and the target keeps its content.
-    func abandon() {
+    public func abandon() {
         buffer.removeAll()
         file?.abandon()
     }
 
     /// Writes what is left; for a file, makes it the file's content.
-    func finish() throws {
+    public func finish() throws {
         try flush()
         try file?.commit()
     }

@@ -10,16 +10,16 @@ import Synchronization
 /// Past the probes there is nothing left to cancel, and a read that never returns (a FIFO named as
 /// a `RevokedHostKeys` or known_hosts file by an inventory) must not leave the scan deaf to
 /// signals: there, and at a second signal at any time, the process ends at once (`exitAtOnce`).
-final class ScanInterruption: Sendable {
+public final class ScanInterruption: Sendable {
     private let received = Mutex<Int32?>(nil)
     private let onSignal = Mutex<(@Sendable () -> Void)?>(nil)
     private let pastProbes = Mutex(false)
     private let forcedExit = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
 
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    public static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    init() {
+    public init() {
         let queue = DispatchQueue(label: "fleettrust.scan-signals")
         var sources: [any DispatchSourceSignal] = []
         for number in Self.signals {
@@ -34,10 +34,10 @@ final class ScanInterruption: Sendable {
     }
 
     /// The signal that stopped the scan, if one did.
-    var receivedSignal: Int32? { received.withLock { $0 } }
+    public var receivedSignal: Int32? { received.withLock { $0 } }
 
     /// Runs `action` when a signal arrives (at once, if one already has).
-    func whenReceived(_ action: @escaping @Sendable () -> Void) {
+    public func whenReceived(_ action: @escaping @Sendable () -> Void) {
         let already = onSignal.withLock { slot -> Bool in
             slot = action
             return receivedSignal != nil
@@ -46,16 +46,16 @@ final class ScanInterruption: Sendable {
     }
 
     /// What ends the process at once: `cleanup` runs, one line says so, exit status 128+signal.
-    func exitAtOnce(cleanup: @escaping @Sendable () -> Void) {
+    public func exitAtOnce(cleanup: @escaping @Sendable () -> Void) {
         forcedExit.withLock { $0 = { number in
             cleanup()
-            printError("interrupted by \(Self.name(number)): stopped at once, nothing recorded and no report written")
+            FileHandle.standardError.write(Data("fleettrust: interrupted by \(Self.name(number)): stopped at once, nothing recorded and no report written\n".utf8))
             exit(128 + number)
         } }
     }
 
     /// The probes are over: from now on a signal ends the process at once.
-    func probesFinished() {
+    public func probesFinished() {
         pastProbes.withLock { $0 = true }
     }
 
@@ -72,7 +72,7 @@ final class ScanInterruption: Sendable {
     }
 
     /// `SIGTERM`, as the shell names it.
-    static func name(_ number: Int32) -> String {
+    public static func name(_ number: Int32) -> String {
         switch number {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What happened to a trust store (or which connection was started), typed, so that the
+/// dashboard, `sync` and `tidy --fix` describe their writes with one vocabulary and the audit
+/// log's line format (`AuditLog.Record`) is decided in one place, `record`.
+public struct AuditEvent: Sendable, Equatable {
+    /// Who asked for the change, and what it was.
+    public enum Action: Sendable, Equatable {
+        /// A decision confirmed in the dashboard, written to `file`.
+        case decided(Decision, file: String)
+        /// `fleettrust sync` added proved keys to `file`; `proof` says what proved them.
+        case synced(proof: String, file: String)
+        /// `fleettrust tidy --fix` removed a line of `file` for a finding of this kind.
+        case tidied(finding: String, file: String)
+        /// The dashboard started this connection command.
+        case connected(command: [String])
+    }
+
+    /// The dashboard's decisions, as the audit log names them.
+    public enum Decision: String, Sendable, Equatable, CaseIterable {
+        case trust, replace, pin, forget
+    }
+
+    /// Whether the change was made. Written as `saved` / `not saved: WHY` (`removed` /
+    /// `not removed: WHY` for tidy); a connection's outcome is its own sentence.
+    public enum Outcome: Sendable, Equatable {
+        case written
+        case refused(String)
+        case finished(String)
+    }
+
+    public var time: Date
+    public var user: String
+    public var action: Action
+    /// The inventory host concerned; nil for a tidied line, which belongs to no one host.
+    public var host: InventoryHost?
+    public var names: [String]
+    public var oldFingerprints: [String]
+    public var newFingerprints: [String]
+    /// The superseded or removed lines (`FILE:LINE: TEXT`), kept so the change can be undone.
+    public var oldEntries: [String]
+    public var outcome: Outcome
+
+    public init(time: Date, user: String, action: Action, host: InventoryHost?, names: [String] = [],
+                oldFingerprints: [String] = [], newFingerprints: [String] = [], oldEntries: [String] = [], outcome: Outcome) {
+        self.time = time
+        self.user = user
+        self.action = action
+        self.host = host
+        self.names = names
+        self.oldFingerprints = oldFingerprints
+        self.newFingerprints = newFingerprints
+        self.oldEntries = oldEntries
+        self.outcome = outcome
+    }
+
+    /// The line the audit log keeps (format unchanged since the log was the dashboard's alone).
+    public var record: AuditLog.Record {
+        let action: String, method: String, done: String, undone: String
+        switch self.action {
+        case .decided(let decision, let file):
+            (action, method, done, undone) = (decision.rawValue, "dashboard \(decision.rawValue) -> \(file)", "saved", "not saved")
+        case .synced(let proof, let file):
+            (action, method, done, undone) = ("sync", "sync (\(proof)) -> \(file)", "saved", "not saved")
+        case .tidied(let finding, let file):
+            (action, method, done, undone) = ("tidy", "tidy --fix \(finding) -> \(file)", "removed", "not removed")
+        case .connected(let command):
+            (action, method, done, undone) = ("connect", command.joined(separator: " "), "connected", "not connected")
+        }
+        let outcome: String
+        switch self.outcome {
+        case .written: outcome = done
+        case .refused(let why): outcome = "\(undone): \(why)"
+        case .finished(let sentence): outcome = sentence
+        }
+        return AuditLog.Record(time: AuditLog.timestamp(time), user: user, action: action, host: host?.name ?? "",
+                               endpoint: host?.endpointLabel ?? "", names: names, oldFingerprints: oldFingerprints,
+                               newFingerprints: newFingerprints, method: method, outcome: outcome, oldEntries: oldEntries)
+    }
+}
+
+extension AuditLog {
+    /// Appends the events' records, all or none (see `append(_: [Record])`).
+    public func append(_ events: [AuditEvent]) throws {
+        try append(events.map(\.record))
+    }
+}

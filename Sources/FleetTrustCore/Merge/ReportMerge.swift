@@ -1,0 +1,115 @@
+import Foundation
+
+/// `fleettrust merge`: one scan document (version 3) from many reports, each host entry kept as
+/// its scanner wrote it, with its `scanned_from`. Two passes over the files, so memory stays
+/// bounded by the shared-keys table and one entry per name and port, never by the documents:
+/// the first checks every entry (strictly, as replay reads it) and builds the shared-keys
+/// table, the split views and the counts; the second writes each entry as one line, its keys'
+/// `shared_by` counted over the whole merged document.
+public struct ReportMerge {
+    public let files: [String]
+
+    public init(files: [String]) {
+        self.files = files
+    }
+
+    /// What the first pass found.
+    public struct Survey: Sendable {
+        public var mergedFrom: [RecordedScan.MergedReport] = []
+        public var sharedKeys = SharedKeyTable()
+        public var splitViews: [SplitView] = []
+        public var summary = ScanReport.Summary(total: 0, byStatus: [:], exitStatus: 0)
+        public var skipped: [SkippedInventoryEntry] = []
+        fileprivate var generatedAt: [String: String] = [:]
+    }
+
+    /// Reads every report once: refuses the first bad entry with its file and index.
+    public func survey() throws -> Survey {
+        var survey = Survey()
+        var table = SharedKeyTable.Builder()
+        var splits = SplitViewFinder()
+        let decoder = JSONDecoder()
+        for file in files {
+            var scanners: Set<String> = []
+            var count = 0
+            let header = try ReportReader(path: file).read { index, data in
+                let entry: RecordedScan.Host
+                do {
+                    entry = try decoder.decode(RecordedScan.Host.self, from: data)
+                } catch {
+                    throw MergeError(file: file, message: "not a fleettrust scan host entry (\(ScanReplay.describe(error, at: ".hosts[\(index)]")))")
+                }
+                let scanner = entry.scannedFrom ?? "unknown"
+                scanners.insert(scanner)
+                var fingerprints: [String] = []
+                for key in entry.keys {
+                    guard let fingerprint = key.fingerprint else { continue }
+                    fingerprints.append(fingerprint)
+                    table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
+                }
+                splits.add(name: entry.name, port: entry.port, scanner: scanner, fingerprints: fingerprints)
+                survey.summary.total += 1
+                survey.summary.byStatus[entry.status.rawValue, default: 0] += 1
+                if let drift = entry.drift { survey.summary.byDrift[drift.rawValue, default: 0] += 1 }
+                survey.summary.exitStatus = max(survey.summary.exitStatus, entry.status.alarmLevel, entry.drift == .reverted ? 2 : 0)
+                count += 1
+            }
+            guard let version = header.version, RecordedScan.readableVersions.contains(version) else {
+                throw MergeError(file: file, message: "scan document version \(header.version.map(String.init) ?? "(none)") is not supported (expected 1 to \(ScanReport.currentVersion))")
+            }
+            survey.generatedAt[file] = header.generatedAt
+            survey.skipped += header.skipped
+            survey.mergedFrom.append(RecordedScan.MergedReport(scanner: scanners.count == 1 ? scanners.first! : scanners.sorted().joined(separator: ","),
+                                                               generatedAt: header.generatedAt, hosts: count,
+                                                               file: CleanText(file, limit: 1024).value))
+        }
+        survey.summary.exitStatus = ScanDocument.exitStatus(survey.summary.exitStatus, skipped: survey.skipped)
+        survey.sharedKeys = table.table()
+        survey.splitViews = splits.splitViews()
+        return survey
+    }
+
+    /// Writes the merged document to `sink` (the second pass).
+    public func write(_ survey: Survey, generatedAt: Date = Date(), to sink: (Data) throws -> Void) throws {
+        let encoder = ScanDocumentLayout.encoder()
+        let now = HistoryTime.rfc3339(date: generatedAt)
+        try sink(try ScanDocumentLayout.head(generatedAt: now, encoder: encoder))
+        var written = 0
+        let decoder = JSONDecoder()
+        for (file, report) in zip(files, survey.mergedFrom) {
+            var count = 0
+            _ = try ReportReader(path: file).read { index, data in
+                guard case .object(var entry) = try decoder.decode(JSONValue.self, from: data) else {
+                    throw MergeError(file: file, message: "hosts[\(index)]: not an object")
+                }
+                if entry["scanned_from"] == nil { entry["scanned_from"] = .string("unknown") }
+                if entry["scanned_at"] == nil { entry["scanned_at"] = .string(survey.generatedAt[file] ?? now) }
+                entry["shares_keys_with"] = nil
+                if case .array(let keys) = entry["keys"] {
+                    entry["keys"] = .array(keys.map { key in
+                        guard case .object(var fields) = key else { return key }
+                        if case .string(let fingerprint) = fields["fingerprint"] {
+                            fields["shared_by"] = survey.sharedKeys.hosts(presenting: fingerprint).map { .integer(Int64($0)) } ?? .null
+                        }
+                        return .object(fields)
+                    })
+                }
+                try sink(ScanDocumentLayout.beforeHost(written) + (try encoder.encode(JSONValue.object(entry))))
+                written += 1
+                count += 1
+            }
+            guard count == report.hosts else { throw MergeError(file: file, message: "changed while it was merged") }
+        }
+        try sink(try ScanDocumentLayout.tail(hosts: written, fields: [
+            ("known_hosts_files", try encoder.encode([String]())), ("merged_from", try encoder.encode(survey.mergedFrom)),
+            ("pin_files", try encoder.encode([String]())), ("shared_keys", try encoder.encode(survey.sharedKeys.entries)),
+            ("skipped", try encoder.encode(survey.skipped)), ("split_views", try encoder.encode(survey.splitViews)),
+            ("summary", try encoder.encode(survey.summary)), ("version", try encoder.encode(ScanReport.currentVersion)),
+        ]))
+    }
+
+    /// The type of the key a certificate certifies (`ssh-ed25519` for `ssh-ed25519-cert-v01@openssh.com`).
+    static func plainType(_ type: String) -> String {
+        type.hasSuffix("-cert-v01@openssh.com") ? String(type.dropLast("-cert-v01@openssh.com".count)) : type
+    }
+}

@@ -1,0 +1,76 @@
+import FleetTrustCore
+import Foundation
+
+/// A confirmed decision as the trust-store edits that carry it out and the audit events that
+/// record it: the dashboard writes through the same `TrustStoreEditor` and `AuditLog` as `sync`
+/// and `tidy --fix`.
+extension Decision {
+    /// The edits, each compare-and-set against what the person was shown when deciding.
+    public var edits: [TrustEdit] {
+        items.flatMap { item -> [TrustEdit] in
+            let hashNames = item.host.sshOptions.hashKnownHosts
+            switch kind {
+            case .trust:
+                return [TrustEdit(path: item.file, change: .add(names: item.names, keys: item.keys, expecting: Self.seen(item, in: item.file)),
+                                  hashNames: hashNames)]
+            case .replace:
+                return [TrustEdit(path: item.file, change: .replace(names: item.names, removing: Set(item.previous.map(\.fingerprint)),
+                                                                    keys: item.keys, expecting: Self.seen(item, in: item.file)),
+                                  hashNames: hashNames)]
+            case .forget:
+                return Set(item.previous.map(\.location.file)).sorted().map { file in
+                    TrustEdit(path: file, change: .forget(names: item.names, expecting: Self.seen(item, in: file)))
+                }
+            case .pin:
+                return [TrustEdit(path: item.file, change: .pin(names: item.names, fingerprints: pinned(item),
+                                                                expecting: item.shownPins, spki: !item.spkiPins.isEmpty))]
+            }
+        }
+    }
+
+    /// One audit event per host.
+    public func auditEvents(user: String, time: Date, outcome: AuditEvent.Outcome) -> [AuditEvent] {
+        let decision = AuditEvent.Decision(rawValue: kind.rawValue) ?? .trust
+        return items.map { item in
+            AuditEvent(time: time, user: user, action: .decided(decision, file: item.file), host: item.host, names: item.names,
+                       oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: kind == .forget ? [] : pinned(item),
+                       oldEntries: item.previous.map { "\($0.location): \($0.text)" }, outcome: outcome)
+        }
+    }
+
+    /// One sentence saying what was written.
+    public var summary: String {
+        let hosts = items.map(\.host.name).joined(separator: ", ")
+        let files = Set(items.map(\.file) + items.flatMap { $0.previous.map(\.location.file) }).sorted().joined(separator: ", ")
+        switch kind {
+        case .trust: return "Trusted \(hosts); entries appended to \(files)."
+        case .replace: return "Replaced the key of \(hosts) in \(files); the old entry is in the audit log."
+        case .forget: return "Forgot \(hosts): its entries were removed from \(files)."
+        case .pin: return "Pinned the keys of \(hosts) in \(files)."
+        }
+    }
+
+    /// The keys' fingerprints and a TLS endpoint's SPKI pins.
+    private func pinned(_ item: DecisionItem) -> [String] {
+        item.keys.map(\.sha256Fingerprint) + item.spkiPins.map { "pin-sha256:" + $0 }
+    }
+
+    /// The fingerprints recorded for the host in `file` when the person decided.
+    private static func seen(_ item: DecisionItem, in file: String) -> [String] {
+        item.seen.filter { $0.location.file == file }.map(\.fingerprint)
+    }
+}
+
+extension AuditLog {
+    /// The records of a decision, one per host, with `outcome` as written.
+    public static func records(for decision: Decision, user: String, time: Date, outcome: String) -> [Record] {
+        decision.auditEvents(user: user, time: time, outcome: .finished(outcome)).map(\.record)
+    }
+
+    /// The record of a connection started from the dashboard.
+    public static func connectRecord(host: InventoryHost, fingerprints: [String], command: [String], user: String,
+                                     time: Date, outcome: String) -> Record {
+        AuditEvent(time: time, user: user, action: .connected(command: command), host: host, newFingerprints: fingerprints,
+                   outcome: .finished(outcome)).record
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import FleetTrustCore
+
+/// `fleettrust merge`: the reports of many scanners (one per network, as the Ansible playbook
+/// fetches them) as one document, to replay and review centrally. The merge is `ReportMerge`.
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge scan reports (scan --format json) from several scanners into one document.",
+        discussion: """
+            Each host entry keeps its scanned_from, the scanner that proved its keys; a host proved \
+            by two scanners appears twice. Two scanners that proved different keys for the same name \
+            and port are a split view: listed on standard error and in the document's split_views. \
+            Judge the result centrally with `fleettrust scan --replay`. Exit status: 0 merged (split \
+            views included); 64 bad usage or a report that cannot be read.
+            """)
+
+    @Option(help: ArgumentHelp("Write the merged document to this file instead of standard output, atomically.", valueName: "file"))
+    var output: String?
+
+    @Argument(help: ArgumentHelp("The reports to merge.", valueName: "report"))
+    var reports: [String]
+
+    func validate() throws {
+        if reports.isEmpty { throw ValidationError("give at least one report to merge") }
+    }
+
+    func run() throws {
+        do {
+            let merge = ReportMerge(files: reports.map(expandTilde))
+            let output = try CommandOutput(path: self.output.map(expandTilde))
+            let survey: ReportMerge.Survey
+            do {
+                survey = try merge.survey()
+                try merge.write(survey, to: output.write)
+                try output.finish()
+            } catch {
+                output.abandon()
+                throw error
+            }
+            for split in survey.splitViews {
+                printError("split view: \(split.name) port \(split.port): \(split.scanners.joined(separator: ", ")) proved different keys")
+            }
+        } catch let failure as MergeError {
+            printError(failure.description)
+            throw ExitCode(64)
+        } catch let failure as AtomicOutputFile.Failure {
+            printError(failure.description)
+            throw ExitCode(64)
+        }
+    }
+}
