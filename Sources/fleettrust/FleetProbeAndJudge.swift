@@ -11,7 +11,7 @@ extension FleetOptions {
         let pool = ProbePool(settings: poolSettings)
         var results = [ProbeResult?](repeating: nil, count: hosts.count)
         let scan = pool.start(hosts)
-        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:)) : nil
+        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:), load: { scan.load }) : nil
         interruption?.whenReceived { Task { await scan.cancel() } }
         for await event in scan.events {
             var result = event.result
