@@ -50,7 +50,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         do {
             let theme = try DashboardLaunch.theme(self.theme, environment: environment)
-            let recording = try replay.map(DashboardRecording.init(path:))
+            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0)) }
             let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
             // A recording is an old probe: no drift against today's history, and nothing recorded.
             let store = recording == nil ? try await history.open(readOnly: readOnly) : nil
@@ -73,6 +73,9 @@ struct DashboardCommand: AsyncParsableCommand {
             throw ExitCode(64)
         } catch let failure as CommandFailure {
             printError(failure.description)
+            throw ExitCode(64)
+        } catch let problem as ScanReplay.Problem {
+            printError(problem.description)
             throw ExitCode(64)
         }
     }

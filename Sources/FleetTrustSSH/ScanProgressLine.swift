@@ -1,14 +1,13 @@
 import Dispatch
 import Foundation
 import FleetTrustCore
-import FleetTrustSSH
 import Synchronization
 
 /// The line `scan` and `sync` keep on a terminal's standard error while probing: how many hosts
 /// are done, how long it has been, how many are in flight and how many still queued, and which
 /// hosts it is still waiting for, redrawn every second so a scan waiting on silent hosts visibly
 /// waits rather than seeming stuck.
-final class ScanProgressLine: Sendable {
+public final class ScanProgressLine: Sendable {
     private struct State {
         var done: Set<Int> = []
         var ended = false
@@ -21,7 +20,7 @@ final class ScanProgressLine: Sendable {
     private let started = ContinuousClock.now
     private nonisolated(unsafe) let timer: any DispatchSourceTimer
 
-    init(hosts: [InventoryHost], activity: @escaping @Sendable (Int) -> String?,
+    public init(hosts: [InventoryHost], activity: @escaping @Sendable (Int) -> String?,
          load: @escaping @Sendable () -> ProbeLoad) {
         names = hosts.map { Sanitizer.clean($0.name, limit: 40) }
         self.activity = activity
@@ -32,13 +31,13 @@ final class ScanProgressLine: Sendable {
         timer.resume()
     }
 
-    func finished(_ index: Int) {
+    public func finished(_ index: Int) {
         state.withLock { _ = $0.done.insert(index) }
         draw()
     }
 
     /// Clears the line for good.
-    func end() {
+    public func end() {
         timer.cancel()
         state.withLock { $0.ended = true }
         FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
@@ -54,7 +53,7 @@ final class ScanProgressLine: Sendable {
 
     /// `scanned 3/5, 12 s, 2 in flight, 0 queued; waiting for web4 (banner), web5 (connect)`, at
     /// most three names and then a count.
-    static func text(done: Set<Int>, names: [String], seconds: Int64, load: ProbeLoad, activity: (Int) -> String?) -> String {
+    public static func text(done: Set<Int>, names: [String], seconds: Int64, load: ProbeLoad, activity: (Int) -> String?) -> String {
         var line = "fleettrust: scanned \(done.count)/\(names.count), \(seconds) s, \(load.inFlight) in flight, \(load.waiting) queued"
         let waiting = names.indices.lazy.filter { !done.contains($0) }
         let shown = Array(waiting.prefix(3)).map { index in names[index] + (activity(index).map { " (\($0))" } ?? "") }

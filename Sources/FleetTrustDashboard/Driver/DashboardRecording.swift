@@ -5,36 +5,26 @@ import Foundation
 /// or a merged one) instead of an inventory. The recorded proof stands in for the probes and is
 /// judged by the same judge against this machine's known_hosts, pins and policies; nothing is
 /// probed, and scanners that disagree about a host are shown as a split view.
-struct DashboardRecording {
-    let path: String
-    let hosts: [InventoryHost]
-    let results: [ProbeResult]
-    let splitViews: [Int: [SplitViewWitness]]
+public struct DashboardRecording: Sendable {
+    public let path: String
+    public let hosts: [InventoryHost]
+    public let results: [ProbeResult]
+    public let splitViews: [Int: [SplitViewWitness]]
 
-    /// Reads and checks the document (as `scan --replay` does); an unreadable one is bad input.
-    init(path: String) throws {
-        let data: Data
-        do {
-            data = Data(try InputFile.read(expandTilde(path), role: "recorded scan"))
-        } catch {
-            throw CommandFailure.unreadableInput(error.description)
-        }
-        let pairs: [(host: InventoryHost, result: ProbeResult)]
-        do {
-            pairs = try ScanReplay.load(data, source: path)
-        } catch let problem as ScanReplay.Problem {
-            throw CommandFailure.unreadableInput(problem.description)
-        }
+    /// Reads and checks the document (as `scan --replay` does) at `file`, named `path` as the
+    /// user gave it; throws `ScanReplay.Problem` for an unreadable or invalid one.
+    public init(path: String, file: String) throws {
+        let pairs = try ScanReplay.load(path: file, source: path)
         self.path = path
         hosts = pairs.map(\.host)
         results = pairs.map(\.result)
         splitViews = SplitViewWitness.find(hosts: hosts, results: results)
     }
 
-    var prober: RecordedProbes { RecordedProbes(hosts: hosts, results: results) }
+    public var prober: RecordedProbes { RecordedProbes(hosts: hosts, results: results) }
 
     /// What the status line says when the dashboard opens: where the proof comes from.
-    var notice: String {
+    public var notice: String {
         let scanners = Set(results.compactMap { $0.scanner?.value }).sorted()
         var text = "Recorded scan \(Sanitizer.clean(path, limit: 200)): \(hosts.count) host\(hosts.count == 1 ? "" : "s")"
         if !scanners.isEmpty { text += " proved by " + scanners.prefix(8).joined(separator: ", ") + (scanners.count > 8 ? ", …" : "") }
