@@ -54,12 +54,12 @@ public enum SignatureVerifier {
         init?(algorithm: String, keyType: KeyType) {
             switch (algorithm, keyType) {
             case ("ssh-ed25519", .ed25519): self = .ed25519
-            case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa(group: "P-256", md: { EVP_sha256() })
-            case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa(group: "P-384", md: { EVP_sha384() })
-            case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa(group: "P-521", md: { EVP_sha512() })
-            case ("rsa-sha2-512", .rsa): self = .rsa(md: { EVP_sha512() })
-            case ("rsa-sha2-256", .rsa): self = .rsa(md: { EVP_sha256() })
-            case ("ssh-rsa", .rsa): self = .rsa(md: { EVP_sha1() })
+            case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa(group: "P-256", md: { Digest.fetchedSHA256 })
+            case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa(group: "P-384", md: { Digest.fetchedSHA384 })
+            case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa(group: "P-521", md: { Digest.fetchedSHA512 })
+            case ("rsa-sha2-512", .rsa): self = .rsa(md: { Digest.fetchedSHA512 })
+            case ("rsa-sha2-256", .rsa): self = .rsa(md: { Digest.fetchedSHA256 })
+            case ("ssh-rsa", .rsa): self = .rsa(md: { Digest.fetchedSHA1 })
             default: return nil
             }
         }
@@ -78,7 +78,7 @@ public enum SignatureVerifier {
 
     private static func withRawEd25519(_ point: [UInt8], _ body: (OpaquePointer) -> Bool) -> Bool {
         let made = point.withUnsafeBufferPointer {
-            EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, $0.count)
+            EVP_PKEY_new_raw_public_key_ex(nil, "ED25519", nil, $0.baseAddress, $0.count)
         }
         guard let pkey = made else { return false }
         defer { EVP_PKEY_free(pkey) }
