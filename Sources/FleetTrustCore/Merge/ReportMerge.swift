@@ -43,7 +43,9 @@ public struct ReportMerge {
                 scanners.insert(scanner)
                 var fingerprints: [String] = []
                 for key in entry.keys {
-                    guard let fingerprint = key.fingerprint else { continue }
+                    guard let fingerprint = Self.fingerprint(ofKey: key.key) else {
+                        throw MergeError(file: file, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key")
+                    }
                     fingerprints.append(fingerprint)
                     table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
                 }
@@ -88,7 +90,8 @@ public struct ReportMerge {
                 if case .array(let keys) = entry["keys"] {
                     entry["keys"] = .array(keys.map { key in
                         guard case .object(var fields) = key else { return key }
-                        if case .string(let fingerprint) = fields["fingerprint"] {
+                        if case .string(let line) = fields["key"], let fingerprint = Self.fingerprint(ofKey: line) {
+                            fields["fingerprint"] = .string(fingerprint)
                             fields["shared_by"] = survey.sharedKeys.hosts(presenting: fingerprint).map { .integer(Int64($0)) } ?? .null
                         }
                         return .object(fields)
@@ -106,6 +109,16 @@ public struct ReportMerge {
             ("skipped", try encoder.encode(survey.skipped)), ("split_views", try encoder.encode(survey.splitViews)),
             ("summary", try encoder.encode(survey.summary)), ("version", try encoder.encode(ScanReport.currentVersion)),
         ]))
+    }
+
+    /// The fingerprint of a recorded key, made from the key itself: a report's own `fingerprint`
+    /// field is a claim, and a forged one must neither hide a split view nor a shared key.
+    /// A certificate this version cannot read is fingerprinted over its blob, as replay does.
+    static func fingerprint(ofKey line: String) -> String? {
+        if let key = try? HostKey(openSSHLine: line) { return key.sha256Fingerprint }
+        let fields = line.split(separator: " ")
+        guard fields.count == 2, fields[0].hasSuffix("-cert-v01@openssh.com"), let blob = Base64.decode(String(fields[1])) else { return nil }
+        return "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false)
     }
 
     /// The type of the key a certificate certifies (`ssh-ed25519` for `ssh-ed25519-cert-v01@openssh.com`).

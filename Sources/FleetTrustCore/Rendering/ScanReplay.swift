@@ -2,8 +2,9 @@ import Foundation
 
 /// Turns an earlier `scan --format json` document back into inventory hosts and probe results,
 /// so they can be judged again (by the same `FleetJudge`) against today's known_hosts and pins
-/// without any network. The host's recorded client settings (`HostKeyAlias`, `HostKeyAlgorithms`,
-/// its own known_hosts files) come back with it, so it is judged under the same names.
+/// without any network. The host's recorded client settings (`HostKeyAlias`, `HostKeyAlgorithms`)
+/// come back with it, so it is judged under the same names; which known_hosts files judge it is
+/// this machine's choice (`--known-hosts` or OpenSSH's defaults), never the document's.
 public enum ScanReplay {
     public struct Problem: Error, CustomStringConvertible, Sendable {
         public var source: String
@@ -67,10 +68,13 @@ public enum ScanReplay {
     /// The host and probe a recorded host entry stands for.
     private static func pair(_ entry: RecordedScan.Host, index: Int, source: String) throws -> (host: InventoryHost, result: ProbeResult) {
         let settings = entry.ssh
+        // Which known_hosts files judge the host is this machine's choice, never the document's:
+        // a recording naming its own files (or none) would hide the lines that make it `changed`.
+        var options = settings?.options ?? SSHHostOptions()
+        options.noUserKnownHostsFile = nil
+        options.globalKnownHostsFiles = nil
         var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
-                                 groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
-                                 userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
-                                 sshOptions: settings?.options ?? SSHHostOptions())
+                                 groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias, sshOptions: options)
         if entry.policySource == "inventory" { host.policy = entry.policy }
         host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
