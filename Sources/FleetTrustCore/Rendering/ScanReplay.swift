@@ -89,6 +89,8 @@ public enum ScanReplay {
         if let refusal = host.refusal {
             return (host, ProbeResult(host: entry.host, port: entry.port, failures: [refusal.failure]))
         }
+        // A recorded ProxyCommand is the document's text: shown, never run (connect refuses the host).
+        host.proxyCommandNotAllowed = true
         var keys: [DiscoveredKey] = []
         var malformed: [MalformedHostKey] = []
         for key in entry.keys {
