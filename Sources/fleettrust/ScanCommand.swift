@@ -126,7 +126,14 @@ struct ScanCommand: AsyncParsableCommand {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             do {
-                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay)
+                let read: (options: InventoryReadOptions, errors: [InventoryDiagnostic])
+                do {
+                    read = try InventoryReadOptions.underUserConfiguration(explicit: fleet.sshConfig.map(expandTilde), allowProxyCommands: false)
+                } catch {
+                    throw CommandFailure.unreadableInput("--ssh-config \(error)")
+                }
+                read.errors.forEach { printError($0.description) }
+                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: read.options)
                 return (pairs.map(\.host), pairs.map(\.result), [])
             } catch let problem as ScanReplay.Problem {
                 throw CommandFailure.unreadableInput(problem.description)

@@ -88,3 +88,30 @@ final class HostileRecordingTests: XCTestCase {
         }
     }
 }
+
+/// A recording replayed on another machine is judged under that machine's ssh configuration, as
+/// the `ssh` run there would judge the host: its `RevokedHostKeys` revokes a recorded key.
+final class ReplayUnderThisMachinesConfigurationTests: XCTestCase {
+    func testReplayAppliesThisMachinesRevokedHostKeysAsSshDoes() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        defer { fleet.stop() }
+        let host = fleet.hosts[0]
+        let recorded = fleet.directory + "/scanner.json"
+        let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath,
+                                                                 "--ssh-config", "/dev/null", "--no-history", "--format", "json", "--output", recorded], limit: 90)
+        XCTAssertEqual(scan.status, 0, scan.stderrText)
+        let revoked = fleet.directory + "/revoked_keys"
+        try host.publicKeys.map { $0.openSSHLine + "\n" }.joined().write(toFile: revoked, atomically: true, encoding: .utf8)
+        let config = fleet.directory + "/central_ssh_config"
+        try "Host *\n  RevokedHostKeys \(revoked)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let oracle = try SSHOracle.check(name: host.address, port: host.port, knownHosts: fleet.knownHostsPath,
+                                         extraOptions: ["-o", "RevokedHostKeys=\(revoked)"])
+        XCTAssertEqual(oracle.verdict, .revoked, "ssh under this configuration refuses the revoked key")
+
+        let replay = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--replay", recorded, "--known-hosts", fleet.knownHostsPath,
+                                                                   "--ssh-config", config, "--format", "json"], limit: 90)
+        let document = try XCTUnwrap(try? RecordedScan.decode(Data(replay.stdout)), replay.stderrText)
+        XCTAssertEqual(document.hosts.map(\.status), [.revoked], "replayed under this machine's configuration, as ssh judges")
+        XCTAssertEqual(replay.status, 2)
+    }
+}

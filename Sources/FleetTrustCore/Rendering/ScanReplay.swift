@@ -17,20 +17,22 @@ public enum ScanReplay {
     public static let maximumDocument = 1 << 30
 
     /// The recorded scan at `path` (`~` already expanded), its problems named by `source`.
-    public static func load(path: String, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+    public static func load(path: String, source: String, under configuration: InventoryReadOptions? = nil) throws -> [(host: InventoryHost, result: ProbeResult)] {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, role: "recorded scan", limit: ScanReplay.maximumDocument)
         } catch {
             throw Problem(source: "", message: error.description)
         }
-        return try load(Data(bytes), source: source)
+        return try load(Data(bytes), source: source, under: configuration)
     }
 
     /// Each host entry is decoded on its own, in turn (`ReplayDocument` finds where each one is),
     /// so a recorded scan of 10,000 hosts is never held decoded all at once beside the hosts made
     /// from it: only the hosts and probes to judge stay.
-    public static func load(_ data: Data, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+    /// `configuration` is this machine's ssh configuration (`InventoryReadOptions.sshConfiguration`):
+    /// its host-key settings apply to every recorded host, as the `ssh` run here applies them.
+    public static func load(_ data: Data, source: String, under configuration: InventoryReadOptions? = nil) throws -> [(host: InventoryHost, result: ProbeResult)] {
         let document: ReplayDocument
         do {
             document = try ReplayDocument(data)
@@ -52,6 +54,9 @@ public enum ScanReplay {
                 throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error, at: ".hosts[\(index)]")))")
             }
             var (host, result) = try pair(entry, index: index, source: source)
+            if let configuration, let here = configuration.sshConfiguration {
+                host = here.recorded(host, options: configuration)
+            }
             result.scanner = entry.scannedFrom.map { CleanText($0) }
             result.finishedAt = generatedAt
             if let scannedAt = entry.scannedAt {
