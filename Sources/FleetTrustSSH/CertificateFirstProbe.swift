@@ -12,14 +12,17 @@ struct CertificateFirstProbe: Sendable {
     var endpoint: ProbeEndpoint
     var port: Int
     var timeout: Duration
-    var slots: HandshakeSlots
     /// The algorithms offered, in preference order (by default every certificate type first).
     var offered = CertificateFirstProbe.certificatesFirst
+
+    /// When set, the offer is chosen from the server's host-key algorithms (see `ExchangeBoard`)
+    /// instead of `offered`; nil from it means the connection is not needed.
+    var choose: (@Sendable ([String]) -> [String]?)?
 
     static let certificatesFirst = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
     /// `connectDeadline` bounds the connect and the server's identification; the key exchange
-    /// then gets the full timeout once a handshake slot is free.
+    /// then gets the full timeout.
     func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant) -> AttemptOutcome {
         let connection: TCPConnection
         do {
@@ -27,12 +30,14 @@ struct CertificateFirstProbe: Sendable {
         } catch {
             return AttemptOutcome(failure: error)
         }
-        let report: KeyExchangeReport? = slots.withSlot(cancellation: cancellation, cancelled: { nil }) {
+        cancellation.enter(.keyExchange)
+        let report = if let choose {
+            KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds, choosing: choose)
+        } else {
             KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
                                  timeout: timeout.seconds, fd: connection.fd)
         }
         connection.close(cancellation: cancellation)
-        guard let report else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
         var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
                                      malformedKey: report.malformedKey)
         switch report.outcome {

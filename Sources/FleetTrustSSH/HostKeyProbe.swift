@@ -14,8 +14,6 @@ struct HostKeyProbe: Sendable {
     /// Comma-separated, as for `SSH_OPTIONS_HOSTKEYS`.
     var hostKeyAlgorithms: String
     var timeout: Duration
-    var slots: HandshakeSlots
-
 
     static let serverVersionLimit = 255
 
@@ -36,13 +34,9 @@ struct HostKeyProbe: Sendable {
             connection.close(cancellation: cancellation)
             return AttemptOutcome(failure: ProbeFailures.connect(errno: errno))
         }
-        let outcome = slots.withSlot(cancellation: cancellation, cancelled: {
-            close(libsshFD)
-            return AttemptOutcome(failure: ProbeFailures.cancelled)
-        }) {
-            handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start,
-                      deadline: ContinuousClock.now + timeout, cancellation: cancellation)
-        }
+        cancellation.enter(.keyExchange)
+        let outcome = handshake(fd: libsshFD, firstBytes: connection.firstBytes, start: start,
+                                deadline: ContinuousClock.now + timeout, cancellation: cancellation)
         connection.close(cancellation: cancellation)
         return outcome
     }

@@ -3,28 +3,31 @@ import FleetTrustCore
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
 /// Resolves once, then for the first address that answers: one `CertificateFirstProbe` (a
-/// certificate or a plain key, and the server's host-key algorithms), then one libssh handshake
-/// per key type still missing, following a `HostKeyPlan`. A failure before the key exchange (no address, no
-/// connection, no SSH) or a stalled exchange ends the probe at once: the other key types would
-/// fail the same way, one timeout each. Runs on the calling (dedicated) thread.
+/// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
+/// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
+/// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
+/// client cannot negotiate (a server without curve25519). A failure before the key exchange (no
+/// address, no connection, no SSH) or a stalled exchange ends the probe: the other key types
+/// would fail the same way, one timeout each. Every connection goes through the scan's
+/// `TargetPoliteness`. Runs on the calling (dedicated) thread.
 public struct HostProbe: Sendable {
     public var host: InventoryHost
     /// Bound on each connection attempt: on the TCP connect and the server's identification, and
-    /// again on the key exchange once a handshake slot is free.
+    /// again on the key exchange.
     public var timeout: Duration
-    let slots: HandshakeSlots
+    let scheduler: AttemptScheduler
     /// The pool's bastion connections, which a host with a route is probed through; without
     /// them such a host is not probed (`proxied`).
     let routes: BastionConnections?
 
     public init(host: InventoryHost, timeout: Duration) {
-        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1), routes: nil)
+        self.init(host: host, timeout: timeout, scheduler: AttemptScheduler(helperThreads: 4), routes: nil)
     }
 
-    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots, routes: BastionConnections?) {
+    init(host: InventoryHost, timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections?) {
         self.host = host
         self.timeout = timeout
-        self.slots = slots
+        self.scheduler = scheduler
         self.routes = routes
     }
 
@@ -68,13 +71,105 @@ public struct HostProbe: Sendable {
         max(min(due, now) + timeout, now + min(timeout, .seconds(1)))
     }
 
+    /// Connections opened to a server at once: one per key type of a usual server (Ed25519,
+    /// ECDSA, RSA), so all of them are asked for in the same round trips.
+    static let connectionsAtOnce = 3
+
     /// Probes one address (or the host behind its route); false when it could not even be
     /// connected to (try the next address).
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
+        let board = ExchangeBoard()
+        let round = scheduler.all((0..<Self.connectionsAtOnce).map { _ in
+            { @Sendable in claimAndExchange(at: address, board: board, firstDeadline: firstDeadline, cancellation: cancellation) }
+        })
+        let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
+        guard let opening = claimed.first, let offered = board.serverAlgorithms else {
+            return probeOneByOne(address, opening: round[0].ours, into: &result, cancellation: cancellation)
+        }
         var plan = HostKeyPlan()
-        let opening = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots)
-            .run(cancellation: cancellation, connectDeadline: firstDeadline)
+        plan.learn(serverAlgorithms: offered)
+        result.peerAddress = address.peerAddress
+        result.serverVersion = opening.ours.serverVersion
+        result.serverHostKeyAlgorithms = offered
+        var refused = false
+        var leftover = board.unclaimed
+        for exchange in claimed {
+            if !take(exchange, into: &result, plan: &plan, refused: &refused) {
+                leftover = []
+                break
+            }
+        }
+        let later = scheduler.all(leftover.map { exchange in
+            { @Sendable in ClaimedExchange(exchange: exchange, ours: fetch(exchange, at: address, cancellation: cancellation)) }
+        })
+        for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
+        finish(&result, plan: plan, refused: refused)
+        return true
+    }
+
+    /// One connection of the first round: claims an exchange from `board` once the server has
+    /// named its algorithms, runs it, and asks libssh when our client could not negotiate.
+    private func claimAndExchange(at address: ProbeEndpoint, board: ExchangeBoard, firstDeadline: ContinuousClock.Instant,
+                                  cancellation: ProbeCancellation) -> ClaimedExchange {
+        let claim = Claim()
+        let ours = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
+            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, choose: { offered in
+                claim.exchange = board.claim(serverAlgorithms: offered)
+                return claim.exchange?.offered
+            }).run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline)
+        }
+        guard let exchange = claim.exchange else { return ClaimedExchange(exchange: nil, ours: ours) }
+        var claimed = ClaimedExchange(exchange: exchange, ours: ours)
+        if let list = exchange.libsshFallback, needsLibssh(ours, cancellation: cancellation) {
+            claimed.libssh = libssh(list, at: address, cancellation: cancellation)
+        }
+        return claimed
+    }
+
+    /// An exchange no connection of the first round could take, on a connection of its own.
+    private func fetch(_ exchange: ExchangeBoard.Exchange, at address: ProbeEndpoint,
+                       cancellation: ProbeCancellation) -> AttemptOutcome {
+        if let list = exchange.libsshFallback { return fetch(list, at: address, cancellation: cancellation) }
+        return scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
+            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: exchange.offered)
+                .run(cancellation: cancellation, connectDeadline: .now + timeout)
+        }
+    }
+
+    /// Takes one exchange's outcome into the result, as the one-by-one probe would have; false
+    /// when it ends the probe.
+    private func take(_ claimed: ClaimedExchange, into result: inout ProbeResult, plan: inout HostKeyPlan,
+                      refused: inout Bool) -> Bool {
+        guard let exchange = claimed.exchange else { return true }
+        let ours = claimed.ours
+        if let key = ours.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        }
+        if let malformed = ours.malformedKey { result.malformedKeys.append(malformed) }
+        if let failure = ours.failure, failure != KeyExchangeFailures.notNeeded {
+            let recorded = if exchange.index == 0 {
+                // The opening exchange: a server our client cannot talk to is libssh's to try.
+                failure.code == .badSignature || failure.code == .kexTimeout
+            } else if exchange.libsshFallback == nil {
+                ours.malformedKey == nil
+            } else {
+                claimed.libssh == nil
+            }
+            if recorded {
+                result.failures.append(failure)
+                if Self.endsProbe(failure) { return false }
+            }
+        }
+        if let libssh = claimed.libssh { return take(libssh, into: &result, plan: &plan, refused: &refused) }
+        return true
+    }
+
+    /// The probe of a server no connection of the first round could learn the algorithms of:
+    /// the first connection's outcome decides, then libssh asks for the usual key types one by one.
+    private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
+                               cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
             switch failure.stage {
             case .connect:
@@ -91,71 +186,72 @@ public struct HostProbe: Sendable {
         }
         result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
-        if let key = opening.key {
-            result.keys.append(key)
-            plan.found(keyType: key.key.type)
-        }
-        if let malformed = opening.malformedKey { result.malformedKeys.append(malformed) }
-        if let offered = opening.serverHostKeyAlgorithms, !offered.isEmpty {
-            plan.learn(serverAlgorithms: offered)
-            result.serverHostKeyAlgorithms = offered
-        }
-        fetchOtherCertificates(address, into: &result, cancellation: cancellation)
-
+        var plan = HostKeyPlan()
         var refused = false
         while let algorithms = plan.next() {
-            var outcome = HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms,
-                                       timeout: timeout, slots: slots).run(cancellation: cancellation)
-            // libssh refuses some keys OpenSSH reads (an RSA modulus with a leading zero byte); our own
-            // client parses keys as OpenSSH does, so a key ssh would meet is never lost to libssh.
-            let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
-            if outcome.key == nil, let failure = outcome.failure, failure.stage == .keyExchange, failure.code != .kexTimeout,
-               !ours.isEmpty, !cancellation.isCancelled {
-                let retried = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: ours)
-                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
-                if retried.key != nil { outcome = retried }
-            }
-            if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
-            if let key = outcome.key {
-                result.keys.append(key)
-                plan.found(keyType: key.key.type)
-            } else if let offered = outcome.serverHostKeyAlgorithms {
-                plan.learn(serverAlgorithms: offered)
-                refused = true
-            } else if let failure = outcome.failure {
-                result.failures.append(failure)
-                if Self.endsProbe(failure) { break }
-            }
+            let outcome = fetch(algorithms, at: address, cancellation: cancellation)
+            if !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
         }
+        finish(&result, plan: plan, refused: refused)
+        return true
+    }
+
+    private func finish(_ result: inout ProbeResult, plan: HostKeyPlan, refused: Bool) {
         if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
         if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                                             message: "the server offers no host-key algorithm that can be verified here (it offers \(offered))")]
         }
-        return true
     }
 
-    /// The first exchange yields one certificate; a server may hold one per key type, and which
-    /// one `ssh` meets depends on what known_hosts records, so every other one is fetched too
-    /// (through our own client: libssh cannot negotiate certificates).
-    private func fetchOtherCertificates(_ address: ProbeEndpoint, into result: inout ProbeResult,
-                                        cancellation: ProbeCancellation) {
-        guard let offered = result.serverHostKeyAlgorithms else { return }
-        var have = Set(result.keys.map(\.key.type) + result.malformedKeys.map { KeyType.canonicalName($0.algorithm.value) })
-        for algorithm in KeyExchangeProbe.certificateAlgorithms where offered.contains(algorithm) {
-            let type = KeyType.canonicalName(algorithm)
-            guard !have.contains(type), !cancellation.isCancelled else { continue }
-            have.insert(type)
-            let outcome = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, slots: slots, offered: [algorithm])
-                .run(cancellation: cancellation, connectDeadline: .now + timeout)
-            if let key = outcome.key { result.keys.append(key) }
-            if let malformed = outcome.malformedKey { result.malformedKeys.append(malformed) }
-            if let failure = outcome.failure, outcome.malformedKey == nil {
-                result.failures.append(failure)
-                if Self.endsProbe(failure) { return }
+    /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
+    /// itself (not by the clock), as with a server without curve25519.
+    private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
+        guard outcome.key == nil, let failure = outcome.failure else { return false }
+        return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
+    }
+
+    private func libssh(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
+        scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
+            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
+                .run(cancellation: cancellation)
+        }
+    }
+
+    /// One key type (`algorithms`, comma-separated) through our own client, and through libssh
+    /// when ours cannot negotiate with this server.
+    private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
+        let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
+        if !ours.isEmpty {
+            var outcome = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
+                CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: ours)
+                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
+            }
+            guard needsLibssh(outcome, cancellation: cancellation) else {
+                // Only libssh's refusal names the server's list; ours learned it from the opening.
+                outcome.serverHostKeyAlgorithms = nil
+                return outcome
             }
         }
+        return libssh(algorithms, at: address, cancellation: cancellation)
+    }
+
+    /// Takes one key type's outcome into the result; false when it ends the probe.
+    private func take(_ outcome: AttemptOutcome, into result: inout ProbeResult, plan: inout HostKeyPlan,
+                      refused: inout Bool) -> Bool {
+        if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
+        if let key = outcome.key {
+            result.keys.append(key)
+            plan.found(keyType: key.key.type)
+        } else if let offered = outcome.serverHostKeyAlgorithms {
+            plan.learn(serverAlgorithms: offered)
+            refused = true
+        } else if let failure = outcome.failure {
+            result.failures.append(failure)
+            if Self.endsProbe(failure) { return false }
+        }
+        return true
     }
 
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
@@ -165,4 +261,17 @@ public struct HostProbe: Sendable {
         case .hostKey, .tlsHandshake: return false
         }
     }
+}
+
+/// What one exchange of a host's probe came to: the exchange its connection claimed (nil when it
+/// claimed none), our client's outcome, and libssh's when it took over.
+private struct ClaimedExchange: Sendable {
+    var exchange: ExchangeBoard.Exchange?
+    var ours: AttemptOutcome
+    var libssh: AttemptOutcome?
+}
+
+/// The exchange one connection claimed, set on that connection's own thread.
+private final class Claim: @unchecked Sendable {
+    var exchange: ExchangeBoard.Exchange?
 }

@@ -6,16 +6,16 @@ import Synchronization
 /// what the probe is waiting on (its stage, for progress lines).
 ///
 /// libssh offers no thread-safe way to abort `ssh_connect`; shutting down its socket does wake it
-/// at once. The probe registers the socket it owns while it is open and unregisters it (under the
-/// same lock) before closing it, so a cancel can never shut down a descriptor number that was
-/// closed and reused by someone else.
+/// at once. A probe may have several connections open at once (one per key type); each registers
+/// its socket while it is open and unregisters it (under the same lock) before closing it, so a
+/// cancel can never shut down a descriptor number that was closed and reused by someone else.
 public final class ProbeCancellation: Sendable {
     private struct State {
         var cancelled = false
-        var socket: Int32?
+        var sockets: [Int32] = []
         var stage: ProbeStage?
-        /// Waiting for a handshake slot (connected, identified, not yet exchanging keys).
-        var queued = false
+        /// Backing off after the server refused a connection for load (MaxStartups).
+        var backingOff = false
     }
 
     private let state = Mutex(State())
@@ -24,39 +24,59 @@ public final class ProbeCancellation: Sendable {
 
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// What the probe is doing now, in words (`connect`, `key-exchange`, `waiting for a slot`);
-    /// nil before it started.
+    /// What the probe is doing now, in words (`connect`, `key-exchange`, `backing off`); nil
+    /// before it started.
     public var activity: String? {
-        state.withLock { state in state.queued ? "waiting for a slot" : state.stage?.rawValue }
+        state.withLock { state in state.backingOff ? "backing off" : state.stage?.rawValue }
     }
 
-    /// The probe entered `stage` (or, with `queued`, waits for a handshake slot before it).
-    func enter(_ stage: ProbeStage, queued: Bool = false) {
+    /// The probe entered `stage`.
+    func enter(_ stage: ProbeStage) {
         state.withLock { state in
             state.stage = stage
-            state.queued = queued
+            state.backingOff = false
         }
+    }
+
+    /// The probe waits before retrying a connection the server refused for load.
+    func enterBackOff() {
+        state.withLock { $0.backingOff = true }
     }
 
     /// Marks the probe cancelled and wakes whatever it is blocked on.
     public func cancel() {
         state.withLock { state in
             state.cancelled = true
-            if let fd = state.socket { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+            for fd in state.sockets { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
 
-    /// Records the socket in use; returns false (and records nothing) when already cancelled.
+    /// Records a socket in use; returns false (and records nothing) when already cancelled.
     func register(socket fd: Int32) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
-            state.socket = fd
+            state.sockets.append(fd)
             return true
         }
     }
 
-    /// Forgets the socket; call before closing it.
-    func unregister() {
-        state.withLock { $0.socket = nil }
+    /// Forgets a socket; call before closing it.
+    func unregister(socket fd: Int32) {
+        state.withLock { state in
+            if let index = state.sockets.firstIndex(of: fd) { state.sockets.remove(at: index) }
+        }
+    }
+
+    /// Sleeps up to `duration`, waking early (and returning false) when cancelled.
+    func sleep(_ duration: Duration) -> Bool {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            if isCancelled { return false }
+            let step = min(end - ContinuousClock.now, .milliseconds(50))
+            let (seconds, attoseconds) = step.components
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            _ = nanosleep(&request, nil)
+        }
+        return !isCancelled
     }
 }

@@ -3,21 +3,23 @@ import FleetTrustCore
 
 /// Runs many `HostProbe`s at once on dedicated threads and streams their results.
 ///
-/// The blocking libssh work stays on dedicated OS threads (never Swift's cooperative pool,
-/// which runs only as many blocking calls as there are cores); callers talk to each run through
-/// its `ProbeScan` actor, which the threads report to. At most `concurrency` key exchanges run at once; more
-/// threads than that may wait for servers to connect and speak, so hosts that hang cost one
-/// waiting thread for one timeout and never hold up the hosts that answer.
+/// Latency is not the bound: a host's probe spends nearly all its time waiting for round trips
+/// (connect, identification, key exchange), so as many hosts are in flight at once as the
+/// settings allow, bounded by the descriptors and threads this process can afford; the CPU a
+/// handshake costs is a fraction of a millisecond, spent on the thread that waited for it. What
+/// bounds the load on any one server is `TargetPoliteness`. The blocking work stays on dedicated
+/// OS threads (never Swift's cooperative pool, which runs only as many blocking calls as there
+/// are cores); callers talk to each run through its `ProbeScan` actor, which the threads report to.
 public final class ProbePool: FleetProber, Sendable {
     public struct Settings: Sendable {
-        /// How many handshakes may be in flight at once.
+        /// The most hosts in flight at once (each with up to three connections).
         public var concurrency: Int
         /// Bound on each connection attempt (TCP connect, identification, key exchange).
         public var timeout: Duration
         /// How hosts behind bastions or a ProxyCommand are reached (see `BastionConnections`).
         public var routes: BastionConnections.Settings
 
-        public init(concurrency: Int = 64, timeout: Duration = .seconds(5),
+        public init(concurrency: Int = 512, timeout: Duration = .seconds(5),
                     routes: BastionConnections.Settings = BastionConnections.Settings()) {
             self.concurrency = concurrency
             self.timeout = timeout
@@ -27,17 +29,20 @@ public final class ProbePool: FleetProber, Sendable {
 
     public let settings: Settings
     private let workers: WorkerThreads
-    private let slots: HandshakeSlots
+    private let scheduler: AttemptScheduler
     /// The bastions' control masters, kept for the pool's life: one login per bastion however
     /// many scans it runs; stopped when the pool goes.
     private let bastions: BastionConnections
 
-    /// How many hosts may be waited on beyond those exchanging keys: waiting costs a blocked
-    /// thread and up to two descriptors, so as many as the descriptor limit allows, up to 1,024.
-    static func waitingThreads(concurrency: Int) -> Int {
+    /// Descriptors one host in flight may hold: three connections at once (its key types side
+    /// by side), one of them libssh's with a duplicate descriptor.
+    static let descriptorsPerHost = 4
+
+    /// How many hosts may be in flight: `concurrency`, or fewer if the descriptor limit
+    /// (raised as far as allowed) cannot hold them, keeping 256 for everything else.
+    static func hostsInFlight(concurrency: Int) -> Int {
         let descriptors = Int(raiseDescriptorLimit())
-        let affordable = max(0, (descriptors - 256) / 2 - concurrency)
-        return min(concurrency * 4, 1024, affordable)
+        return max(1, min(concurrency, (descriptors - 256) / descriptorsPerHost))
     }
 
     /// Raises this process's soft limit on open descriptors towards its hard limit (capped at
@@ -58,8 +63,9 @@ public final class ProbePool: FleetProber, Sendable {
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
-        self.workers = WorkerThreads(limit: settings.concurrency + ProbePool.waitingThreads(concurrency: settings.concurrency))
-        self.slots = HandshakeSlots(settings.concurrency)
+        let hosts = ProbePool.hostsInFlight(concurrency: settings.concurrency)
+        self.workers = WorkerThreads(limit: hosts)
+        self.scheduler = AttemptScheduler(helperThreads: hosts * 2)
         self.bastions = BastionConnections(settings: settings.routes, timeout: settings.timeout)
     }
 
@@ -71,6 +77,6 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, slots: slots, bastions: bastions)
+        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
     }
 }

@@ -7,6 +7,29 @@ public struct ProbeProgress: Hashable, Sendable {
     public var total: Int
 }
 
+/// Where the hosts of a scan are: in flight (a thread is probing them), done, or waiting for a thread.
+public struct ProbeLoad: Hashable, Sendable {
+    public var inFlight = 0
+    public var done = 0
+    public var waiting = 0
+
+    public init(inFlight: Int = 0, done: Int = 0, waiting: Int = 0) {
+        self.inFlight = inFlight
+        self.done = done
+        self.waiting = waiting
+    }
+
+    mutating func start() {
+        waiting -= 1
+        inFlight += 1
+    }
+
+    mutating func finish() {
+        inFlight -= 1
+        done += 1
+    }
+}
+
 /// One run of the pool over a list of hosts: its results stream, its progress, and cancellation.
 ///
 /// The scan is an actor in front of the pool's worker threads: its bookkeeping (which hosts are
@@ -42,18 +65,20 @@ public actor ProbeScan {
     private let continuation: AsyncStream<ProbeEvent>.Continuation
     private let timeout: Duration
     private let workers: WorkerThreads
-    private let slots: HandshakeSlots
+    private let scheduler: AttemptScheduler
+    private nonisolated let counts = Mutex(ProbeLoad())
     /// The pool's bastion connections, which outlive the scan (a dashboard's rescans reuse them).
     private let bastions: BastionConnections
 
-    init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, slots: HandshakeSlots,
+    init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, scheduler: AttemptScheduler,
          bastions: BastionConnections) {
-        self.slots = slots
+        self.scheduler = scheduler
         self.bastions = bastions
         self.hosts = hosts
         self.timeout = timeout
         self.workers = workers
         self.progress = ProbeProgress(done: 0, total: hosts.count)
+        self.counts.withLock { $0.waiting = hosts.count }
         let cancellations = hosts.indices.map { _ in ProbeCancellation() }
         self.cancellations = cancellations
         for index in hosts.indices { running[index] = cancellations[index] }
@@ -68,8 +93,11 @@ public actor ProbeScan {
         for index in hosts.indices { dispatch(index: index, cancellation: cancellations[index]) }
     }
 
-    /// What the probe of host `index` is doing now (`connect`, `banner`, `waiting for a slot`,
-    /// `key-exchange`…), nil before it started; for progress lines, from any thread.
+    /// How many hosts are in flight, done and waiting for a thread; for progress lines, from any thread.
+    public nonisolated var load: ProbeLoad { counts.withLock { $0 } }
+
+    /// What the probe of host `index` is doing now (`connect`, `banner`, `key-exchange`,
+    /// `backing off`…), nil before it started; for progress lines, from any thread.
     public nonisolated func activity(of index: Int) -> String? {
         cancellations.indices.contains(index) ? cancellations[index].activity : nil
     }
@@ -85,9 +113,10 @@ public actor ProbeScan {
     /// Reads only the actor's constants, so the initializer can call it too.
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
         let host = hosts[index]
-        let probe = HostProbe(host: host, timeout: timeout, slots: slots, routes: bastions)
-        let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout, slots: slots)
+        let probe = HostProbe(host: host, timeout: timeout, scheduler: scheduler, routes: bastions)
+        let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout)
         workers.submit { [self] due in
+            counts.withLock { $0.start() }
             var result = cancellation.isCancelled
                 ? ProbeResult(host: host.name, port: host.port, failures: [ProbeFailures.cancelled])
                 : tlsProbe?.run(cancellation: cancellation, due: due) ?? probe.run(cancellation: cancellation, due: due)
@@ -101,6 +130,7 @@ public actor ProbeScan {
 
     /// Called on a worker thread: queues the result for the actor.
     private nonisolated func deliver(_ finished: Finished) {
+        counts.withLock { $0.finish() }
         let first = inbox.withLock { inbox in
             inbox.append(finished)
             return inbox.count == 1

@@ -36,7 +36,7 @@ struct TCPConnection {
         do {
             try connect(address, deadline: deadline, cancellation: cancellation)
         } catch {
-            cancellation.unregister()
+            cancellation.unregister(socket: fd)
             Glibc.close(fd)
             throw error
         }
@@ -99,7 +99,7 @@ struct TCPConnection {
 
     /// Stops cancellation from touching the socket, then closes our descriptor.
     func close(cancellation: ProbeCancellation) {
-        cancellation.unregister()
+        cancellation.unregister(socket: fd)
         Glibc.close(fd)
         child?.disconnect()
     }

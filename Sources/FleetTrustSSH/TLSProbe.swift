@@ -12,16 +12,10 @@ import Glibc
 public struct TLSProbe: Sendable {
     public var host: InventoryHost
     public var timeout: Duration
-    let slots: HandshakeSlots
 
     public init(host: InventoryHost, timeout: Duration) {
-        self.init(host: host, timeout: timeout, slots: HandshakeSlots(1))
-    }
-
-    init(host: InventoryHost, timeout: Duration, slots: HandshakeSlots) {
         self.host = host
         self.timeout = timeout
-        self.slots = slots
     }
 
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
@@ -51,9 +45,8 @@ public struct TLSProbe: Sendable {
                     return result
                 }
                 result.peerAddress = address.numeric
-                let outcome = slots.withSlot(cancellation: cancellation, cancelled: { Result<TLSHandshake, ProbeFailure>.failure(ProbeFailures.cancelled) }) {
-                    handshake(fd: connection.fd, start: start, deadline: .now + timeout, cancellation: cancellation)
-                }
+                cancellation.enter(.tlsHandshake)
+                let outcome = handshake(fd: connection.fd, start: start, deadline: .now + timeout, cancellation: cancellation)
                 connection.close(cancellation: cancellation)
                 switch outcome {
                 case .success(let handshake):

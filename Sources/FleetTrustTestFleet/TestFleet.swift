@@ -51,6 +51,9 @@ public final class TestFleet: @unchecked Sendable {
         /// Let the user running the fleet log in with a key of the fleet's own (`loginKeyFile`), so
         /// the demo's connect reaches a shell; otherwise no login is possible.
         public var allowLogin = false
+        /// sshd's `MaxStartups`; a stock server's `10:30:100` or less makes it refuse connections
+        /// past a few at once, as real servers do.
+        public var maxStartups = "1000:30:2000"
 
         public init(hosts: Int) { self.hosts = hosts }
     }
@@ -218,7 +221,7 @@ public final class TestFleet: @unchecked Sendable {
         lines += host.privateKeyFiles.map { "HostKey \($0)" }
         if let cert = host.certificateFile { lines.append("HostCertificate \(cert)") }
         lines += [
-            "PidFile none", "UsePAM no", "StrictModes no", "MaxStartups 1000:30:2000",
+            "PidFile none", "UsePAM no", "StrictModes no", "MaxStartups \(options.maxStartups)",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no",
             options.allowLogin ? "AuthorizedKeysFile \(loginKeyFile).pub" : "AuthorizedKeysFile none",
             "LogLevel ERROR", "UseDNS no",

@@ -35,9 +35,14 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "Login user for `c` when the inventory names none.")
     var user: String?
 
+    @Option(help: ArgumentHelp("Open a recorded `scan --format json` document (or a merged one) instead of an inventory: its proof is judged against your files, nothing is probed.",
+                               valueName: "file"))
+    var replay: String?
+
     func validate() throws {
         try fleet.validateShared()
-        if fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        if replay != nil && !fleet.inventories.isEmpty { throw ValidationError("--replay opens a recorded scan; it takes no --inventory") }
+        if fleet.inventories.isEmpty && replay == nil { throw ValidationError("give an inventory with --inventory FILE") }
         try history.validateHistory()
     }
 
@@ -45,16 +50,22 @@ struct DashboardCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         do {
             let theme = try DashboardLaunch.theme(self.theme, environment: environment)
-            let hosts = try fleet.loadInventory().hosts
-            let store = try await history.open(readOnly: readOnly)
-            var settings = DashboardSettings(inventoryPath: fleet.inventory.files.joined(separator: ", "), knownHostsFiles: fleet.knownHosts.all,
+            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0)) }
+            let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
+            // A recording is an old probe: no drift against today's history, and nothing recorded.
+            let store = recording == nil ? try await history.open(readOnly: readOnly) : nil
+            var settings = DashboardSettings(inventoryPath: replay ?? fleet.inventory.files.joined(separator: ", "), knownHostsFiles: fleet.knownHosts.all,
                                              pinFile: fleet.pins.path, readOnly: readOnly, auditLogPath: audit.log.path)
             settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
-            let launch = DashboardLaunch(
-                settings: settings, hosts: hosts, trustFiles: fleet.trustFiles, remembered: try await history.remembered(store, hosts: hosts),
-                store: store, prober: ProbePool(settings: fleet.poolSettings),
+            settings.recording = replay
+            var launch = DashboardLaunch(
+                settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,
+                remembered: recording == nil ? try await history.remembered(store, hosts: hosts) : nil,
+                store: store, prober: recording?.prober ?? ProbePool(settings: fleet.poolSettings),
                 connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
                 auditLog: audit.log, user: audit.user, hashNames: await fleet.hashesKnownHosts())
+            launch.splitViews = recording?.splitViews ?? [:]
+            launch.notice = recording?.notice
             let ending = try await launch.run(theme: theme, noColor: !(environment["NO_COLOR"] ?? "").isEmpty)
             if case .interrupted(let signal) = ending { throw ExitCode(128 + signal) }
         } catch let problem as DashboardLaunch.Problem {
@@ -62,6 +73,9 @@ struct DashboardCommand: AsyncParsableCommand {
             throw ExitCode(64)
         } catch let failure as CommandFailure {
             printError(failure.description)
+            throw ExitCode(64)
+        } catch let problem as ScanReplay.Problem {
+            printError(problem.description)
             throw ExitCode(64)
         }
     }

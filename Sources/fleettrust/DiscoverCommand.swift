@@ -54,7 +54,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5).", transform: parseTimeout)
     var timeout: Double = 5
 
-    @Option(help: "How many handshakes to run at once.")
+    @Option(help: "The most hosts probed at once (each server gets at most 8 connections at once).")
     var concurrency: Int = 64
 
     func validate() throws {

@@ -36,8 +36,8 @@ struct FleetOptions: ParsableArguments {
             transform: parseTimeout)
     var timeout: Double = 5
 
-    @Option(help: "How many handshakes run at once.")
-    var concurrency: Int = 64
+    @Option(help: "The most hosts probed at once (each with up to three connections; fewer if the open-file limit cannot hold them). Each server gets at most 8 connections at once whatever this says.")
+    var concurrency: Int = 512
 
     @Flag(help: "Probe hosts that the inventory sends through ProxyJump or ProxyCommand (ssh_config, or Ansible's ssh arguments) directly, for when fleettrust runs where they are reachable (on the bastion itself). Without it they are probed through their route, as ssh goes: your ssh logs in to each bastion once per scan (StrictHostKeyChecking=yes, BatchMode=yes) and every key exchange runs end to end through it.")
     var direct = false

@@ -5,25 +5,9 @@ import FleetTrustSSH
 /// The probe-then-judge pass `scan` and `sync` share, so both see each host exactly as the
 /// dashboard does: one `ProbePool` run, then one `FleetJudge.judge` per host.
 extension FleetOptions {
-    /// Probes every host (a progress line on standard error when it is a terminal); a host the
-    /// pool never reported is `cancelled`.
+    /// Probes every host (a progress line on standard error when it is a terminal).
     func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
-        let pool = ProbePool(settings: poolSettings)
-        var results = [ProbeResult?](repeating: nil, count: hosts.count)
-        let scan = pool.start(hosts)
-        let progress = standardErrorIsTerminal ? ScanProgressLine(hosts: hosts, activity: scan.activity(of:)) : nil
-        interruption?.whenReceived { Task { await scan.cancel() } }
-        for await event in scan.events {
-            var result = event.result
-            result.finishedAt = Date()
-            results[event.index] = result
-            progress?.finished(event.index)
-        }
-        progress?.end()
-        return hosts.indices.map { index in
-            results[index] ?? ProbeResult(host: hosts[index].address, port: hosts[index].port,
-                                          failures: [ProbeFailure(stage: .cancelled, code: .cancelled, message: "the scan was stopped")])
-        }
+        await ProbePool(settings: poolSettings).probeAll(hosts, progress: standardErrorIsTerminal, interruption: interruption)
     }
 
     /// Judges every probe against the files and pins these options name (and the history, for

@@ -51,7 +51,7 @@ struct FleetTrust: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code == .validationFailure, !(error is ExitCode) else { exit(withError: error) }
-            if !message(for: error).hasPrefix("Unknown option"), let mistyped = MistypedOption.problem(in: Array(CommandLine.arguments.dropFirst()), root: self) {
+            if !message(for: error).hasPrefix("Unknown option"), let mistyped = MistypedOption.problem(in: Array(CommandLine.arguments.dropFirst()), helpDump: Data(_dumpHelp().utf8)) {
                 printError(mistyped + UsageHint.from(fullMessage(for: error)))
                 exit(withError: ExitCode(code.rawValue))
             }

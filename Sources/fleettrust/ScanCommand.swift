@@ -151,16 +151,3 @@ struct ScanCommand: AsyncParsableCommand {
 }
 
 extension ScanFormat: ExpressibleByArgument {}
-
-extension FleetOptions {
-    /// Reads the pin file; nil when none is given. A pin file with bad lines is refused: a
-    /// skipped pin would leave its host unpinned.
-    func loadPins() throws -> PinSet? {
-        guard let pinFile else { return nil }
-        do {
-            return try PinSet.read(path: expandTilde(pinFile))
-        } catch {
-            throw CommandFailure.unreadableInput(String(describing: error))
-        }
-    }
-}

@@ -116,19 +116,7 @@ extension TidyFindingKind: ExpressibleByArgument {
     }
 }
 
-/// Whether new known_hosts names are written hashed: yes, no, or what `HashKnownHosts` says in
-/// the user's ssh configuration (asked of `ssh -G`).
-enum HashChoice: String, ExpressibleByArgument, CaseIterable {
-    case yes, no, auto
-
-    func hashes() async -> Bool {
-        switch self {
-        case .yes: return true
-        case .no: return false
-        case .auto: return await SSHClientConfiguration.hashKnownHosts()
-        }
-    }
-}
+extension HashChoice: ExpressibleByArgument {}
 
 /// `transform:` for an enum option: its value, or a usage error naming the accepted words.
 func choice<T: ExpressibleByArgument>(_ option: String, _ words: String) -> @Sendable (String) throws -> T {

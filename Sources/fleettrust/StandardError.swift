@@ -23,21 +23,3 @@ enum CommandFailure: Error, CustomStringConvertible {
 
 /// Whether standard error is a terminal (progress lines are shown only then).
 var standardErrorIsTerminal: Bool { isatty(2) == 1 }
-
-/// Where to look after a usage error: the `See 'fleettrust scan --help'` pointer that
-/// argument-parser puts under its usage block, kept in parentheses on the error's own line.
-enum UsageHint {
-    static func from(_ fullMessage: String) -> String {
-        guard let line = fullMessage.split(whereSeparator: \.isNewline).first(where: { $0.contains("--help'") }),
-              let start = line.firstIndex(of: "'"), let end = line.lastIndex(of: "'"), start < end else {
-            return " (see 'fleettrust --help')"
-        }
-        return " (see \(line[start...end]))"
-    }
-}
-
-extension StringProtocol {
-    func trimmingWhitespaceOnBothSides() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-}

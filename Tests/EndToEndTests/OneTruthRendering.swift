@@ -22,6 +22,7 @@ enum OneTruthRendering {
         case .untrusted: return "u"
         case .expired: return "X"
         case .nameMismatch: return "M"
+        case .splitView: return "S"
         }
     }
 

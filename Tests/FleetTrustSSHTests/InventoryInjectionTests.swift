@@ -113,7 +113,7 @@ final class InventoryInjectionTests: XCTestCase {
                     let routes = BastionConnections(settings: .init(ssh: directory + "/ssh"), timeout: .seconds(3))
                     defer { routes.close() }
                     for host in [bad, good] {
-                        let result = HostProbe(host: host, timeout: .seconds(3), slots: HandshakeSlots(2), routes: routes)
+                        let result = HostProbe(host: host, timeout: .seconds(3), scheduler: AttemptScheduler(helperThreads: 2), routes: routes)
                             .run(cancellation: ProbeCancellation())
                         if host.name != "good" {
                             XCTAssertEqual(result.failures, refusal.map { [$0.failure] }, what)

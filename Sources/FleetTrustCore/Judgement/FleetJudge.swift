@@ -102,7 +102,7 @@ public struct FleetJudge: Sendable {
     /// `additionalNames` replaces the names the `--additional-names` extension consults (verify's
     /// `--lookup-name`).
     public func judge(_ host: InventoryHost, _ result: ProbeResult, keySharing: KeySharing = KeySharing(),
-                      additionalNames: [String]? = nil,
+                      additionalNames: [String]? = nil, splitView: [SplitViewWitness] = [],
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
         if let endpoint = host.tls { return judgeTLS(host, result, endpoint: endpoint, now: now) }
         let files = knownHosts.knownHosts(for: host)
@@ -132,6 +132,10 @@ public struct FleetJudge: Sendable {
                decision.status != .unreachable, decision.status != .error {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
             }
+            let policyStatus = decision.status
+            if !splitView.isEmpty, !keys.isEmpty, decision.status != .revoked, decision.status != .changed {
+                decision = PolicyDecision(status: .splitView, reason: .splitView, trustedBy: [], failure: nil)
+            }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
                                     status: decision.status, reason: decision.reason, keys: keys, negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
                                     failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
@@ -139,7 +143,8 @@ public struct FleetJudge: Sendable {
                                     keySharing: keySharing, stricterThanSSH: stricter)
             judged.policy = policy.identity
             judged.policySource = policySource
-            if decision.status != standardStatus { judged.standardStatus = standardStatus }
+            if policyStatus != standardStatus { judged.standardStatus = standardStatus }
+            judged.splitView = keys.isEmpty ? [] : splitView
             judged.drift = drift(host, result, now: now)
             return judged
         }

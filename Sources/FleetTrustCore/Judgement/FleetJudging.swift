@@ -7,6 +7,8 @@ public struct FleetJudging: Sendable {
     public let results: [ProbeResult]
     /// The keys hosts of several names present, written once in the JSON report.
     public let shared: SharedKeyTable
+    /// Recorded probes only: the other scanners' views of a host that disagree with its own.
+    public let splitViews: [Int: [SplitViewWitness]]
 
     /// Finds which keys are shared first, so its working memory is gone before `load` reads the
     /// known_hosts files.
@@ -17,10 +19,11 @@ public struct FleetJudging: Sendable {
         self.judge = judge
         self.hosts = hosts
         self.results = results
+        splitViews = SplitViewWitness.find(hosts: hosts, results: results)
     }
 
     /// The `index`th host judged.
     public func judged(_ index: Int) -> JudgedHost {
-        judge.judge(hosts[index], results[index], keySharing: shared.sharing(results[index]))
+        judge.judge(hosts[index], results[index], keySharing: shared.sharing(results[index]), splitView: splitViews[index] ?? [])
     }
 }

@@ -27,7 +27,8 @@ public struct JudgedHost: Hashable, Sendable {
     /// stage); any key revoked → `revoked`; any key changed (or its address recorded with another
     /// key) → `changed`; pins apply and no key matches → `pin-mismatch`; any invalid certificate →
     /// `invalid-certificate`; `ssh` could use none of the keys → `error` (stage `host-key`); the
-    /// key `ssh` meets is trusted → `trusted`; else `new`.
+    /// key `ssh` meets is trusted → `trusted`; else `new`. Between `changed` and `pin-mismatch`:
+    /// another scanner proved other keys for the host → `split-view`.
     public let status: HostStatus
     /// Why the status is what it is, as a fact a renderer can put into words.
     public let reason: StatusReason
@@ -64,6 +65,9 @@ public struct JudgedHost: Hashable, Sendable {
     public var drift: HostDrift?
     /// For a TLS endpoint: the chain, its validation, the name check, expiry and the pin match.
     public var tls: TLSJudgement?
+    /// Recorded probes: the other scanners that proved other keys for this host (`split-view`,
+    /// unless a louder status wins).
+    public var splitView: [SplitViewWitness] = []
 
     /// Which protocol the endpoint speaks (`ssh` hosts, `tls` endpoints).
     public var endpointProtocol: EndpointProtocol { host.endpointProtocol }
@@ -136,6 +140,7 @@ public struct JudgedHost: Hashable, Sendable {
     public var saving: Saving {
         if host.tls != nil { return .refused(.notSSH) }
         if pin.verdict == .reportedMismatch { return .refused(.pinMismatch) }
+        if !splitView.isEmpty { return .refused(.splitView) }
         if host.sshOptions.noUserKnownHostsFile == true, status == .new || status == .changed { return .refused(.nothingToSave) }
         switch status {
         case .new:
@@ -146,6 +151,7 @@ public struct JudgedHost: Hashable, Sendable {
             return keys.isEmpty ? .refused(.nothingToSave) : .save(keys)
         case .trusted: return .refused(.alreadyTrusted)
         case .changed: return .replace
+        case .splitView: return .refused(.splitView)
         case .revoked: return .refused(.revoked)
         case .pinMismatch: return .refused(.pinMismatch)
         case .invalidCertificate: return .refused(.invalidCertificate)
@@ -171,6 +177,8 @@ public struct JudgedHost: Hashable, Sendable {
         case nothingToSave = "nothing-to-save", notPinned = "not-pinned", unchecked
         /// A TLS endpoint has no known_hosts entry; its trust is a pin (`t` adds the SPKI pin).
         case notSSH = "not-ssh"
+        /// Scanners in different networks proved different keys: which one is the host is unknown.
+        case splitView = "split-view"
     }
 }
 
@@ -314,6 +322,8 @@ public enum StatusReason: Hashable, Sendable {
     case chainUntrusted
     case certificateOutOfValidity
     case nameMismatch
+    /// Another scanner proved other keys for the host (`JudgedHost.splitView` names them).
+    case splitView
 }
 
 /// A known_hosts line as found on disk: where it is, and the key it records.

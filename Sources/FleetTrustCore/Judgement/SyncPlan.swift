@@ -53,7 +53,7 @@ public struct SyncPlan: Sendable {
         case .refused(let refusal):
             switch refusal {
             case .alreadyTrusted: return .alreadyTrusted
-            case .revoked, .pinMismatch, .invalidCertificate: return .refused
+            case .revoked, .pinMismatch, .invalidCertificate, .splitView: return .refused
             case .notSSH: return .notAdded("a TLS endpoint: nothing goes to known_hosts (pin its key in the pin file)")
             case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave:
                 return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")

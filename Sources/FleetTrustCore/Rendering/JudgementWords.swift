@@ -57,6 +57,7 @@ public enum JudgementWords {
             return "not judged: \(CleanText(setting.description, limit: 400)) (ssh's answer under this setting is not reproduced)"
         case .chainTrusted, .chainUntrusted, .certificateOutOfValidity, .nameMismatch:
             return judged.tls.map(tlsReason) ?? "no TLS handshake"
+        case .splitView: return splitView(judged)
         }
     }
 

@@ -48,6 +48,8 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case trusted
     case new
     case changed
+    /// Recorded probes: another scanner proved other keys for the same host (see `SplitViewWitness`).
+    case splitView = "split-view"
     case revoked
     case pinMismatch = "pin-mismatch"
     /// A presented certificate is forged, undecodable or not a host certificate.
@@ -74,7 +76,7 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
         switch self {
         case .pending, .trusted: return 0
         case .new, .unreachable, .error, .unpinned, .unchecked, .untrusted, .expired: return 1
-        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch: return 2
+        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch, .splitView: return 2
         }
     }
 }

@@ -17,6 +17,10 @@ public struct DashboardLaunch {
     public var user: String
     /// Write new known_hosts names hashed when a host's configuration does not say.
     public var hashNames: Bool
+    /// A recording (`--replay`): the other scanners' views of each host that disagree with its
+    /// own, and what the status line says first.
+    public var splitViews: [Int: [SplitViewWitness]] = [:]
+    public var notice: String?
 
     public init(settings: DashboardSettings, hosts: [InventoryHost], trustFiles: TrustFiles, remembered: FleetHistory?,
                 store: HistoryStore?, prober: any FleetProber, connect: ConnectCommand, auditLog: AuditLog, user: String, hashNames: Bool) {
@@ -62,10 +66,11 @@ public struct DashboardLaunch {
         do { unusedPins = try load().pinLinesApplyingToNone(of: hosts) } catch { throw Problem(description: "\(error)") }
         let readOnly = settings.readOnly
         let services = DashboardServices(
-            prober: prober, judge: LiveFleetJudge(watching: trustFiles.watchedPaths(for: hosts), hosts: hosts, load: load),
+            prober: prober, judge: LiveFleetJudge(watching: trustFiles.watchedPaths(for: hosts), hosts: hosts, splitViews: splitViews, load: load),
             editor: TrustStoreEditor(hashNames: hashNames), connect: connect, auditLog: readOnly ? nil : auditLog, user: user,
             history: readOnly ? nil : store.map { HistoryRecorder(store: $0) })
         var state = DashboardState(settings: settings, hosts: hosts, size: TerminalSize(width: 80, height: 24))
+        if let notice { state.notice = Notice(notice) }
         if !unusedPins.isEmpty {
             let pinFile = trustFiles.pinFile ?? ""
             state.notice = Notice("Warning: pin lines that apply to no inventory host: "

@@ -90,6 +90,8 @@ public struct DashboardSettings: Equatable, Sendable {
     /// (most often a typo): the header marks them, since a warning printed before the screen
     /// opened is never seen.
     public var missingKnownHostsFiles: Set<String> = []
+    /// The recorded scan the rows come from (`--replay`): nothing is probed, so rescans are refused.
+    public var recording: String?
 
     public init(inventoryPath: String, knownHostsFiles: [String], pinFile: String? = nil, readOnly: Bool = false,
                 auditLogPath: String) {

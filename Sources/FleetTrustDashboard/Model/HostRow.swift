@@ -47,6 +47,7 @@ extension HostStatus {
         case .untrusted: return "u"
         case .expired: return "X"
         case .nameMismatch: return "M"
+        case .splitView: return "S"
         }
     }
 
@@ -54,7 +55,7 @@ extension HostStatus {
     public var severity: Int {
         switch self {
         case .revoked: return 0
-        case .changed: return 1
+        case .changed, .splitView: return 1
         case .pinMismatch: return 2
         case .invalidCertificate, .nameMismatch: return 3
         case .unchecked: return 4

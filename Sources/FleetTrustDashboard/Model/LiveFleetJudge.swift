@@ -34,13 +34,17 @@ public final class LiveFleetJudge: HostJudging {
     /// Host names cleaned once, to count the hosts (by name) sharing a key.
     private let names: [CleanText]
     private let load: Loader
+    /// Recorded probes only: the other scanners' views of each host that disagree with its own.
+    private let splitViews: [Int: [SplitViewWitness]]
     private let loaded = Mutex<Loaded?>(nil)
     private let probes: Mutex<Probes>
 
     /// - Parameters:
     ///   - watched: the files `load` reads; a change to any of them reloads.
     ///   - hosts: the inventory, so hashed known_hosts lines are matched once for all of them.
-    public init(watching watched: [String], hosts: [InventoryHost], load: @escaping Loader) {
+    public init(watching watched: [String], hosts: [InventoryHost], splitViews: [Int: [SplitViewWitness]] = [:],
+                load: @escaping Loader) {
+        self.splitViews = splitViews
         self.watched = watched
         self.hosts = hosts
         self.names = hosts.map { CleanText($0.name) }
@@ -89,7 +93,7 @@ public final class LiveFleetJudge: HostJudging {
         }
         guard let result else { return nil }
         do {
-            return try currentJudge().judge(hosts[index], result, keySharing: sharing)
+            return try currentJudge().judge(hosts[index], result, keySharing: sharing, splitView: splitViews[index] ?? [])
         } catch {
             let unreadable = ProbeResult(host: result.host, port: result.port, peerAddress: result.peerAddress,
                                          failures: [ProbeFailure(stage: .hostKey, code: .other, message: "cannot read the trust files: \(error)")])

@@ -45,6 +45,7 @@ public enum StyleRole: String, Sendable, CaseIterable {
         case .untrusted: return .statusNew
         case .expired: return .statusError
         case .nameMismatch: return .statusPinMismatch
+        case .splitView: return .statusChanged
         }
     }
 }

@@ -172,6 +172,9 @@ public enum DashboardUpdate {
                 return []
             }
             return [.quit]
+        case .rescan where state.settings.recording != nil, .rescanAll where state.settings.recording != nil:
+            state.notice = Notice("This is a recording (\(state.settings.recording ?? "")): nothing is probed; scan again and reopen it to see the hosts now.")
+            return []
         case .rescan:
             guard let index = state.selectedIndex else { return [] }
             return startProbe([index], in: &state)

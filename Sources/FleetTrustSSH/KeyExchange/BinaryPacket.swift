@@ -1,3 +1,4 @@
+import COpenSSL
 import FleetTrustCore
 
 /// The binary packet of RFC 4253 §6 before any keys are in use: no encryption, no MAC.
@@ -21,8 +22,19 @@ enum BinaryPacket {
         writer.writeUInt32(UInt32(1 + payload.count + padding))
         writer.writeByte(UInt8(padding))
         writer.writeRaw(payload)
-        writer.writeRaw((0..<padding).map { _ in UInt8.random(in: 0...255) })
+        writer.writeRaw(randomBytes(padding))
         return writer.bytes
+    }
+
+    /// `count` random bytes from OpenSSL's generator: one call in user space, where asking the
+    /// system generator byte by byte cost a system call each.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        if RAND_bytes(&bytes, Int32(count)) != 1 {
+            var generator = SystemRandomNumberGenerator()
+            for index in bytes.indices { bytes[index] = generator.next() }
+        }
+        return bytes
     }
 
     static func readPayload(from socket: inout TransportSocket, stage: ProbeStage) throws(ProbeFailure) -> [UInt8] {

@@ -9,7 +9,8 @@ struct Curve25519KeyAgreement: ~Copyable {
     let publicKey: [UInt8]
 
     init() throws(ProbeFailure) {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, nil) else {
+        // By name: OpenSSL 3 maps a numeric id to its name by walking every algorithm name.
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "X25519", nil) else {
             throw KeyExchangeFailures.kexFailed("cannot create an X25519 key")
         }
         defer { EVP_PKEY_CTX_free(context) }
@@ -34,7 +35,7 @@ struct Curve25519KeyAgreement: ~Copyable {
     func sharedSecret(serverPublicKey: [UInt8]) -> [UInt8]? {
         guard serverPublicKey.count == 32 else { return nil }
         let made = serverPublicKey.withUnsafeBufferPointer {
-            EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nil, $0.baseAddress, $0.count)
+            EVP_PKEY_new_raw_public_key_ex(nil, "X25519", nil, $0.baseAddress, $0.count)
         }
         guard let peer = made else { return nil }
         defer { EVP_PKEY_free(peer) }

@@ -1,3 +1,4 @@
+import COpenSSL
 import FleetTrustCore
 
 /// SSH_MSG_KEXINIT (RFC 4253 §7.1): the algorithm lists one side offers, and the negotiation rule.
@@ -31,12 +32,31 @@ struct KexInit {
         firstKexPacketFollows = false
         var writer = SSHWireWriter()
         writer.writeByte(BinaryPacket.Message.kexInit.rawValue)
-        writer.writeRaw((0..<16).map { _ in UInt8.random(in: 0...255) })
-        for list in lists { writer.writeString(list.joined(separator: ",")) }
-        writer.writeByte(0)
-        writer.writeUInt32(0)
+        writer.writeRaw(BinaryPacket.randomBytes(16))
+        writer.writeRaw(Self.encodedKeyExchangeList)
+        writer.writeString(hostKeyAlgorithms.joined(separator: ","))
+        writer.writeRaw(Self.encodedFixedLists)
         payload = writer.bytes
     }
+
+    /// The lists every KEXINIT of ours shares, encoded once: the key exchange list, and
+    /// everything after the host-key list (ciphers, MACs, compression, languages, the guess
+    /// flag and the reserved word).
+    private static let encodedKeyExchangeList: [UInt8] = {
+        var writer = SSHWireWriter()
+        writer.writeString(keyExchangeAlgorithms.joined(separator: ","))
+        return writer.bytes
+    }()
+
+    private static let encodedFixedLists: [UInt8] = {
+        var writer = SSHWireWriter()
+        for list in [ciphers, ciphers, macs, macs, compressions, compressions, [], []] {
+            writer.writeString(list.joined(separator: ","))
+        }
+        writer.writeByte(0)
+        writer.writeUInt32(0)
+        return writer.bytes
+    }()
 
     init(parsing payload: [UInt8]) throws(ProbeFailure) {
         self.payload = payload

@@ -20,6 +20,10 @@ enum KeyExchangeFailures {
         }
     }
 
+    /// A connection opened to ask for a key type, when every type was already asked for on others.
+    static let notNeeded = ProbeFailure(stage: .keyExchange, code: .kexFailed,
+                                        message: "key exchange not needed: every key type was asked for on another connection")
+
     static func kexFailed(_ why: String) -> ProbeFailure {
         ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "key exchange failed: \(why)")
     }

@@ -31,22 +31,43 @@ public enum KeyExchangeProbe {
     /// `host`:`port` itself. `timeout` bounds the whole exchange, connection included.
     public static func run(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
                            fd: Int32? = nil) -> KeyExchangeReport {
+        var offered: [String] = []
+        for name in hostKeyAlgorithms where supportedAlgorithms.contains(name) && !offered.contains(name) {
+            offered.append(name)
+        }
+        return perform(host: host, port: port, offer: .upFront(offered), timeout: timeout, fd: fd)
+    }
+
+    /// Runs one key exchange over the connected socket `fd` (which stays the caller's), deciding
+    /// what to offer only once the server's KEXINIT has named its host-key algorithms: `choose`
+    /// returns the list to offer, or nil when this connection is not needed (it then disconnects).
+    /// OpenSSH sends its KEXINIT only after our identification arrives, so waiting for it before
+    /// sending ours costs no round trip, and lets several connections to one server each ask for a
+    /// different key type from the start.
+    static func run(fd: Int32, host: String, timeout: Double, choosing choose: @escaping ([String]) -> [String]?) -> KeyExchangeReport {
+        perform(host: host, port: 0, offer: .afterServer(choose), timeout: timeout, fd: fd)
+    }
+
+    /// What a run offers: a list fixed up front (sent with our identification), or one chosen
+    /// from the server's list.
+    private enum Offer {
+        case upFront([String])
+        case afterServer(([String]) -> [String]?)
+    }
+
+    private static func perform(host: String, port: Int, offer: Offer, timeout: Double, fd: Int32?) -> KeyExchangeReport {
         let started = ContinuousClock.now
         let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 86_400)
         let deadline = started + .milliseconds(Int64(seconds * 1000))
         var report = KeyExchangeReport(outcome: .failure(KeyExchangeFailures.kexFailed("not started")))
         do throws(ProbeFailure) {
-            var offered: [String] = []
-            for name in hostKeyAlgorithms where supportedAlgorithms.contains(name) && !offered.contains(name) {
-                offered.append(name)
-            }
-            guard !offered.isEmpty else {
+            if case .upFront(let offered) = offer, offered.isEmpty {
                 throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
             }
             var socket = if let fd { TransportSocket(adopting: fd, deadline: deadline) }
                          else { try TransportSocket.connect(host: host, port: port, deadline: deadline) }
             report.peerAddress = socket.peerAddress
-            var key = try exchange(over: &socket, offering: offered, report: &report)
+            var key = try exchange(over: &socket, offer: offer, report: &report)
             try? socket.write(BinaryPacket.goodbye)
             let elapsed = (ContinuousClock.now - started).components
             key.handshakeMilliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
@@ -63,12 +84,17 @@ public enum KeyExchangeProbe {
         run(host: host, port: port, hostKeyAlgorithms: hostKeyAlgorithms, timeout: timeout, fd: fd).outcome
     }
 
-    private static func exchange(over socket: inout TransportSocket, offering: [String],
+    private static func exchange(over socket: inout TransportSocket, offer: Offer,
                                  report: inout KeyExchangeReport) throws(ProbeFailure) -> DiscoveredKey {
         let agreement = try Curve25519KeyAgreement()
-        let clientInit = KexInit(clientOffering: offering)
+        var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
+        var sentInit: KexInit?
+        if case .upFront(let offered) = offer {
+            sentInit = KexInit(clientOffering: offered)
+            opening += BinaryPacket.frame(sentInit!.payload)
+        }
         do {
-            try socket.write(IdentificationExchange.clientVersion + [0x0d, 0x0a] + BinaryPacket.frame(clientInit.payload))
+            try socket.write(opening)
         } catch {
             throw KeyExchangeFailures.transport(error, stage: .banner)
         }
@@ -78,6 +104,17 @@ public enum KeyExchangeProbe {
 
         let serverInit = try KexInit(parsing: try BinaryPacket.readMessage(from: &socket, stage: .keyExchange))
         report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+        var outgoing: [UInt8] = []
+        if case .afterServer(let choose) = offer {
+            let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(supportedAlgorithms.contains)
+            guard !chosen.isEmpty else {
+                try? socket.write(BinaryPacket.goodbye)
+                throw KeyExchangeFailures.notNeeded
+            }
+            sentInit = KexInit(clientOffering: chosen)
+            outgoing = BinaryPacket.frame(sentInit!.payload)
+        }
+        guard let clientInit = sentInit else { throw KeyExchangeFailures.kexFailed("no KEXINIT sent") }
         let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
         if KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) {
             _ = try BinaryPacket.readPayload(from: &socket, stage: .keyExchange)
@@ -87,7 +124,7 @@ public enum KeyExchangeProbe {
         ecdhInit.writeByte(BinaryPacket.Message.kexECDHInit.rawValue)
         ecdhInit.writeString(agreement.publicKey)
         do {
-            try socket.write(BinaryPacket.frame(ecdhInit.bytes))
+            try socket.write(outgoing + BinaryPacket.frame(ecdhInit.bytes))
         } catch {
             throw KeyExchangeFailures.transport(error, stage: .keyExchange)
         }

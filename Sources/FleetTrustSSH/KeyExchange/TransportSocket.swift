@@ -138,12 +138,14 @@ struct TransportSocket: ~Copyable {
     }
 
     private mutating func fill() throws(Failure) {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             try wait(for: Int16(POLLIN))
-            let count = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { chunk in
+                let count = recv(fd, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
+                if count > 0 { received.append(contentsOf: chunk[..<count]) }
+                return count
+            }
             if count > 0 {
-                received += chunk[..<count]
                 totalReceived += count
                 return
             }

@@ -43,7 +43,7 @@ struct RoutedTarget: Sendable {
             try channel.openForward(host: destination.hostName.value, port: host.port, descriptor: pair.theirs,
                                     deadline: bound, cancellation: cancellation)
         } catch {
-            cancellation.unregister()
+            cancellation.unregister(socket: pair.ours)
             Glibc.close(pair.ours)
             switch error {
             case .cancelled: throw ProbeFailures.cancelled

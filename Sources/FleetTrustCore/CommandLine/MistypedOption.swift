@@ -1,15 +1,14 @@
-import ArgumentParser
-import FleetTrustCore
 import Foundation
 
 /// A mistyped option is named before anything else is said: swift-argument-parser runs a
 /// command's `validate()` before it reports unknown options, so `scan --invntory x` would otherwise
 /// be told to give an inventory.
-enum MistypedOption {
+public enum MistypedOption {
     /// "Unknown option '--invntory'. Did you mean '--inventory'?" for the first `--word` in
     /// `arguments` that the command they select does not declare; nil when every one is known.
-    static func problem(in arguments: [String], root: ParsableCommand.Type) -> String? {
-        guard let tool = try? JSONDecoder().decode(Tool.self, from: Data(root._dumpHelp().utf8)) else { return nil }
+    /// `helpDump` is swift-argument-parser's JSON description of the root command (`_dumpHelp()`).
+    public static func problem(in arguments: [String], helpDump: Data) -> String? {
+        guard let tool = try? JSONDecoder().decode(Tool.self, from: helpDump) else { return nil }
         var command = tool.command
         if let word = arguments.first, let sub = command.subcommands?.first(where: { $0.commandName == word }) {
             command = sub

@@ -1,0 +1,58 @@
+import Foundation
+
+/// What another scanner proved for the same host: the fact behind a `split-view` status.
+///
+/// When scanners in different networks probe one host (same name, same port) and prove
+/// different keys, at least one network is not talking to the host it thinks it is (an
+/// interception, a DNS or routing split, a twin behind NAT): no single report shows it, only
+/// their comparison. Each entry of such a pair is judged `split-view` and names the others.
+public struct SplitViewWitness: Hashable, Sendable {
+    /// The other scanner.
+    public let scanner: CleanText
+    /// When it finished probing the host, when its report says.
+    public let scannedAt: Date?
+    /// The SHA-256 fingerprints it proved, sorted.
+    public let fingerprints: [String]
+
+    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String]) {
+        self.scanner = scanner
+        self.scannedAt = scannedAt
+        self.fingerprints = fingerprints
+    }
+}
+
+extension SplitViewWitness {
+    /// Finds split views among recorded probes: a pure pass over the (host, probe) pairs of a
+    /// replayed document, before judging, so the one judge can weigh the fact with the others.
+    /// For each index whose probe disagrees with another scanner's about the same host, the
+    /// other scanners' views. Two entries disagree when they share the inventory name and port,
+    /// come from different scanners, both proved keys, and the sets of fingerprints they proved
+    /// differ. A probe that proved nothing (unreachable from one network) is no other view.
+    public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
+        // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
+        let first = results.lazy.compactMap(\.scanner).first
+        guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
+        struct Endpoint: Hashable { var name: String, port: Int }
+        struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String] }
+        var views: [Endpoint: [View]] = [:]
+        for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
+            guard let scanner = results[index].scanner else { continue }
+            // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
+            let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()
+            guard !fingerprints.isEmpty else { continue }
+            views[Endpoint(name: hosts[index].name, port: hosts[index].port), default: []]
+                .append(View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints))
+        }
+        var found: [Int: [SplitViewWitness]] = [:]
+        for group in views.values where group.count > 1 {
+            for view in group {
+                var seen = Set<SplitViewWitness>()
+                let others = group.filter { $0.scanner != view.scanner && $0.fingerprints != view.fingerprints }
+                    .map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints) }
+                    .filter { seen.insert($0).inserted }
+                if !others.isEmpty { found[view.index] = others }
+            }
+        }
+        return found
+    }
+}

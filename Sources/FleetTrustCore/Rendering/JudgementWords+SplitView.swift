@@ -1,0 +1,29 @@
+import Foundation
+
+/// The words for where a probe comes from and for a split view: which scanner proved which
+/// keys, for the reason sentence every renderer shows and the dashboard's detail view.
+extension JudgementWords {
+    /// `scanners disagree about NAME: scanner-b proved SHA256:…; this probe by scanner-a proved SHA256:…`.
+    static func splitView(_ judged: JudgedHost) -> String {
+        let others = judged.splitView.map { "\($0.scanner) proved \($0.fingerprints.joined(separator: ", "))" }
+        let own = Array(Set(judged.keys.compactMap { $0.key?.sha256Fingerprint })).sorted().joined(separator: ", ")
+        let by = judged.probe.scanner.map { " by \($0)" } ?? ""
+        return "scanners disagree about \(judged.labels.name): " + others.joined(separator: "; ")
+            + "; this probe\(by) proved \(own)"
+    }
+
+    /// Which scanner proved the probe's keys and when (`proved by scanner-a at TIME`), nil for a
+    /// probe that names no scanner.
+    public static func provenance(_ probe: ProbeResult) -> String? {
+        guard let scanner = probe.scanner else { return nil }
+        return "proved by \(scanner)" + (probe.finishedAt.map { " at " + HistoryTime.rfc3339(date: $0) } ?? "")
+    }
+
+    /// One line per other scanner of a split view, for the detail view.
+    public static func splitViewLines(_ judged: JudgedHost) -> [String] {
+        judged.splitView.map { witness in
+            "\(witness.scanner)" + (witness.scannedAt.map { " (" + HistoryTime.rfc3339(date: $0) + ")" } ?? "") + " proved "
+                + witness.fingerprints.joined(separator: ", ")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import FleetTrustCore
+
+/// Where a host's connection attempts run: politely per address (`TargetPoliteness`), and the
+/// key types of one host side by side once its server has said which it has.
+///
+/// Nothing here bounds how many attempts wait on the network at once: a waiting attempt costs a
+/// blocked thread and a descriptor, which the pool budgets. The CPU a handshake costs (about a
+/// fifth of a millisecond here) is spent on the thread that waited for it: handing it to another
+/// thread would cost more than the work.
+final class AttemptScheduler: Sendable {
+    let politeness: TargetPoliteness
+    /// Threads for a host's second and later key types; they never submit work themselves, so a
+    /// full pool only delays them, never deadlocks.
+    private let helpers: WorkerThreads
+
+    init(helperThreads: Int, politeness: TargetPoliteness = TargetPoliteness()) {
+        self.politeness = politeness
+        self.helpers = WorkerThreads(limit: helperThreads)
+    }
+
+    /// Runs every attempt at once (the first on the calling thread) and returns their outcomes in order.
+    func all<Outcome: Sendable>(_ attempts: [@Sendable () -> Outcome]) -> [Outcome] {
+        guard let first = attempts.first else { return [] }
+        guard attempts.count > 1 else { return [first()] }
+        let gathered = Gathered<Outcome>(count: attempts.count)
+        for (index, attempt) in attempts.enumerated().dropFirst() {
+            helpers.submit { _ in gathered.put(attempt(), at: index) }
+        }
+        gathered.put(first(), at: 0)
+        return gathered.wait()
+    }
+}
+
+/// Outcomes arriving from several threads, and the wait for the last one.
+private final class Gathered<Outcome: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var outcomes: [Outcome?]
+    private var missing: Int
+
+    init(count: Int) {
+        outcomes = Array(repeating: nil, count: count)
+        missing = count
+    }
+
+    func put(_ outcome: Outcome, at index: Int) {
+        condition.lock()
+        outcomes[index] = outcome
+        missing -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> [Outcome] {
+        condition.lock()
+        defer { condition.unlock() }
+        while missing > 0 { condition.wait() }
+        return outcomes.compactMap { $0 }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import FleetTrustCore
+
+/// How many connections a scan keeps open to one server (one address and port) at once, and
+/// what it does when the server refuses one for load.
+///
+/// A scan keeps hundreds of handshakes in flight, but one `sshd` drops new unauthenticated
+/// connections past its `MaxStartups` (default `10:30:100`: some from 10, all from 100), closing
+/// them before it identifies itself. So each endpoint gets at most `ceiling` connections at
+/// once; a connection closed before the server's identification (or after only its
+/// `Exceeded MaxStartups` line) counts as a refusal for load:
+/// the endpoint's limit halves (down to one) and the attempt is retried after a growing, jittered
+/// pause, a bounded number of times, so a busy server costs time, never a key. Each success
+/// raises the limit by one again, up to the ceiling. Waiting for a permit or backing off does
+/// not eat into an attempt's timeout: the timeout starts when the connection really starts.
+final class TargetPoliteness: @unchecked Sendable {
+    private struct Entry {
+        var active = 0
+        var limit: Int
+    }
+
+    /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
+    let ceiling: Int
+    /// Retries after a refusal for load, before the refusal is reported as the host's failure.
+    static let retries = 5
+    static let firstPause: Duration = .milliseconds(200)
+
+    private let condition = NSCondition()
+    private var entries: [String: Entry] = [:]
+
+    init(ceiling: Int = 8) {
+        self.ceiling = max(1, ceiling)
+    }
+
+    /// Whether a failure is a server shedding load, which a later attempt may well get past:
+    /// closed before its identification, or (OpenSSH 9.2's sshd) after writing only
+    /// `Exceeded MaxStartups`.
+    static func isRefusalForLoad(_ failure: ProbeFailure) -> Bool {
+        guard failure.stage == .banner else { return false }
+        return failure.code == .connectionClosed
+            || failure.code == .notSSH && failure.message.description.contains("\"Exceeded MaxStartups\"")
+    }
+
+    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit;
+    /// retries it, after a pause, while the server refuses it for load.
+    /// `attempt` is told whether it is a fresh start (a retry, or one that waited for a permit),
+    /// whose timeout must count from now.
+    func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
+             _ attempt: (_ fresh: Bool) -> AttemptOutcome) -> AttemptOutcome {
+        guard let numeric = endpoint.peerAddress else { return attempt(false) }
+        let address = "[\(numeric)]:\(port)"
+        var pause = Self.firstPause
+        var tries = 0
+        while true {
+            guard let waited = acquire(address, cancellation: cancellation) else {
+                return AttemptOutcome(failure: ProbeFailures.cancelled)
+            }
+            let outcome = attempt(waited || tries > 0)
+            let refused = outcome.failure.map(Self.isRefusalForLoad) ?? false
+            release(address, refused: refused)
+            guard refused, tries < Self.retries else { return outcome }
+            tries += 1
+            cancellation.enterBackOff()
+            let jittered = pause * Double.random(in: 0.5...1.5)
+            guard cancellation.sleep(jittered) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
+            pause = pause * 2
+        }
+    }
+
+    /// Takes a permit; whether it had to wait for one, nil when cancelled meanwhile.
+    private func acquire(_ address: String, cancellation: ProbeCancellation) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        var waited = false
+        while true {
+            if cancellation.isCancelled { return nil }
+            var entry = entries[address] ?? Entry(limit: ceiling)
+            if entry.active < entry.limit {
+                entry.active += 1
+                entries[address] = entry
+                return waited
+            }
+            waited = true
+            _ = condition.wait(until: Date().addingTimeInterval(0.05))
+        }
+    }
+
+    private func release(_ address: String, refused: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard var entry = entries[address] else { return }
+        entry.active -= 1
+        entry.limit = refused ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
+        if entry.active == 0 && entry.limit == ceiling {
+            entries[address] = nil
+        } else {
+            entries[address] = entry
+        }
+        condition.broadcast()
+    }
+}

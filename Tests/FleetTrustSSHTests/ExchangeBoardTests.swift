@@ -1,0 +1,47 @@
+import XCTest
+import FleetTrustCore
+@testable import FleetTrustSSH
+
+/// The connections opened to one server side by side ask for each key type exactly once, and a
+/// server shedding load is told apart from one that is broken.
+final class ExchangeBoardTests: XCTestCase {
+    func testAServerWithACertificateNeedsFourExchangesAndEachTypeIsClaimedOnce() {
+        let offered = ["ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "rsa-sha2-256"]
+        let board = ExchangeBoard()
+        var claimed: [ExchangeBoard.Exchange] = []
+        while let exchange = board.claim(serverAlgorithms: offered) { claimed.append(exchange) }
+        XCTAssertEqual(claimed.map(\.index), [0, 1, 2, 3])
+        XCTAssertEqual(claimed[0].offered, CertificateFirstProbe.certificatesFirst, "the first offers certificates first")
+        XCTAssertNil(claimed[0].libsshFallback, "libssh cannot fetch the certificate the first exchange gets")
+        XCTAssertEqual(claimed.dropFirst().map(\.offered), [["ssh-ed25519"], ["ecdsa-sha2-nistp256"], ["rsa-sha2-512"]])
+        XCTAssertEqual(claimed.dropFirst().map(\.libsshFallback), ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512"])
+        XCTAssertTrue(board.unclaimed.isEmpty)
+    }
+
+    func testWithoutCertificatesTheFirstExchangeTakesThePreferredPlainTypeAndNoTypeIsAskedTwice() {
+        let offered = ["rsa-sha2-512", "ecdsa-sha2-nistp256", "ssh-ed25519"]
+        let exchanges = ExchangeBoard.exchanges(for: offered)
+        XCTAssertEqual(exchanges.count, 3)
+        XCTAssertEqual(exchanges[0].libsshFallback, "ssh-ed25519", "certificates first, then ed25519: the server has ed25519")
+        XCTAssertEqual(exchanges.dropFirst().map(\.offered), [["ecdsa-sha2-nistp256"], ["rsa-sha2-512"]])
+    }
+
+    func testExchangesTheFirstRoundCouldNotTakeAreLeftInOrder() {
+        let board = ExchangeBoard()
+        let offered = ["ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ssh-ed25519",
+                       "ecdsa-sha2-nistp256", "rsa-sha2-256"]
+        for _ in 0..<3 { XCTAssertNotNil(board.claim(serverAlgorithms: offered)) }
+        XCTAssertEqual(board.unclaimed.map(\.offered), [["ecdsa-sha2-nistp256"], ["rsa-sha2-256"]])
+    }
+
+    func testOnlyAnEarlyCloseOrExceededMaxStartupsIsARefusalForLoad() {
+        XCTAssertTrue(TargetPoliteness.isRefusalForLoad(ProbeFailures.closedBeforeBanner()))
+        XCTAssertTrue(TargetPoliteness.isRefusalForLoad(ProbeFailure(stage: .banner, code: .notSSH,
+            message: "the server does not speak SSH; it said \"Exceeded MaxStartups\"")))
+        XCTAssertFalse(TargetPoliteness.isRefusalForLoad(ProbeFailure(stage: .banner, code: .notSSH,
+            message: "the server does not speak SSH; it said \"HTTP/1.1 400 Bad Request\"")))
+        XCTAssertFalse(TargetPoliteness.isRefusalForLoad(ProbeFailures.bannerTimeout))
+        XCTAssertFalse(TargetPoliteness.isRefusalForLoad(ProbeFailure(stage: .keyExchange, code: .connectionClosed,
+                                                                      message: "the server closed the connection")))
+    }
+}
