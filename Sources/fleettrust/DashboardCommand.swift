@@ -50,7 +50,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         do {
             let theme = try DashboardLaunch.theme(self.theme, environment: environment)
-            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0)) }
+            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0), under: try fleet.replayConfiguration()) }
             let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
             // A recording is an old probe: no drift against today's history, and nothing recorded.
             let store = recording == nil ? try await history.open(readOnly: readOnly) : nil

@@ -126,14 +126,7 @@ struct ScanCommand: AsyncParsableCommand {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             do {
-                let read: (options: InventoryReadOptions, errors: [InventoryDiagnostic])
-                do {
-                    read = try InventoryReadOptions.underUserConfiguration(explicit: fleet.sshConfig.map(expandTilde), allowProxyCommands: false)
-                } catch {
-                    throw CommandFailure.unreadableInput("--ssh-config \(error)")
-                }
-                read.errors.forEach { printError($0.description) }
-                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: read.options)
+                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: try fleet.replayConfiguration())
                 return (pairs.map(\.host), pairs.map(\.result), [])
             } catch let problem as ScanReplay.Problem {
                 throw CommandFailure.unreadableInput(problem.description)

@@ -44,6 +44,8 @@ public struct ReportMerge {
                 var fingerprints: [String] = []
                 for key in entry.keys {
                     guard let fingerprint = Self.fingerprint(ofKey: key.key) else {
+                        // A certificate this version cannot decode is replayed as such, and compared by nothing.
+                        if Self.isCertificateBlob(key.key) { continue }
                         throw MergeError(file: file, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key")
                     }
                     fingerprints.append(fingerprint)
@@ -90,9 +92,10 @@ public struct ReportMerge {
                 if case .array(let keys) = entry["keys"] {
                     entry["keys"] = .array(keys.map { key in
                         guard case .object(var fields) = key else { return key }
-                        if case .string(let line) = fields["key"], let fingerprint = Self.fingerprint(ofKey: line) {
-                            fields["fingerprint"] = .string(fingerprint)
-                            fields["shared_by"] = survey.sharedKeys.hosts(presenting: fingerprint).map { .integer(Int64($0)) } ?? .null
+                        if case .string(let line) = fields["key"] {
+                            let fingerprint = Self.fingerprint(ofKey: line)
+                            fields["fingerprint"] = fingerprint.map { .string($0) } ?? .null
+                            fields["shared_by"] = fingerprint.flatMap { survey.sharedKeys.hosts(presenting: $0) }.map { .integer(Int64($0)) } ?? .null
                         }
                         return .object(fields)
                     })
@@ -111,14 +114,17 @@ public struct ReportMerge {
         ]))
     }
 
-    /// The fingerprint of a recorded key, made from the key itself: a report's own `fingerprint`
-    /// field is a claim, and a forged one must neither hide a split view nor a shared key.
-    /// A certificate this version cannot read is fingerprinted over its blob, as replay does.
+    /// The fingerprint of a recorded key, made from the key itself as replay makes it (a
+    /// certificate's is its certified key's): a report's own `fingerprint` field is a claim, and a
+    /// forged one must neither hide a split view nor forge a shared key. Nil when it does not parse.
     static func fingerprint(ofKey line: String) -> String? {
-        if let key = try? HostKey(openSSHLine: line) { return key.sha256Fingerprint }
+        (try? HostKey(openSSHLine: line))?.sha256Fingerprint
+    }
+
+    /// A certificate's type and a base64 blob: what replay keeps as an undecodable certificate.
+    static func isCertificateBlob(_ line: String) -> Bool {
         let fields = line.split(separator: " ")
-        guard fields.count == 2, fields[0].hasSuffix("-cert-v01@openssh.com"), let blob = Base64.decode(String(fields[1])) else { return nil }
-        return "SHA256:" + Base64.encode(Digest.sha256(blob), padded: false)
+        return fields.count == 2 && fields[0].hasSuffix("-cert-v01@openssh.com") && Base64.decode(fields[1]) != nil
     }
 
     /// The type of the key a certificate certifies (`ssh-ed25519` for `ssh-ed25519-cert-v01@openssh.com`).
