@@ -89,6 +89,29 @@ final class HostileRecordingTests: XCTestCase {
     }
 }
 
+extension HostileRecordingTests {
+    func testAReportWritingAnotherScannersNameIsRefusedByMerge() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        defer { fleet.stop() }
+        let label = fleet.hosts[0].endpoints[0].label
+        try "\(label)\n".write(toFile: fleet.directory + "/inventory.txt", atomically: true, encoding: .utf8)
+        for scanner in ["east", "west"] {
+            let run = try fleettrust(["scan", "--inventory", fleet.directory + "/inventory.txt", "--known-hosts", fleet.directory + "/none",
+                                      "--no-history", "--format", "json", "--scanner-name", scanner, "--output", fleet.directory + "/\(scanner).json"])
+            XCTAssertEqual(run.status, 1, run.stderrText)
+            if scanner == "east" { try fleet.rekey(host: 0) }
+        }
+        // West's network saw other keys; its report claims to be east, whose view then seems one.
+        try forge(fleet.directory + "/west.json", to: fleet.directory + "/west.json") { $0["scanned_from"] = "east" }
+        let merged = fleet.directory + "/merged.json"
+        let merge = try fleettrust(["merge", "--output", merged, fleet.directory + "/east.json", fleet.directory + "/west.json"])
+        XCTAssertEqual(merge.status, 64, merge.stderrText)
+        XCTAssertEqual(merge.stderrText, "fleettrust: \(fleet.directory)/west.json: hosts[0]: scanner \"east\" also wrote \(fleet.directory)/east.json; "
+                       + "each scanner's name must come from one report (give each scanner its own --scanner-name)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged), "nothing is written")
+    }
+}
+
 /// A recording replayed on another machine is judged under that machine's ssh configuration, as
 /// the `ssh` run there would judge the host: its `RevokedHostKeys` revokes a recorded key.
 final class ReplayUnderThisMachinesConfigurationTests: XCTestCase {

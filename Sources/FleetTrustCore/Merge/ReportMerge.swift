@@ -29,6 +29,9 @@ public struct ReportMerge {
         var table = SharedKeyTable.Builder()
         var splits = SplitViewFinder()
         let decoder = JSONDecoder()
+        // Which report each scanner's name came from: a name in two reports is refused, since a
+        // report writing another scanner's name would take its entries out of the split views.
+        var reportOf: [String: String] = [:]
         for file in files {
             var scanners: Set<String> = []
             var count = 0
@@ -41,6 +44,13 @@ public struct ReportMerge {
                 }
                 let scanner = entry.scannedFrom ?? "unknown"
                 scanners.insert(scanner)
+                if let named = entry.scannedFrom {
+                    if let other = reportOf[named], other != file {
+                        throw MergeError(file: file, message: "hosts[\(index)]: scanner \"\(Sanitizer.clean(named, limit: 255))\" also wrote \(Sanitizer.clean(other, limit: 1024)); "
+                                         + "each scanner's name must come from one report (give each scanner its own --scanner-name)")
+                    }
+                    reportOf[named] = file
+                }
                 var fingerprints: [String] = []
                 for key in entry.keys {
                     guard let fingerprint = Self.fingerprint(ofKey: key.key) else {
