@@ -112,6 +112,22 @@ extension HostileRecordingTests {
     }
 }
 
+extension HostileRecordingTests {
+    func testAReportWithAnEndlessLineIsRefusedWithoutReadingItWhole() throws {
+        let directory = NSTemporaryDirectory() + "ft-endless-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The layout's first line, then 512 MiB without a line break (a sparse file: no disk used).
+        let report = directory + "/report.json"
+        try Data("{\n".utf8).write(to: URL(fileURLWithPath: report))
+        XCTAssertEqual(truncate(report, 512 << 20), 0)
+        let merge = try fleettrust(["merge", "--output", directory + "/merged.json", report])
+        XCTAssertEqual(merge.status, 64, merge.stderrText)
+        XCTAssertTrue(merge.stderrText.contains("a line is longer than 16777216 bytes"), merge.stderrText)
+        XCTAssertLessThan(merge.maxResidentKilobytes, 200 * 1024, "the line is refused at the limit, not read whole")
+    }
+}
+
 /// A recording replayed on another machine is judged under that machine's ssh configuration, as
 /// the `ssh` run there would judge the host: its `RevokedHostKeys` revokes a recorded key.
 final class ReplayUnderThisMachinesConfigurationTests: XCTestCase {
