@@ -128,6 +128,35 @@ extension HostileRecordingTests {
     }
 }
 
+extension HostileRecordingTests {
+    func testMergeRefusesATimeItsReplayWouldRefuseSoOneReportCannotBlockTheCentralJudgement() throws {
+        let fleet = try TestFleet.start(hosts: 1)
+        defer { fleet.stop() }
+        let good = fleet.directory + "/good.json"
+        let scan = try fleettrust(["scan", "--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath, "--no-history",
+                                   "--format", "json", "--scanner-name", "good", "--output", good])
+        XCTAssertEqual(scan.status, 0, scan.stderrText)
+        let cases: [(String, (inout [String: Any]) -> Void, String)] = [
+            ("scanned_at", { $0["scanned_at"] = "yesterday" }, "hosts[0] (\(fleet.hosts[0].endpoints[0].label)): scanned_at is not an RFC 3339 UTC time"),
+            ("generated_at", { $0["scanned_at"] = nil }, "generated_at is not an RFC 3339 UTC time"),
+        ]
+        for (what, edit, message) in cases {
+            let bad = fleet.directory + "/bad.json"
+            try forge(good, to: bad) { entry in
+                edit(&entry)
+                entry["scanned_from"] = "bad"
+            }
+            var root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bad))) as? [String: Any])
+            root["generated_at"] = "\u{1b}[2Jsoon"
+            try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: bad))
+            let merged = fleet.directory + "/merged.json"
+            let merge = try fleettrust(["merge", "--output", merged, good, bad])
+            XCTAssertEqual(merge.status, 64, "\(what): \(merge.stderrText)")
+            XCTAssertEqual(merge.stderrText, "fleettrust: \(bad): \(message)\n", what)
+        }
+    }
+}
+
 /// A recording replayed on another machine is judged under that machine's ssh configuration, as
 /// the `ssh` run there would judge the host: its `RevokedHostKeys` revokes a recorded key.
 final class ReplayUnderThisMachinesConfigurationTests: XCTestCase {

@@ -34,6 +34,7 @@ public struct ReportMerge {
         var reportOf: [String: String] = [:]
         for file in files {
             var scanners: Set<String> = []
+            var missingTime = false
             var count = 0
             let header = try ReportReader(path: file).read { index, data in
                 let entry: RecordedScan.Host
@@ -42,6 +43,10 @@ public struct ReportMerge {
                 } catch {
                     throw MergeError(file: file, message: "not a fleettrust scan host entry (\(ScanReplay.describe(error, at: ".hosts[\(index)]")))")
                 }
+                if let scannedAt = entry.scannedAt, HistoryTime.date(rfc3339: scannedAt) == nil {
+                    throw MergeError(file: file, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): scanned_at is not an RFC 3339 UTC time")
+                }
+                missingTime = missingTime || entry.scannedAt == nil
                 let scanner = entry.scannedFrom ?? "unknown"
                 scanners.insert(scanner)
                 if let named = entry.scannedFrom {
@@ -70,6 +75,10 @@ public struct ReportMerge {
             }
             guard let version = header.version, RecordedScan.readableVersions.contains(version) else {
                 throw MergeError(file: file, message: "scan document version \(header.version.map(String.init) ?? "(none)") is not supported (expected 1 to \(ScanReport.currentVersion))")
+            }
+            // An entry without its own time gets the report's (replay refuses a time it cannot read).
+            if missingTime, let generatedAt = header.generatedAt, HistoryTime.date(rfc3339: generatedAt) == nil {
+                throw MergeError(file: file, message: "generated_at is not an RFC 3339 UTC time")
             }
             survey.generatedAt[file] = header.generatedAt
             survey.skipped += header.skipped
