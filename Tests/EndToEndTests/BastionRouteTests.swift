@@ -101,17 +101,8 @@ final class BastionRouteTests: XCTestCase {
         let masters = BastionLogins.processes(holdingLoginsOn: bastion)
         XCTAssertEqual(masters.map(\.command), ["ssh"], "one control master holds the login:\n\(bastion.log)")
         for round in 1...2 {
-            // `R` skips hosts still being scanned: it is sent again until both are probed anew.
             let before = bastion.forwardRequests(to: target.address, port: target.port)
-            let deadline = Date().addingTimeInterval(20)
-            var sent = Date.distantPast
-            while bastion.forwardRequests(to: target.address, port: target.port) < before + 4 && Date() < deadline {
-                if Date().timeIntervalSince(sent) > 2 {
-                    terminal.send("R")
-                    sent = Date()
-                }
-                usleep(50_000)
-            }
+            rescan(terminal, until: before + 4)
             XCTAssertGreaterThanOrEqual(bastion.forwardRequests(to: target.address, port: target.port), before + 4,
                                         "rescan \(round) probed both hosts through the bastion again: \(terminal.capture())")
         }
@@ -124,6 +115,20 @@ final class BastionRouteTests: XCTestCase {
         let quit = Date()
         XCTAssertEqual(DashboardTmux.waitUntilGone(masters, timeout: 10).map(\.pid), [], "the master stopped with the dashboard")
         XCTAssertLessThan(Date().timeIntervalSince(quit), 1.5, "asked to stop, not left to time out")
+    }
+
+    /// Presses `R` until the bastion has logged `channels` forward requests to the target (for at
+    /// most 20 s): `R` skips hosts still being scanned, so it is sent again every 2 s.
+    private func rescan(_ terminal: DashboardTmux, until channels: Int) {
+        let deadline = Date().addingTimeInterval(20)
+        var sent = Date.distantPast
+        while bastion.forwardRequests(to: target.address, port: target.port) < channels && Date() < deadline {
+            if Date().timeIntervalSince(sent) > 2 {
+                terminal.send("R")
+                sent = Date()
+            }
+            usleep(50_000)
+        }
     }
 
     /// A master that ends during the session (the bastion dropped the connection) is not a dead
@@ -140,16 +145,7 @@ final class BastionRouteTests: XCTestCase {
         XCTAssertEqual(first.map(\.command), ["ssh"])
         for master in first { kill(master.pid, SIGTERM) }
         XCTAssertEqual(DashboardTmux.waitUntilGone(first, timeout: 10).map(\.pid), [])
-        let before = bastion.forwardRequests(to: target.address, port: target.port)
-        let deadline = Date().addingTimeInterval(20)
-        var sent = Date.distantPast
-        while bastion.forwardRequests(to: target.address, port: target.port) < before + 2 && Date() < deadline {
-            if Date().timeIntervalSince(sent) > 2 {
-                terminal.send("R")
-                sent = Date()
-            }
-            usleep(50_000)
-        }
+        rescan(terminal, until: bastion.forwardRequests(to: target.address, port: target.port) + 2)
         XCTAssertTrue(terminal.waitFor { Self.routedRowsTrusted($0) == 1 && !$0.contains("scanning") }.0, terminal.capture())
         XCTAssertEqual(bastion.acceptedLogins, 2, "one login, then one more after the master ended:\n\(bastion.log)")
         let second = BastionLogins.processes(holdingLoginsOn: bastion)

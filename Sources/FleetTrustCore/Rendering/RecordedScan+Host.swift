@@ -39,16 +39,8 @@ extension RecordedScan {
         public var warnings: [CertificateWarning]?
         public var evidence: [String]?
 
-        enum CodingKeys: String, CodingKey {
-            case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
-            case driftMoves = "drift_moves"
-            case policySource = "policy_source", standardStatus = "standard_status"
-            case knownHostsName = "known_hosts_name", serverVersion = "server_version"
-            case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
-            case sharesKeysWith = "shares_keys_with", stricterThanSSH = "stricter_than_ssh"
-            case scannedFrom = "scanned_from", scannedAt = "scanned_at"
-        }
+        /// The one list of a host's field names, the writer's.
+        typealias CodingKeys = ScanReport.Host.CodingKeys
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -82,11 +82,8 @@ public struct RecordedScan: Decodable, Sendable {
         /// Version 3: how many hosts of the document present it, when two or more do.
         public var sharedBy: Int?
 
-        enum CodingKeys: String, CodingKey {
-            case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
-            case handshakeMilliseconds = "handshake_ms", plainKeyVerdict = "plain_key_verdict"
-            case firstSeen = "first_seen", lastSeen = "last_seen", sharedBy = "shared_by"
-        }
+        /// The one list of a key's field names, the writer's.
+        typealias CodingKeys = ScanReport.Key.CodingKeys
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -287,6 +287,8 @@ public struct ScanReport: Sendable {
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
             case serverHostKeyAlgorithms = "server_host_key_algorithms", negotiatedAlgorithm = "negotiated_algorithm"
             case scannedFrom = "scanned_from", scannedAt = "scanned_at", stricterThanSSH = "stricter_than_ssh"
+            /// Read from version 2 documents only (`RecordedScan.Host`); never written.
+            case sharesKeysWith = "shares_keys_with"
         }
 
         /// Absent values are written as `null`, so every documented field is always present.
