@@ -62,7 +62,8 @@ struct DashboardCommand: AsyncParsableCommand {
                 settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,
                 remembered: recording == nil ? try await history.remembered(store, hosts: hosts) : nil,
                 store: store, prober: recording?.prober ?? ProbePool(settings: fleet.poolSettings),
-                connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
+                connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde),
+                                        followsProbedRoute: recording == nil),
                 auditLog: audit.log, user: audit.user, hashNames: await fleet.hashesKnownHosts())
             launch.splitViews = recording?.splitViews ?? [:]
             launch.notice = recording?.notice
