@@ -25,6 +25,13 @@ struct ReportReader {
 
     /// The layout, streamed; nil (before any host was passed on) when the file does not follow it.
     private func readLayout(host: (Int, Data) throws -> Void) throws -> Header? {
+        // Each report is read twice, so it must be a file: a FIFO would block the open and could
+        // not be read again.
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw MergeError(file: path, message: "is not a regular file (merge reads each report twice; save it to a file first)")
+        }
         guard let file = fopen(path, "r") else { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
         defer { fclose(file) }
         let lines = LineReader(file: file, limit: Self.maximumLine)
