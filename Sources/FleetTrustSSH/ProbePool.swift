@@ -1,5 +1,6 @@
 import Glibc
 import FleetTrustCore
+import Synchronization
 
 /// Runs many `HostProbe`s at once on dedicated threads and streams their results.
 ///
@@ -33,6 +34,7 @@ public final class ProbePool: FleetProber, Sendable {
     /// The bastions' control masters, kept for the pool's life: one login per bastion however
     /// many scans it runs; stopped when the pool goes.
     private let bastions: BastionConnections
+    private let scans = Mutex<[ScanReference]>([])
 
     /// Descriptors one host in flight may hold: three connections at once (its key types side
     /// by side), one of them libssh's with a duplicate descriptor.
@@ -77,6 +79,25 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
-        ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
+        let scan = ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
+        scans.withLock { list in
+            list.removeAll { $0.scan == nil }
+            list.append(ScanReference(scan: scan))
+        }
+        return scan
+    }
+
+    /// The hosts in flight and waiting over every scan still running; nil when none is.
+    public var load: ProbeLoad? {
+        scans.withLock { list in
+            list.removeAll { $0.scan == nil }
+            let running = list.compactMap { $0.scan?.load }.filter { $0.inFlight + $0.waiting > 0 }
+            return running.isEmpty ? nil : running.reduce(ProbeLoad(), +)
+        }
+    }
+
+    /// A scan the pool does not keep alive: it lives as long as its probes and its stream.
+    private struct ScanReference: Sendable {
+        weak var scan: ProbeScan?
     }
 }

@@ -7,29 +7,6 @@ public struct ProbeProgress: Hashable, Sendable {
     public var total: Int
 }
 
-/// Where the hosts of a scan are: in flight (a thread is probing them), done, or waiting for a thread.
-public struct ProbeLoad: Hashable, Sendable {
-    public var inFlight = 0
-    public var done = 0
-    public var waiting = 0
-
-    public init(inFlight: Int = 0, done: Int = 0, waiting: Int = 0) {
-        self.inFlight = inFlight
-        self.done = done
-        self.waiting = waiting
-    }
-
-    mutating func start() {
-        waiting -= 1
-        inFlight += 1
-    }
-
-    mutating func finish() {
-        inFlight -= 1
-        done += 1
-    }
-}
-
 /// One run of the pool over a list of hosts: its results stream, its progress, and cancellation.
 ///
 /// The scan is an actor in front of the pool's worker threads: its bookkeeping (which hosts are

@@ -50,7 +50,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         do {
             let theme = try DashboardLaunch.theme(self.theme, environment: environment)
-            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0)) }
+            let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0), under: try fleet.replayConfiguration()) }
             let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
             // A recording is an old probe: no drift against today's history, and nothing recorded.
             let store = recording == nil ? try await history.open(readOnly: readOnly) : nil
@@ -62,7 +62,8 @@ struct DashboardCommand: AsyncParsableCommand {
                 settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,
                 remembered: recording == nil ? try await history.remembered(store, hosts: hosts) : nil,
                 store: store, prober: recording?.prober ?? ProbePool(settings: fleet.poolSettings),
-                connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde)),
+                connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde),
+                                        followsProbedRoute: recording == nil),
                 auditLog: audit.log, user: audit.user, hashNames: await fleet.hashesKnownHosts())
             launch.splitViews = recording?.splitViews ?? [:]
             launch.notice = recording?.notice

@@ -97,6 +97,18 @@ struct FleetOptions: ParsableArguments {
         return FileManager.default.fileExists(atPath: fallback) ? fallback : nil
     }
 
+    /// This machine's ssh configuration (`--ssh-config`, else ssh's own files), under which a
+    /// recorded scan is judged as the `ssh` run here would judge it; its problems are printed.
+    func replayConfiguration() throws -> InventoryReadOptions {
+        do {
+            let read = try InventoryReadOptions.underUserConfiguration(explicit: sshConfig.map(expandTilde), allowProxyCommands: false)
+            read.errors.forEach { printError($0.description) }
+            return read.options
+        } catch {
+            throw CommandFailure.unreadableInput("--ssh-config \(error)")
+        }
+    }
+
     /// Reads the selected inventory hosts (see `InventoryOptions.load`).
     func loadInventory() throws -> Inventory {
         guard !inventory.files.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }

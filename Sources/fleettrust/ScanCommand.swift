@@ -126,7 +126,7 @@ struct ScanCommand: AsyncParsableCommand {
         if let replay {
             fleet.missingKnownHostsWarnings.forEach(printError)
             do {
-                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay)
+                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: try fleet.replayConfiguration())
                 return (pairs.map(\.host), pairs.map(\.result), [])
             } catch let problem as ScanReplay.Problem {
                 throw CommandFailure.unreadableInput(problem.description)

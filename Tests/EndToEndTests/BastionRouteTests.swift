@@ -131,16 +131,22 @@ final class BastionRouteTests: XCTestCase {
         }
     }
 
-    /// A master that ends during the session (the bastion dropped the connection) is not a dead
-    /// end: the next rescan logs in again and the hosts behind it are proved as before.
-    func testARescanAfterTheMasterEndedLogsInAgain() throws {
+    /// The dashboard on one target behind the bastion, once that target's row is trusted.
+    private func dashboardWithOneTargetBehindTheBastion() throws -> DashboardTmux {
         try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
         try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion")])
         let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
                                                      "--audit-log", directory + "/audit.jsonl"])
-        defer { terminal.stop() }
         let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 1 }
         XCTAssertTrue(listed, screen)
+        return terminal
+    }
+
+    /// A master that ends during the session (the bastion dropped the connection) is not a dead
+    /// end: the next rescan logs in again and the hosts behind it are proved as before.
+    func testARescanAfterTheMasterEndedLogsInAgain() throws {
+        let terminal = try dashboardWithOneTargetBehindTheBastion()
+        defer { terminal.stop() }
         let first = BastionLogins.processes(holdingLoginsOn: bastion)
         XCTAssertEqual(first.map(\.command), ["ssh"])
         for master in first { kill(master.pid, SIGTERM) }
@@ -157,13 +163,8 @@ final class BastionRouteTests: XCTestCase {
     /// the kernel closes fleettrust's connection to the master, which then ends by itself within
     /// its persist time (2 s), taking its login on the bastion with it.
     func testTheMasterEndsByItselfWhenFleettrustIsKilled() throws {
-        try (bastion.knownHostsLines + target.knownHostsLines).write(toFile: knownHosts, atomically: true, encoding: .utf8)
-        try writeConfig([block("bastion", bastion), block("web1", target, "ProxyJump bastion")])
-        let terminal = try DashboardTmux(arguments: ["--inventory", config, "--known-hosts", knownHosts,
-                                                     "--audit-log", directory + "/audit.jsonl"])
+        let terminal = try dashboardWithOneTargetBehindTheBastion()
         defer { terminal.stop() }
-        let (listed, screen) = terminal.waitFor { Self.routedRowsTrusted($0) == 1 }
-        XCTAssertTrue(listed, screen)
         let masters = BastionLogins.processes(holdingLoginsOn: bastion)
         XCTAssertEqual(masters.map(\.command), ["ssh"], "one control master holds the login:\n\(bastion.log)")
         let dashboard = terminal.childPIDs.filter { DashboardTmux.command(of: $0) == "fleettrust" }

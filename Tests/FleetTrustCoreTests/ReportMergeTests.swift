@@ -125,4 +125,13 @@ final class ReportMergeTests: XCTestCase {
             XCTAssertTrue("\(error)".hasSuffix("future.json: scan document version 9 is not supported (expected 1 to 3)"), "\(error)")
         }
     }
+
+    /// A FIFO nobody writes to would block the open for ever; a report must be a file (merge reads it twice).
+    func testAFIFOIsRefusedInsteadOfWaitedOn() throws {
+        let fifo = directory.file("report.fifo")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertThrowsError(try ReportMerge(files: [fifo]).survey()) { error in
+            XCTAssertTrue("\(error)".contains("report.fifo: is not a regular file"), "\(error)")
+        }
+    }
 }

@@ -103,3 +103,32 @@ final class SplitViewJudgementTests: XCTestCase {
         XCTAssertEqual(rejudged.map(\.status), [.splitView, .splitView])
     }
 }
+
+/// A scanner cannot step out of a split view by spelling the host otherwise: entries that `ssh`
+/// looks up under one name (the case of a name, another inventory alias of the same address)
+/// are one host to compare.
+final class SplitViewSpellingTests: XCTestCase {
+    func testAnotherSpellingOfTheSameLookupNameIsStillASplitView() throws {
+        let directory = NSTemporaryDirectory() + "ft-splitspell-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var keys: [HostKey] = []
+        for name in ["real", "impostor"] {
+            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-t", "ed25519", "-f", "\(directory)/\(name)"])
+            keys.append(try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/\(name).pub", encoding: .utf8)))
+        }
+        func probe(_ key: HostKey, from scanner: String) -> ProbeResult {
+            var result = ProbeResult(host: "web.example.com", port: 22, keys: [DiscoveredKey(key: key)])
+            result.scanner = CleanText(scanner)
+            return result
+        }
+        let honest = InventoryHost(name: "web.example.com")
+        for spelling in [InventoryHost(name: "WEB.example.com"), InventoryHost(name: "web-alias", address: "web.example.com"),
+                         InventoryHost(name: "web", address: "10.1.2.3", hostKeyAlias: "Web.Example.Com")] {
+            let found = SplitViewWitness.find(hosts: [honest, spelling], results: [probe(keys[0], from: "dmz"), probe(keys[1], from: "office")])
+            XCTAssertEqual(found[0]?.map(\.scanner.value), ["office"], spelling.name)
+            XCTAssertEqual(found[1]?.map(\.scanner.value), ["dmz"], spelling.name)
+            XCTAssertEqual(found[1]?.first?.fingerprints, [keys[0].sha256Fingerprint])
+        }
+    }
+}

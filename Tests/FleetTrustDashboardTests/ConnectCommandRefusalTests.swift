@@ -37,3 +37,24 @@ final class ConnectCommandRefusalTests: XCTestCase {
         XCTAssertEqual(clean.last, "ops@10.0.0.5")
     }
 }
+
+/// A recorded scan (`--replay`) is someone else's document: the route it records is shown, but a
+/// ProxyCommand in it is never handed to `ssh`, which would run it through a shell.
+final class RecordedRouteConnectTests: XCTestCase {
+    func testConnectNeverRunsAProxyCommandARecordedScanNames() throws {
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJRy8mWq0rUfVnMyqe6ahd4iSom2F/mPQyKD50/tTTMr"
+        let document = """
+            {"version": 3, "summary": {"total": 1, "by_status": {"new": 1}, "exit_status": 1}, "hosts": [
+            {"name": "web", "host": "10.0.0.5", "port": 22, "status": "new", "scanned_from": "eu",
+             "route": [{"kind": "proxy-command", "hop": "touch /tmp/recorded-proxy-command-ran"}],
+             "keys": [{"type": "ssh-ed25519", "key": "\(key)", "verdict": "new"}]}]}
+            """
+        let (host, result) = try XCTUnwrap(try ScanReplay.load(Data(document.utf8), source: "estate.json").first)
+        XCTAssertEqual(result.keys.count, 1, "the recorded key is still judged")
+        let judged = FleetJudge(knownHosts: KnownHosts(files: [KnownHostsFile(path: "/k", bytes: [])]), pins: nil).judge(host, result)
+        XCTAssertEqual(judged.status, .new)
+        XCTAssertThrowsError(try ConnectCommand().arguments(for: judged)) {
+            XCTAssertTrue("\($0)".hasPrefix("refusing to connect: its ProxyCommand"), "\($0)")
+        }
+    }
+}

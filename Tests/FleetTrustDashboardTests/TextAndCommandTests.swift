@@ -53,6 +53,15 @@ final class TextAndCommandTests: XCTestCase {
         XCTAssertTrue(arguments.contains("RequiredRSASize=3072"), "\(arguments)")
     }
 
+    func testConnectFromARecordingLeavesTheScannersRouteToThisMachinesSSH() throws {
+        var host = InventoryHost(name: "web1", address: "10.1.2.3")
+        host.proxy = "ProxyJump bastion.example.com"
+        XCTAssertTrue(try ConnectCommand().arguments(for: judged(host)).contains("-J"), "a live probe's route is followed")
+        let recorded = try ConnectCommand(routeConfig: "/etc/fleet/ssh_config", followsProbedRoute: false).arguments(for: judged(host))
+        XCTAssertFalse(recorded.contains("-J"), "\(recorded)")
+        XCTAssertEqual(Array(recorded.prefix(3)), ["ssh", "-F", "/etc/fleet/ssh_config"])
+    }
+
     func testConnectToAnSSHConfigHostUsesThatFileAndTheAlias() throws {
         let host = InventoryHost(name: "web1", address: "10.1.2.3", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),
                                  format: .sshConfig)

@@ -136,6 +136,22 @@ final class ProbePoolTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(30), "the only worker stayed stuck on the silent server")
     }
 
+    func testThePoolSaysHowManyHostsAreInFlightAndQueuedUntilTheScanEnds() async throws {
+        let silent = try (0..<3).map { _ in try SilentListener() }
+        defer { silent.forEach { $0.close() } }
+        let pool = ProbePool(settings: .init(concurrency: 2, timeout: .seconds(120)))
+        XCTAssertNil(pool.load, "nothing is probed yet")
+        let scan = pool.start(silent.map { InventoryHost(name: "127.0.0.1", port: $0.port) })
+        await ThreadsWaitingOnIO.waitUntil("two hosts in flight, the third queued behind them") { () async -> Bool in
+            pool.load?.inFlight == 2 && pool.load?.waiting == 1
+        }
+        await scan.cancel()
+        for await _ in scan.events {}
+        await ThreadsWaitingOnIO.waitUntil("no host in flight once the scan ended", timeout: .seconds(30)) { () async -> Bool in
+            pool.load == nil
+        }
+    }
+
     func testManyHostsInParallelAllFinishWhileBrokenOnesFail() async throws {
         let fleet = try Self.fleet.get()
         let silent = try SilentListener()

@@ -59,6 +59,34 @@ public struct SSHUserConfiguration: Sendable {
         return host
     }
 
+    /// A recorded host (`scan --replay`) judged here: the host-key settings this configuration
+    /// gives `ssh ADDRESS` (the address the scanner reached, its `HostName` already applied) are
+    /// the ones the `ssh` run here uses, so they apply: this machine's known_hosts files,
+    /// `HostKeyAlias`, algorithms and `KnownHostsCommand` when set, its `RevokedHostKeys` besides
+    /// the recorded ones, its unjudged settings besides the recorded ones. The route and address
+    /// stay as recorded.
+    func recorded(_ host: InventoryHost, options: InventoryReadOptions) -> InventoryHost {
+        let here = self.host(InventoryHost(name: host.name, address: host.address, port: host.port, user: host.user),
+                             port: host.port, options: options)
+        var judged = host
+        judged.userKnownHostsFiles = here.userKnownHostsFiles
+        judged.sshOptions.noUserKnownHostsFile = here.sshOptions.noUserKnownHostsFile
+        judged.sshOptions.globalKnownHostsFiles = here.sshOptions.globalKnownHostsFiles
+        if let alias = here.hostKeyAlias { judged.hostKeyAlias = alias }
+        let mine = here.sshOptions
+        if let value = mine.hostKeyAlgorithms { judged.sshOptions.hostKeyAlgorithms = value }
+        if let value = mine.caSignatureAlgorithms { judged.sshOptions.caSignatureAlgorithms = value }
+        if let value = mine.requiredRSASize { judged.sshOptions.requiredRSASize = value }
+        if let value = mine.checkHostIP { judged.sshOptions.checkHostIP = value }
+        if let value = mine.knownHostsCommand { judged.sshOptions.knownHostsCommand = value }
+        if let value = mine.fingerprintHash { judged.sshOptions.fingerprintHash = value }
+        if let revoked = mine.revokedHostKeys {
+            judged.sshOptions.revokedHostKeys = Array(Set((judged.sshOptions.revokedHostKeys ?? []) + revoked)).sorted()
+        }
+        if let unjudged = mine.unjudged { judged.sshOptions.unjudged = (judged.sshOptions.unjudged ?? []) + unjudged }
+        return judged
+    }
+
     /// Adds this configuration's settings for `ssh hostArgument` to those already given.
     func collect(into settings: inout SSHHostSettings, hostArgument: String, localUser: String) {
         SSHConfigReader.collect(alias: hostArgument, segments: segments, localUser: localUser, into: &settings,

@@ -25,33 +25,40 @@ extension SplitViewWitness {
     /// Finds split views among recorded probes: a pure pass over the (host, probe) pairs of a
     /// replayed document, before judging, so the one judge can weigh the fact with the others.
     /// For each index whose probe disagrees with another scanner's about the same host, the
-    /// other scanners' views. Two entries disagree when they share the inventory name and port,
-    /// come from different scanners, both proved keys, and the sets of fingerprints they proved
-    /// differ. A probe that proved nothing (unreachable from one network) is no other view.
+    /// other scanners' views. Two entries disagree when they share the inventory name and port
+    /// (or the name `ssh` looks the host up under), come from different scanners, both proved
+    /// keys, and the sets of fingerprints they proved differ. A probe that proved nothing (unreachable from one network) is no other view.
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
         let first = results.lazy.compactMap(\.scanner).first
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
         struct Endpoint: Hashable { var name: String, port: Int }
         struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String] }
-        var views: [Endpoint: [View]] = [:]
+        // One host is one inventory name and port, and equally one name `ssh` looks up (and a save
+        // writes): a report spelling the name otherwise ("WEB1", another alias for its address)
+        // must not step out of the comparison.
+        var byName: [Endpoint: [View]] = [:]
+        var byLookup: [String: [View]] = [:]
         for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
             let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()
             guard !fingerprints.isEmpty else { continue }
-            views[Endpoint(name: hosts[index].name, port: hosts[index].port), default: []]
-                .append(View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints))
+            let host = hosts[index]
+            let view = View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints)
+            byName[Endpoint(name: host.name, port: host.port), default: []].append(view)
+            byLookup[LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString, default: []].append(view)
         }
         var found: [Int: [SplitViewWitness]] = [:]
-        for group in views.values where group.count > 1 {
+        for group in Array(byName.values) + Array(byLookup.values) where group.count > 1 {
             for view in group {
-                var seen = Set<SplitViewWitness>()
                 let others = group.filter { $0.scanner != view.scanner && $0.fingerprints != view.fingerprints }
                     .map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints) }
-                    .filter { seen.insert($0).inserted }
-                if !others.isEmpty { found[view.index] = others }
+                for witness in others where !(found[view.index] ?? []).contains(witness) { found[view.index, default: []].append(witness) }
             }
+        }
+        for index in found.keys {
+            found[index]?.sort { ($0.scanner.value, $0.fingerprints.joined(separator: ",")) < ($1.scanner.value, $1.fingerprints.joined(separator: ",")) }
         }
         return found
     }

@@ -29,8 +29,12 @@ public struct ReportMerge {
         var table = SharedKeyTable.Builder()
         var splits = SplitViewFinder()
         let decoder = JSONDecoder()
+        // Which report each scanner's name came from: a name in two reports is refused, since a
+        // report writing another scanner's name would take its entries out of the split views.
+        var reportOf: [String: String] = [:]
         for file in files {
             var scanners: Set<String> = []
+            var missingTime = false
             var count = 0
             let header = try ReportReader(path: file).read { index, data in
                 let entry: RecordedScan.Host
@@ -39,11 +43,26 @@ public struct ReportMerge {
                 } catch {
                     throw MergeError(file: file, message: "not a fleettrust scan host entry (\(ScanReplay.describe(error, at: ".hosts[\(index)]")))")
                 }
+                if let scannedAt = entry.scannedAt, HistoryTime.date(rfc3339: scannedAt) == nil {
+                    throw MergeError(file: file, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): scanned_at is not an RFC 3339 UTC time")
+                }
+                missingTime = missingTime || entry.scannedAt == nil
                 let scanner = entry.scannedFrom ?? "unknown"
                 scanners.insert(scanner)
+                if let named = entry.scannedFrom {
+                    if let other = reportOf[named], other != file {
+                        throw MergeError(file: file, message: "hosts[\(index)]: scanner \"\(Sanitizer.clean(named, limit: 255))\" also wrote \(Sanitizer.clean(other, limit: 1024)); "
+                                         + "each scanner's name must come from one report (give each scanner its own --scanner-name)")
+                    }
+                    reportOf[named] = file
+                }
                 var fingerprints: [String] = []
                 for key in entry.keys {
-                    guard let fingerprint = key.fingerprint else { continue }
+                    guard let fingerprint = Self.fingerprint(ofKey: key.key) else {
+                        // A certificate this version cannot decode is replayed as such, and compared by nothing.
+                        if Self.isCertificateBlob(key.key) { continue }
+                        throw MergeError(file: file, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): bad key")
+                    }
                     fingerprints.append(fingerprint)
                     table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
                 }
@@ -56,6 +75,10 @@ public struct ReportMerge {
             }
             guard let version = header.version, RecordedScan.readableVersions.contains(version) else {
                 throw MergeError(file: file, message: "scan document version \(header.version.map(String.init) ?? "(none)") is not supported (expected 1 to \(ScanReport.currentVersion))")
+            }
+            // An entry without its own time gets the report's (replay refuses a time it cannot read).
+            if missingTime, let generatedAt = header.generatedAt, HistoryTime.date(rfc3339: generatedAt) == nil {
+                throw MergeError(file: file, message: "generated_at is not an RFC 3339 UTC time")
             }
             survey.generatedAt[file] = header.generatedAt
             survey.skipped += header.skipped
@@ -88,8 +111,10 @@ public struct ReportMerge {
                 if case .array(let keys) = entry["keys"] {
                     entry["keys"] = .array(keys.map { key in
                         guard case .object(var fields) = key else { return key }
-                        if case .string(let fingerprint) = fields["fingerprint"] {
-                            fields["shared_by"] = survey.sharedKeys.hosts(presenting: fingerprint).map { .integer(Int64($0)) } ?? .null
+                        if case .string(let line) = fields["key"] {
+                            let fingerprint = Self.fingerprint(ofKey: line)
+                            fields["fingerprint"] = fingerprint.map { .string($0) } ?? .null
+                            fields["shared_by"] = fingerprint.flatMap { survey.sharedKeys.hosts(presenting: $0) }.map { .integer(Int64($0)) } ?? .null
                         }
                         return .object(fields)
                     })
@@ -106,6 +131,19 @@ public struct ReportMerge {
             ("skipped", try encoder.encode(survey.skipped)), ("split_views", try encoder.encode(survey.splitViews)),
             ("summary", try encoder.encode(survey.summary)), ("version", try encoder.encode(ScanReport.currentVersion)),
         ]))
+    }
+
+    /// The fingerprint of a recorded key, made from the key itself as replay makes it (a
+    /// certificate's is its certified key's): a report's own `fingerprint` field is a claim, and a
+    /// forged one must neither hide a split view nor forge a shared key. Nil when it does not parse.
+    static func fingerprint(ofKey line: String) -> String? {
+        (try? HostKey(openSSHLine: line))?.sha256Fingerprint
+    }
+
+    /// A certificate's type and a base64 blob: what replay keeps as an undecodable certificate.
+    static func isCertificateBlob(_ line: String) -> Bool {
+        let fields = line.split(separator: " ")
+        return fields.count == 2 && fields[0].hasSuffix("-cert-v01@openssh.com") && Base64.decode(fields[1]) != nil
     }
 
     /// The type of the key a certificate certifies (`ssh-ed25519` for `ssh-ed25519-cert-v01@openssh.com`).

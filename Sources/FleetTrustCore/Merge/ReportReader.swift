@@ -25,6 +25,13 @@ struct ReportReader {
 
     /// The layout, streamed; nil (before any host was passed on) when the file does not follow it.
     private func readLayout(host: (Int, Data) throws -> Void) throws -> Header? {
+        // Each report is read twice, so it must be a file: a FIFO would block the open and could
+        // not be read again.
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw MergeError(file: path, message: "is not a regular file (merge reads each report twice; save it to a file first)")
+        }
         guard let file = fopen(path, "r") else { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
         defer { fclose(file) }
         let lines = LineReader(file: file, limit: Self.maximumLine)
@@ -101,29 +108,45 @@ struct ReportReader {
     }
 }
 
-/// Lines of a file, without their line breaks, each at most `limit` bytes.
+/// Lines of a file, without their line breaks, each at most `limit` bytes: a longer line is
+/// refused once `limit` bytes of it were read, never read whole (a report with one endless line
+/// must not take the machine's memory).
 private final class LineReader {
     let file: UnsafeMutablePointer<FILE>
     let limit: Int
-    private var buffer: UnsafeMutablePointer<CChar>?
-    private var capacity = 0
+    private var line: [UInt8] = []
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
 
     init(file: UnsafeMutablePointer<FILE>, limit: Int) {
         self.file = file
         self.limit = limit
     }
 
-    deinit { free(buffer) }
-
     func next(_ path: String) throws -> Data? {
-        let count = getline(&buffer, &capacity, file)
-        guard count >= 0, let buffer else {
-            if ferror(file) != 0 { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
-            return nil
+        line.removeAll(keepingCapacity: true)
+        while true {
+            if start == end {
+                start = 0
+                end = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+                if end == 0 {
+                    if ferror(file) != 0 { throw MergeError(file: path, message: "cannot be read (\(String(cString: strerror(errno))))") }
+                    return line.isEmpty ? nil : Data(line)
+                }
+            }
+            let (from, to) = (start, end)
+            let newline = buffer.withUnsafeBytes { raw in
+                memchr(raw.baseAddress! + from, 0x0a, to - from).map { UnsafeRawPointer($0) - raw.baseAddress! }
+            }
+            let stop = newline ?? end
+            guard line.count + (stop - start) <= limit else { throw MergeError(file: path, message: "a line is longer than \(limit) bytes") }
+            buffer.withUnsafeBytes { line.append(contentsOf: $0[from..<stop]) }
+            if let newline {
+                start = newline + 1
+                return Data(line)
+            }
+            start = end
         }
-        guard count <= limit else { throw MergeError(file: path, message: "a line is longer than \(limit) bytes") }
-        var length = count
-        if length > 0, buffer[length - 1] == 0x0a { length -= 1 }
-        return Data(bytes: buffer, count: length)
     }
 }

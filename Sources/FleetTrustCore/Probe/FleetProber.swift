@@ -4,6 +4,13 @@
 /// host finishes; cancelling the consuming task stops the handshakes still in flight.
 public protocol FleetProber: Sendable {
     func probe(_ hosts: [InventoryHost]) -> AsyncStream<ProbeEvent>
+    /// The hosts in flight and waiting over every probe run going on now; nil when the prober
+    /// has no such thing (a recording answers at once).
+    var load: ProbeLoad? { get }
+}
+
+extension FleetProber {
+    public var load: ProbeLoad? { nil }
 }
 
 /// One host's finished probe, with the index of that host in the list given to `probe`.

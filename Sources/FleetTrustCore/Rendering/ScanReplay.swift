@@ -2,8 +2,9 @@ import Foundation
 
 /// Turns an earlier `scan --format json` document back into inventory hosts and probe results,
 /// so they can be judged again (by the same `FleetJudge`) against today's known_hosts and pins
-/// without any network. The host's recorded client settings (`HostKeyAlias`, `HostKeyAlgorithms`,
-/// its own known_hosts files) come back with it, so it is judged under the same names.
+/// without any network. The host's recorded client settings (`HostKeyAlias`, `HostKeyAlgorithms`)
+/// come back with it, so it is judged under the same names; which known_hosts files judge it is
+/// this machine's choice (`--known-hosts` or OpenSSH's defaults), never the document's.
 public enum ScanReplay {
     public struct Problem: Error, CustomStringConvertible, Sendable {
         public var source: String
@@ -16,20 +17,22 @@ public enum ScanReplay {
     public static let maximumDocument = 1 << 30
 
     /// The recorded scan at `path` (`~` already expanded), its problems named by `source`.
-    public static func load(path: String, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+    public static func load(path: String, source: String, under configuration: InventoryReadOptions? = nil) throws -> [(host: InventoryHost, result: ProbeResult)] {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, role: "recorded scan", limit: ScanReplay.maximumDocument)
         } catch {
             throw Problem(source: "", message: error.description)
         }
-        return try load(Data(bytes), source: source)
+        return try load(Data(bytes), source: source, under: configuration)
     }
 
     /// Each host entry is decoded on its own, in turn (`ReplayDocument` finds where each one is),
     /// so a recorded scan of 10,000 hosts is never held decoded all at once beside the hosts made
     /// from it: only the hosts and probes to judge stay.
-    public static func load(_ data: Data, source: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+    /// `configuration` is this machine's ssh configuration (`InventoryReadOptions.sshConfiguration`):
+    /// its host-key settings apply to every recorded host, as the `ssh` run here applies them.
+    public static func load(_ data: Data, source: String, under configuration: InventoryReadOptions? = nil) throws -> [(host: InventoryHost, result: ProbeResult)] {
         let document: ReplayDocument
         do {
             document = try ReplayDocument(data)
@@ -51,6 +54,9 @@ public enum ScanReplay {
                 throw Problem(source: source, message: "not a fleettrust scan JSON document (\(describe(error, at: ".hosts[\(index)]")))")
             }
             var (host, result) = try pair(entry, index: index, source: source)
+            if let configuration, let here = configuration.sshConfiguration {
+                host = here.recorded(host, options: configuration)
+            }
             result.scanner = entry.scannedFrom.map { CleanText($0) }
             result.finishedAt = generatedAt
             if let scannedAt = entry.scannedAt {
@@ -67,10 +73,13 @@ public enum ScanReplay {
     /// The host and probe a recorded host entry stands for.
     private static func pair(_ entry: RecordedScan.Host, index: Int, source: String) throws -> (host: InventoryHost, result: ProbeResult) {
         let settings = entry.ssh
+        // Which known_hosts files judge the host is this machine's choice, never the document's:
+        // a recording naming its own files (or none) would hide the lines that make it `changed`.
+        var options = settings?.options ?? SSHHostOptions()
+        options.noUserKnownHostsFile = nil
+        options.globalKnownHostsFiles = nil
         var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
-                                 groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias,
-                                 userKnownHostsFiles: settings?.userKnownHostsFiles ?? [],
-                                 sshOptions: settings?.options ?? SSHHostOptions())
+                                 groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias, sshOptions: options)
         if entry.policySource == "inventory" { host.policy = entry.policy }
         host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
@@ -85,6 +94,8 @@ public enum ScanReplay {
         if let refusal = host.refusal {
             return (host, ProbeResult(host: entry.host, port: entry.port, failures: [refusal.failure]))
         }
+        // A recorded ProxyCommand is the document's text: shown, never run (connect refuses the host).
+        host.proxyCommandNotAllowed = true
         var keys: [DiscoveredKey] = []
         var malformed: [MalformedHostKey] = []
         for key in entry.keys {

@@ -19,11 +19,17 @@ public struct ConnectCommand: Equatable, Sendable {
     /// `--ssh-config`: the file the scan resolved routes from other inventories through, so that
     /// connect resolves their hops the same way.
     public var routeConfig: String?
+    /// Whether `ssh` is handed the route the host was probed through. Not for a recorded scan:
+    /// that route is the scanner's, chosen by the document, and `ssh` here takes this machine's
+    /// own (its configuration), as it would for any host.
+    public var followsProbedRoute: Bool
 
-    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil, routeConfig: String? = nil) {
+    public init(template: String = ConnectCommand.defaultTemplate, user: String? = nil, routeConfig: String? = nil,
+                followsProbedRoute: Bool = true) {
         self.template = template
         self.user = user
         self.routeConfig = routeConfig
+        self.followsProbedRoute = followsProbedRoute
     }
 
     /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
@@ -80,9 +86,9 @@ public struct ConnectCommand: Equatable, Sendable {
             if let routeConfig { options += ["-F", routeConfig] }
             // The route the probe took, which the inventory gave outside any ssh_config (Ansible's
             // ssh arguments): ssh must take it too, or it could meet another machine's key.
-            if case .command(let command) = judged.route.hops.first {
+            if followsProbedRoute, case .command(let command) = judged.route.hops.first {
                 options += ["-o", "ProxyCommand=\(command)"]
-            } else if !judged.route.hops.isEmpty {
+            } else if followsProbedRoute, !judged.route.hops.isEmpty {
                 options += ["-J", judged.route.jumpHosts.map(\.description).joined(separator: ",")]
             }
         }

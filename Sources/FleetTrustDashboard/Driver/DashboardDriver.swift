@@ -46,6 +46,8 @@ public final class DashboardDriver {
             if !updates.isEmpty { messages.append(.hostsUpdated(updates)) }
             messages += inbox.drainMessages()
             if let problem = services.history?.takeError() { messages.append(.historyFailed(message: problem)) }
+            let load = services.prober.load
+            if load != state.discovery.load { messages.append(.probeLoad(load)) }
             guard !messages.isEmpty else { continue }
             for message in messages {
                 let effects = DashboardUpdate.apply(message, to: &state)

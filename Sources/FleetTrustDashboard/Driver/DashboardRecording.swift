@@ -12,9 +12,10 @@ public struct DashboardRecording: Sendable {
     public let splitViews: [Int: [SplitViewWitness]]
 
     /// Reads and checks the document (as `scan --replay` does) at `file`, named `path` as the
-    /// user gave it; throws `ScanReplay.Problem` for an unreadable or invalid one.
-    public init(path: String, file: String) throws {
-        let pairs = try ScanReplay.load(path: file, source: path)
+    /// user gave it, under this machine's ssh `configuration`; throws `ScanReplay.Problem` for an
+    /// unreadable or invalid one.
+    public init(path: String, file: String, under configuration: InventoryReadOptions? = nil) throws {
+        let pairs = try ScanReplay.load(path: file, source: path, under: configuration)
         self.path = path
         hosts = pairs.map(\.host)
         results = pairs.map(\.result)

@@ -14,6 +14,8 @@ public enum DashboardMessage: Equatable, Sendable {
     case connectFinished(message: String)
     /// The history could not record a probe (one sentence naming the file).
     case historyFailed(message: String)
+    /// The probe pool's hosts in flight and waiting changed (nil: no probe is running).
+    case probeLoad(ProbeLoad?)
 }
 
 public struct TerminalSize: Equatable, Sendable {

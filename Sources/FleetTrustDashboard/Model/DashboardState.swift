@@ -119,6 +119,8 @@ public struct Notice: Equatable, Sendable {
 public struct DiscoveryProgress: Equatable, Sendable {
     public var total = 0
     public var done = 0
+    /// The probe pool's hosts in flight and waiting, when it says (a recording does not).
+    public var load: ProbeLoad?
     public var running: Bool { done < total }
 }
 

@@ -33,6 +33,9 @@ public enum DashboardUpdate {
         case .connectFinished(let message):
             state.notice = Notice(message)
             return []
+        case .probeLoad(let load):
+            state.discovery.load = load
+            return []
         case .historyFailed(let message):
             state.notice = Notice("History not recorded: " + message, isError: true)
             return []

@@ -73,7 +73,8 @@ enum HeaderView {
         }
         if state.discovery.running {
             let progress = state.discovery
-            let label = " discovery \(progress.done)/\(progress.total) "
+            var label = " discovery \(progress.done)/\(progress.total) "
+            if let load = progress.load { label += "· \(load.inFlight) in flight, \(load.waiting) queued " }
             counts.append(label, .normal)
             let barWidth = max(10, min(40, width - counts.width - 2))
             let filled = progress.total == 0 ? 0 : barWidth * progress.done / progress.total
