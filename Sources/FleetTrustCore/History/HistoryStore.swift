@@ -22,7 +22,24 @@ public final class HistoryStore: Sendable {
 
     /// Opens (and, writable, creates or upgrades) the store. Read-only, a missing file is nil:
     /// an empty history, and nothing is created.
+    ///
+    /// Several fleettrust processes opening a new file at once can get SQLITE_BUSY without
+    /// SQLite's busy handler ever waiting (switching the new file to WAL, or its first migration,
+    /// races the other openers): such an open is tried again, every 50 ms, until `busySeconds`
+    /// have passed.
     public static func open(path: String, readOnly: Bool = false, busySeconds: Double = 10) throws -> HistoryStore? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(busySeconds * 1000))
+        while true {
+            do {
+                return try openOnce(path: path, readOnly: readOnly, busySeconds: busySeconds)
+            } catch HistoryError.busy(let busyPath, let seconds) {
+                guard ContinuousClock.now < deadline else { throw HistoryError.busy(path: busyPath, seconds: seconds) }
+                usleep(50_000)
+            }
+        }
+    }
+
+    private static func openOnce(path: String, readOnly: Bool, busySeconds: Double) throws -> HistoryStore? {
         let exists = FileManager.default.fileExists(atPath: path)
         if readOnly && !exists { return nil }
         if exists { try inspect(path) }
@@ -51,15 +68,25 @@ public final class HistoryStore: Sendable {
         self.busySeconds = busySeconds
     }
 
-    /// Records these probes, all or none, in one transaction.
+    /// Records these probes, all or none, in one transaction. A transaction refused as busy
+    /// without SQLite's busy handler waiting (a WAL file another process is just setting up) is
+    /// tried again, every 50 ms, until `busySeconds` have passed: nothing of it was written.
     public func record(_ sightings: [HistorySighting]) throws {
         guard !sightings.isEmpty else { return }
-        try guarded {
-            try database.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    for sighting in sightings { try Self.insert(sighting, db) }
-                    return .commit
+        let deadline = ContinuousClock.now + .milliseconds(Int(busySeconds * 1000))
+        while true {
+            do {
+                return try guarded {
+                    try database.writeWithoutTransaction { db in
+                        try db.inTransaction(.immediate) {
+                            for sighting in sightings { try Self.insert(sighting, db) }
+                            return .commit
+                        }
+                    }
                 }
+            } catch HistoryError.busy(let busyPath, let seconds) {
+                guard ContinuousClock.now < deadline else { throw HistoryError.busy(path: busyPath, seconds: seconds) }
+                usleep(50_000)
             }
         }
     }
