@@ -28,12 +28,18 @@ public final class HistoryStore: Sendable {
     /// races the other openers): such an open is tried again, every 50 ms, until `busySeconds`
     /// have passed.
     public static func open(path: String, readOnly: Bool = false, busySeconds: Double = 10) throws -> HistoryStore? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(busySeconds * 1000))
+        try retryingWhileBusy(seconds: busySeconds) { try openOnce(path: path, readOnly: readOnly, busySeconds: busySeconds) }
+    }
+
+    /// Runs `body` again every 50 ms while it fails as busy, until `seconds` have passed; then the
+    /// busy error stands.
+    private static func retryingWhileBusy<T>(seconds: Double, _ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             do {
-                return try openOnce(path: path, readOnly: readOnly, busySeconds: busySeconds)
-            } catch HistoryError.busy(let busyPath, let seconds) {
-                guard ContinuousClock.now < deadline else { throw HistoryError.busy(path: busyPath, seconds: seconds) }
+                return try body()
+            } catch HistoryError.busy(let path, let waited) {
+                guard ContinuousClock.now < deadline else { throw HistoryError.busy(path: path, seconds: waited) }
                 usleep(50_000)
             }
         }
@@ -73,20 +79,14 @@ public final class HistoryStore: Sendable {
     /// tried again, every 50 ms, until `busySeconds` have passed: nothing of it was written.
     public func record(_ sightings: [HistorySighting]) throws {
         guard !sightings.isEmpty else { return }
-        let deadline = ContinuousClock.now + .milliseconds(Int(busySeconds * 1000))
-        while true {
-            do {
-                return try guarded {
-                    try database.writeWithoutTransaction { db in
-                        try db.inTransaction(.immediate) {
-                            for sighting in sightings { try Self.insert(sighting, db) }
-                            return .commit
-                        }
+        try Self.retryingWhileBusy(seconds: busySeconds) {
+            try guarded {
+                try database.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        for sighting in sightings { try Self.insert(sighting, db) }
+                        return .commit
                     }
                 }
-            } catch HistoryError.busy(let busyPath, let seconds) {
-                guard ContinuousClock.now < deadline else { throw HistoryError.busy(path: busyPath, seconds: seconds) }
-                usleep(50_000)
             }
         }
     }
