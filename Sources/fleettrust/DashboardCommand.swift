@@ -41,8 +41,8 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func validate() throws {
         try fleet.validateShared()
-        if replay != nil && !fleet.inventories.isEmpty { throw ValidationError("--replay opens a recorded scan; it takes no --inventory") }
-        if fleet.inventories.isEmpty && replay == nil { throw ValidationError("give an inventory with --inventory FILE") }
+        if replay != nil && !fleet.inventory.files.isEmpty { throw ValidationError("--replay opens a recorded scan; it takes no --inventory") }
+        if fleet.inventory.files.isEmpty && replay == nil { throw ValidationError("give an inventory with --inventory FILE") }
         try history.validateHistory()
     }
 
@@ -64,7 +64,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 store: store, prober: recording?.prober ?? ProbePool(settings: fleet.poolSettings),
                 connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde),
                                         followsProbedRoute: recording == nil),
-                auditLog: audit.log, user: audit.user, hashNames: await fleet.hashesKnownHosts())
+                auditLog: audit.log, user: audit.user, hashNames: await fleet.hashKnownHosts.hashes())
             launch.splitViews = recording?.splitViews ?? [:]
             launch.notice = recording?.notice
             let ending = try await launch.run(theme: theme, noColor: !(environment["NO_COLOR"] ?? "").isEmpty)

@@ -70,14 +70,6 @@ struct FleetOptions: ParsableArguments {
         guard (0...3650).contains(certWarnDays) else { throw ValidationError("--cert-warn-days must be between 0 and 3650") }
     }
 
-    // What `scan` (ScanCommand.swift) reads by these names.
-    var inventories: [String] { inventory.files }
-    var pinFile: String? { pins.file }
-    var pinFiles: [String] { pins.path.map { [$0] } ?? [] }
-    var effectiveKnownHostsFiles: [String] { knownHosts.all }
-    var missingKnownHostsWarnings: [String] { knownHosts.missingWarnings }
-    func hashesKnownHosts() async -> Bool { await hashKnownHosts.hashes() }
-
     /// The files judged against, with their options.
     var trustFiles: TrustFiles {
         TrustFiles(userKnownHosts: knownHosts.chosen.user, globalKnownHosts: knownHosts.chosen.global, pinFile: pins.path,

@@ -49,10 +49,10 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         try fleet.validateShared()
         try history.validateHistory()
-        if replay != nil && !fleet.inventories.isEmpty {
+        if replay != nil && !fleet.inventory.files.isEmpty {
             throw ValidationError("--replay judges a recorded scan; it takes no --inventory")
         }
-        if replay == nil && fleet.inventories.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
+        if replay == nil && fleet.inventory.files.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
         if dryRun && format != .table && format != .json { throw ValidationError("--dry-run prints a table or a json plan") }
     }
 
@@ -72,12 +72,12 @@ struct ScanCommand: AsyncParsableCommand {
             let judging = try fleet.judging(hosts, results, history: remembered)
             let record = store.flatMap { store in readOnly ? nil : { await Self.record($0, in: store) } }
             let run = ScanRun(count: hosts.count, judged: judging.judged, skipped: skipped, record: record, started: started,
-                              facts: ScanRunFacts(knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
+                              facts: ScanRunFacts(knownHostsFiles: fleet.knownHosts.all, pinFiles: fleet.pins.files,
                                                   sharedKeys: judging.shared))
             if let signal = interruption.receivedSignal { try await stopped(by: signal, run, hosts: hosts.count, output: output) }
             var sink = format.sink(ScanFormat.Context(write: output.write,
                                                       tableLayout: .standardOutput(toFile: self.output != nil, wide: wide),
-                                                      hashesKnownHostsByDefault: { [fleet] in await fleet.hashesKnownHosts() },
+                                                      hashesKnownHostsByDefault: { [fleet] in await fleet.hashKnownHosts.hashes() },
                                                       warn: printError))
             let outcome = try await run.run(into: &sink)
             outcome.recordProblem.map(printError)
@@ -115,7 +115,7 @@ struct ScanCommand: AsyncParsableCommand {
     private func planOnly(to output: CommandOutput) throws {
         let inventory = try fleet.loadInventory()
         let plan = ScanPlan(hosts: inventory.hosts, judge: try fleet.loadJudge(for: inventory.hosts),
-                            knownHostsFiles: fleet.effectiveKnownHostsFiles, pinFiles: fleet.pinFiles,
+                            knownHostsFiles: fleet.knownHosts.all, pinFiles: fleet.pins.files,
                             skipped: SkippedInventoryEntry.entries(in: inventory))
         try output.write(try plan.rendered(as: format) ?? Data())
         try output.finish()
@@ -124,7 +124,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     private func gather(interruption: ScanInterruption) async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
-            fleet.missingKnownHostsWarnings.forEach(printError)
+            fleet.knownHosts.missingWarnings.forEach(printError)
             do {
                 let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: try fleet.replayConfiguration())
                 return (pairs.map(\.host), pairs.map(\.result), [])

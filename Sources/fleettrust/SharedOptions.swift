@@ -72,6 +72,8 @@ struct PinOptions: ParsableArguments {
     var pinsMode: PinMode = .enforce
 
     var path: String? { file.map(expandTilde) }
+    /// The pin files in use (none or one), as a report lists them.
+    var files: [String] { path.map { [$0] } ?? [] }
 
     /// The pin file read; nil when none is given. A pin file with bad lines is refused: a
     /// skipped pin would leave its host unpinned.

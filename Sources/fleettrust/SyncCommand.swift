@@ -52,7 +52,7 @@ struct SyncCommand: AsyncParsableCommand {
             let judged = try fleet.judge(inventory.hosts, await fleet.probe(inventory.hosts))
             let plan = SyncPlan(judged, trustOnFirstUse: trustOnFirstUse)
             SyncRun.notes(plan).forEach(printError)
-            let hashed = SyncRun.needsHashingDefault(plan) ? await fleet.hashesKnownHosts() : false
+            let hashed = SyncRun.needsHashingDefault(plan) ? await fleet.hashKnownHosts.hashes() : false
             let run = check ? SyncRun.diff(plan, hashed: hashed)
                 : SyncRun.write(plan, editor: TrustStoreEditor(hashNames: hashed), log: audit.log, user: audit.user)
             run.output.forEach { print($0) }
