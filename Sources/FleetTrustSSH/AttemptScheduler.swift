@@ -10,12 +10,15 @@ import FleetTrustCore
 /// thread would cost more than the work.
 final class AttemptScheduler: Sendable {
     let politeness: TargetPoliteness
+    /// Where our key-exchange client runs for direct addresses: a few event-loop threads.
+    let engine: ExchangeEngine
     /// Threads for a host's second and later key types; they never submit work themselves, so a
     /// full pool only delays them, never deadlocks.
     private let helpers: WorkerThreads
 
-    init(helperThreads: Int, politeness: TargetPoliteness = TargetPoliteness()) {
+    init(helperThreads: Int, politeness: TargetPoliteness = TargetPoliteness(), engine: ExchangeEngine = .shared) {
         self.politeness = politeness
+        self.engine = engine
         self.helpers = WorkerThreads(limit: helperThreads)
     }
 
@@ -29,32 +32,5 @@ final class AttemptScheduler: Sendable {
         }
         gathered.put(first(), at: 0)
         return gathered.wait()
-    }
-}
-
-/// Outcomes arriving from several threads, and the wait for the last one.
-private final class Gathered<Outcome: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var outcomes: [Outcome?]
-    private var missing: Int
-
-    init(count: Int) {
-        outcomes = Array(repeating: nil, count: count)
-        missing = count
-    }
-
-    func put(_ outcome: Outcome, at index: Int) {
-        condition.lock()
-        outcomes[index] = outcome
-        missing -= 1
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() -> [Outcome] {
-        condition.lock()
-        defer { condition.unlock() }
-        while missing > 0 { condition.wait() }
-        return outcomes.compactMap { $0 }
     }
 }
