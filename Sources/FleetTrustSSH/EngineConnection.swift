@@ -1,6 +1,7 @@
 import Glibc
 import CLinux
 import FleetTrustCore
+import Synchronization
 
 /// One connection of `ExchangeEngine`: a permit from the server's `TargetPoliteness`, a
 /// non-blocking connect, the wait for the server to speak first, then an `ExchangeSession` fed
@@ -36,6 +37,9 @@ final class EngineConnection: @unchecked Sendable {
     private var session: ExchangeSession?
     private var unsent: [UInt8] = []
     private var exchangeStarted = ContinuousClock.now
+    /// Names this connection's place in its server's queue for a permit.
+    private let ticket = EngineConnection.tickets.wrappingAdd(1, ordering: .relaxed).newValue
+    private static let tickets = Atomic<UInt64>(0)
 
     init(request: ExchangeRequest, loop: ExchangeLoop, completion: @escaping @Sendable (AttemptOutcome) -> Void) {
         self.request = request
@@ -55,7 +59,7 @@ final class EngineConnection: @unchecked Sendable {
 
     private func askForPermit() {
         phase = .waitingForPermit
-        if request.politeness.acquire(permit, orWhenFree: { [self] in loop.post(.start(self, waited: true)) }) {
+        if request.politeness.acquire(permit, ticket: ticket, orWhenFree: { [self] in loop.post(.start(self, waited: true)) }) {
             loop.post(.start(self, waited: false))
         }
     }
@@ -236,6 +240,8 @@ final class EngineConnection: @unchecked Sendable {
         switch phase {
         case .done: break
         case .waitingForPermit, .backingOff:
+            // A grant already on its way finds the attempt done and returns the permit.
+            if phase == .waitingForPermit { _ = request.politeness.withdraw(permit, ticket: ticket) }
             phase = .done
             loop.forget(self)
             completion(AttemptOutcome(failure: ProbeFailures.cancelled))

@@ -18,7 +18,7 @@ final class TargetPoliteness: @unchecked Sendable {
         var active = 0
         var limit: Int
         /// Attempts of the event-driven engine waiting for a permit, oldest first.
-        var waiters: [@Sendable () -> Void] = []
+        var waiters: [(ticket: UInt64, grant: @Sendable () -> Void)] = []
     }
 
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
@@ -75,7 +75,7 @@ final class TargetPoliteness: @unchecked Sendable {
     /// Takes a permit for `address` at once (true), or queues `granted`, which is called with
     /// the permit taken, on the thread that freed it, once one is free (false). For callers that
     /// cannot block (`ExchangeEngine`); each grant is returned with `release`.
-    func acquire(_ address: String, orWhenFree granted: @escaping @Sendable () -> Void) -> Bool {
+    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         var entry = entries[address] ?? Entry(limit: ceiling)
@@ -84,9 +84,22 @@ final class TargetPoliteness: @unchecked Sendable {
             entries[address] = entry
             return true
         }
-        entry.waiters.append(granted)
+        entry.waiters.append((ticket, granted))
         entries[address] = entry
         return false
+    }
+
+    /// Takes back a queued request (a cancelled attempt); false when its grant is already on
+    /// its way, which the attempt must then return.
+    func withdraw(_ address: String, ticket: UInt64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard var entry = entries[address], let index = entry.waiters.firstIndex(where: { $0.ticket == ticket }) else {
+            return false
+        }
+        entry.waiters.remove(at: index)
+        entries[address] = entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty ? nil : entry
+        return true
     }
 
     /// Takes a permit; whether it had to wait for one, nil when cancelled meanwhile.
@@ -119,7 +132,7 @@ final class TargetPoliteness: @unchecked Sendable {
         var granted: [@Sendable () -> Void] = []
         while entry.active < entry.limit, !entry.waiters.isEmpty {
             entry.active += 1
-            granted.append(entry.waiters.removeFirst())
+            granted.append(entry.waiters.removeFirst().grant)
         }
         if entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty {
             entries[address] = nil
