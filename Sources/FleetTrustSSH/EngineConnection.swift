@@ -50,15 +50,20 @@ final class EngineConnection: @unchecked Sendable {
 
     /// Asks for a permit (on the caller's thread); the rest happens on the loop's thread.
     func begin() {
-        guard request.cancellation.onCancel({ [self] in loop.post(.cancel(self)) }) else {
+        // Weak: the cancellation outlives the attempt and must not keep it (and what its
+        // completion holds) alive; while it runs, its loop or its server's queue holds it.
+        guard request.cancellation.onCancel({ [weak self] in
+            guard let self else { return }
+            loop.post(.cancel(self))
+        }) else {
             completion(AttemptOutcome(failure: ProbeFailures.cancelled))
             return
         }
         askForPermit()
     }
 
+    /// Runs on the caller's thread when the attempt begins, so it leaves `phase` (the loop's) alone.
     private func askForPermit() {
-        phase = .waitingForPermit
         if request.politeness.acquire(permit, ticket: ticket, orWhenFree: { [self] in loop.post(.start(self, waited: true)) }) {
             loop.post(.start(self, waited: false))
         }
@@ -231,7 +236,9 @@ final class EngineConnection: @unchecked Sendable {
         case .connecting: finish(.failure(ProbeFailures.connectTimeout))
         case .awaitingServer: finish(.failure(ProbeFailures.bannerTimeout))
         case .exchanging: finish(.failure(session?.failure(.timeout) ?? ProbeFailures.bannerTimeout))
-        case .backingOff: askForPermit()
+        case .backingOff:
+            phase = .waitingForPermit
+            askForPermit()
         case .waitingForPermit, .done: break
         }
     }

@@ -91,7 +91,10 @@ final class KeyExchangeTestSSHD {
 /// different key than it presents), `silent` (accepts TCP, never speaks), `http` (reads the
 /// request, answers as a web server and closes), `flood` (endless text lines), `ssh1` (SSH 1.5 only),
 /// `stall` (stops after its KEXINIT), `oversize` (announces a 2 GiB packet), `disconnect`
-/// (disconnects with a terminal escape in its reason), `zero-point` (an all-zero X25519 value).
+/// (disconnects with a terminal escape in its reason), `zero-point` (an all-zero X25519 value),
+/// `dribble` (honest, one byte per segment), `wrong-guess` (a wrong first-kex guess, with an IGNORE
+/// before the guessed packet), `second-ident` (identifies itself twice), `reset` (RST after the
+/// client's ECDH_INIT), `reply-and-close` (its reply and its FIN together).
 final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
@@ -122,7 +125,7 @@ final class HostileSSHServer {
     func stop() { process.terminate() }
 
     private static let script = #"""
-import base64, hashlib, os, socket, struct, sys
+import base64, hashlib, os, socket, struct, sys, time
 from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -167,9 +170,15 @@ def handle(conn):
         conn.recv(65536)
         conn.sendall(b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
         return
+    def send(data):
+        if mode != "dribble": return conn.sendall(data)
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for i in range(len(data)):
+            conn.sendall(data[i:i + 1])
+            time.sleep(0.0005)
     f = conn.makefile("rb")
     v_s = b"SSH-2.0-Hostile_1.0"
-    conn.sendall(b"hello operator\r\n" + v_s + b"\r\n")
+    send(b"hello operator\r\n" + v_s + b"\r\n" + (v_s + b"\r\n" if mode == "second-ident" else b""))
     v_c = f.readline().rstrip(b"\r\n")
     i_c = read_packet(f)
     if mode == "oversize":
@@ -179,14 +188,19 @@ def handle(conn):
     if mode == "disconnect":
         conn.sendall(frame(bytes([1]) + struct.pack(">I", 3) + s(b"no matching host key type\x1b[2J") + s(b"")))
         return
-    lists = [b"curve25519-sha256", b"ssh-ed25519", b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256",
-             b"hmac-sha2-256", b"none", b"none", b"", b""]
-    i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
-    conn.sendall(frame(bytes([2]) + s(b"noise")) + frame(i_s))
+    guess = mode == "wrong-guess"
+    lists = [b"ecdh-sha2-nistp256,curve25519-sha256" if guess else b"curve25519-sha256", b"ssh-ed25519",
+             b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256", b"hmac-sha2-256", b"none", b"none", b"", b""]
+    i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + (b"\1" if guess else b"\0") + struct.pack(">I", 0)
+    guessed = frame(bytes([2]) + s(b"before the guess")) + frame(bytes([30]) + s(os.urandom(65))) if guess else b""
+    send(frame(bytes([2]) + s(b"noise")) + frame(i_s) + guessed)
     if mode == "stall":
         while conn.recv(4096): pass
         return
     init = read_packet(f)
+    if mode == "reset":
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        return
     q_c = init[5:5 + struct.unpack(">I", init[1:5])[0]]
     ephemeral = x25519.X25519PrivateKey.generate()
     q_s = ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
@@ -198,7 +212,8 @@ def handle(conn):
     signer = other_key if mode == "swap" else host_key
     signed = hashlib.sha256(h).digest() if mode == "forge" else h
     signature = s(b"ssh-ed25519") + s(signer.sign(signed))
-    conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    send(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    if mode == "reply-and-close": return
     while conn.recv(4096): pass
 
 while True:

@@ -109,7 +109,9 @@ final class ExchangeSession {
                 ecdhInit.writeString(agreement.publicKey)
                 return .send(outgoing + BinaryPacket.frame(ecdhInit.bytes))
             case .skipGuess:
-                guard try BinaryPacket.takePayload(from: &buffer) != nil else { return .needMore }
+                // As OpenSSH: the wrongly guessed packet is the next message that matters, not an
+                // IGNORE or DEBUG sent before it.
+                guard try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) != nil else { return .needMore }
                 state = .reply
             case .reply:
                 guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }

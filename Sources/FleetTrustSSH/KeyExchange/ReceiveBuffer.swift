@@ -9,6 +9,9 @@ struct ReceiveBuffer {
     private var start = 0
     /// Every byte the server has sent so far, so callers can bound what a peer makes us read.
     private(set) var total = 0
+    /// How many unread bytes are known to hold no line end, so a line arriving byte by byte is
+    /// searched once, not once per byte.
+    private var searched = 0
 
     var count: Int { bytes.count - start }
 
@@ -33,7 +36,8 @@ struct ReceiveBuffer {
     /// One whole line without its CR LF, nil while its end has not arrived; a line longer than
     /// `limit` bytes is an error, not a wait.
     mutating func takeLine(limit: Int) throws(LineFailure) -> [UInt8]? {
-        guard let newline = bytes[start...].firstIndex(of: 0x0a) else {
+        guard let newline = bytes[(start + searched)...].firstIndex(of: 0x0a) else {
+            searched = count
             if count >= limit { throw .tooLong }
             return nil
         }
@@ -59,6 +63,7 @@ struct ReceiveBuffer {
 
     private mutating func consume(_ count: Int) {
         start += count
+        searched = 0
         if start == bytes.count {
             bytes.removeAll(keepingCapacity: true)
             start = 0

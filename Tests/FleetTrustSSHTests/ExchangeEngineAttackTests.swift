@@ -1,0 +1,166 @@
+import Foundation
+import Glibc
+import XCTest
+import FleetTrustCore
+import FleetTrustTestFleet
+import Synchronization
+@testable import FleetTrustSSH
+
+/// The engine meets hostile servers and unlucky timing: a connection ends at its deadline
+/// whatever the server sends, shares its loop fairly, and leaves nothing behind.
+final class ExchangeEngineAttackTests: XCTestCase {
+    private func address(_ port: Int) throws -> SocketAddress {
+        guard case .success(let addresses) = Resolver.resolve("127.0.0.1", port: port, deadline: .now + .seconds(1),
+                                                              cancellation: ProbeCancellation()),
+              let first = addresses.first else { throw CocoaError(.fileReadUnknown) }
+        return first
+    }
+
+    private func request(_ port: Int, timeout: Duration, cancellation: ProbeCancellation = ProbeCancellation(),
+                         politeness: TargetPoliteness = TargetPoliteness()) throws -> ExchangeRequest {
+        ExchangeRequest(address: try address(port), port: port, offer: .upFront(["ssh-ed25519"]), timeout: timeout,
+                        connectDeadline: .now + timeout, cancellation: cancellation, politeness: politeness)
+    }
+
+    /// Starts `requests` and waits up to `limit` for all of them; nil for those that did not end.
+    private func outcomes(_ engine: ExchangeEngine, _ requests: [ExchangeRequest], within limit: Duration) -> [AttemptOutcome?] {
+        timedOutcomes(engine, requests, within: limit).map { $0?.outcome }
+    }
+
+    /// `outcomes`, each with how long after the start it ended.
+    private func timedOutcomes(_ engine: ExchangeEngine, _ requests: [ExchangeRequest],
+                               within limit: Duration) -> [(outcome: AttemptOutcome, after: Duration)?] {
+        let ended = Mutex<[(outcome: AttemptOutcome, after: Duration)?]>(Array(repeating: nil, count: requests.count))
+        let group = DispatchGroup()
+        let started = ContinuousClock.now
+        for (index, request) in requests.enumerated() {
+            group.enter()
+            engine.start(request) { outcome in
+                ended.withLock { $0[index] = (outcome, ContinuousClock.now - started) }
+                group.leave()
+            }
+        }
+        _ = group.wait(timeout: .now() + limit.seconds)
+        return ended.withLock { $0 }
+    }
+
+    func testAServerFloodingIgnoreMessagesEndsAtItsDeadlineAndStarvesNoOtherConnection() throws {
+        let burst = Array(repeating: ScriptedServer.ignore(16 * 1024), count: 16).flatMap { $0 }
+        let flooding = try ScriptedServer { client in
+            guard ScriptedServer.send(client, Array("SSH-2.0-Flood_1.0\r\n".utf8)) else { return }
+            while ScriptedServer.send(client, burst) {}
+        }
+        defer { flooding.close() }
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let floodCancel = ProbeCancellation(), silentCancel = ProbeCancellation()
+        defer { floodCancel.cancel(); silentCancel.cancel() }
+        let ended = timedOutcomes(ExchangeEngine(threads: 1), [
+            try request(flooding.port, timeout: .seconds(1), cancellation: floodCancel),
+            try request(silent.port, timeout: .seconds(1), cancellation: silentCancel),
+        ], within: .seconds(8))
+        XCTAssertEqual(ended[0]?.outcome.failure?.code, .kexTimeout, "\(String(describing: ended[0]?.outcome.failure))")
+        XCTAssertEqual(ended[1]?.outcome.failure, ProbeFailures.bannerTimeout)
+        XCTAssertLessThan(ended[0]?.after ?? .seconds(99), .milliseconds(1500), "the flooded exchange ends at its deadline")
+        XCTAssertLessThan(ended[1]?.after ?? .seconds(99), .milliseconds(1500), "a flood on one connection must not stall the loop's deadlines")
+    }
+
+    func testAPreambleDribbledOneByteAtATimeIsReadInLinearTime() throws {
+        var buffer = ReceiveBuffer()
+        var reader = IdentificationExchange.Reader()
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 8000) + [0x0d, 0x0a]
+        let stream = Array(repeating: line, count: 7).flatMap { $0 } + Array("SSH-2.0-Slow_1.0\r\n".utf8)
+        let clock = ContinuousClock()
+        var identification: IdentificationExchange.ServerIdentification?
+        let elapsed = try clock.measure {
+            for byte in stream where identification == nil {
+                buffer.append([byte])
+                identification = try reader.read(from: &buffer)
+            }
+        }
+        XCTAssertEqual(identification.map { String(decoding: $0.version, as: UTF8.self) }, "SSH-2.0-Slow_1.0")
+        XCTAssertEqual(identification?.preamble.count, 7)
+        XCTAssertLessThan(elapsed, .milliseconds(700), "each byte must not rescan the line received so far")
+    }
+
+    /// Runs one attempt to `port` whose completion holds an object, and says whether that object
+    /// outlived the attempt (something still holds the finished attempt).
+    private func attemptOutlives(port: Int, timeout: Duration) throws -> (AttemptOutcome?, leaked: Bool) {
+        final class Witness: Sendable {}
+        weak var witness: Witness?
+        let ended = Mutex<AttemptOutcome?>(nil)
+        do {
+            let held = Witness()
+            witness = held
+            let group = DispatchGroup()
+            group.enter()
+            ExchangeEngine.shared.start(try request(port, timeout: timeout)) { [held] outcome in
+                _ = held
+                ended.withLock { $0 = outcome }
+                group.leave()
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + 15), .success)
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while witness != nil && ContinuousClock.now < deadline { usleep(20_000) }
+        return (ended.withLock { $0 }, witness != nil)
+    }
+
+    func testAFinishedAttemptLeavesNothingAlive() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let (outcome, leaked) = try attemptOutlives(port: silent.port, timeout: .milliseconds(300))
+        XCTAssertEqual(outcome?.failure, ProbeFailures.bannerTimeout)
+        XCTAssertFalse(leaked, "an attempt that was never cancelled must not be kept alive by its cancellation")
+    }
+
+    func testAnAttemptRetriedAfterARefusalLeavesNothingAliveInItsLoop() throws {
+        let connections = Atomic<Int>(0)
+        let server = try ScriptedServer { client in
+            // The first connection is refused for load (closed before the identification); the next waits.
+            if connections.wrappingAdd(1, ordering: .relaxed).oldValue > 0 { ScriptedServer.drain(client) }
+        }
+        defer { server.close() }
+        let (outcome, leaked) = try attemptOutlives(port: server.port, timeout: .milliseconds(300))
+        XCTAssertEqual(outcome?.failure, ProbeFailures.bannerTimeout)
+        XCTAssertEqual(connections.load(ordering: .relaxed), 2, "the refused attempt is tried again")
+        XCTAssertFalse(leaked, "a retried attempt must leave its loop's table when it ends")
+    }
+
+    private func openDescriptors() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+    }
+
+    func testTwoThousandConnectionsPastTheDescriptorLimitFailCleanlyAndGiveEveryDescriptorBack() throws {
+        let listeners = try (0..<3).map { _ in try SilentListener() }
+        defer { listeners.forEach { $0.close() } }
+        let engine = ExchangeEngine(threads: 2)
+        let targets = try listeners.map { try address($0.port) }
+        let politeness = TargetPoliteness(ceiling: 1000)
+        // The loops' own descriptors exist before the limit is lowered.
+        _ = outcomes(engine, [try request(listeners[0].port, timeout: .milliseconds(100))], within: .seconds(5))
+        let requests = (1..<2000).map { index in
+            ExchangeRequest(address: targets[index % 3], port: listeners[index % 3].port, offer: .upFront(["ssh-ed25519"]),
+                            timeout: .seconds(1), connectDeadline: .now + .seconds(1), cancellation: ProbeCancellation(),
+                            politeness: politeness)
+        }
+        let before = openDescriptors()
+        var saved = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved)
+        var lowered = saved
+        lowered.rlim_cur = rlim_t(before + 300)
+        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered), 0)
+        let started = ContinuousClock.now
+        let ended = outcomes(engine, requests, within: .seconds(30))
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &saved)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(15))
+        XCTAssertEqual(ended.compactMap { $0 }.count, 1999, "every attempt ends")
+        let failures = ended.compactMap { $0?.failure }
+        XCTAssertTrue(failures.contains { $0.message.value.contains("Too many open files") }, "the limit was reached")
+        XCTAssertTrue(failures.contains(ProbeFailures.bannerTimeout), "the attempts within the limit wait for their banner")
+        XCTAssertEqual(Set(failures.map(\.stage)), [.connect, .banner], "\(Set(failures.map(\.message.value)))")
+        let deadline = ContinuousClock.now + .seconds(3)
+        while openDescriptors() > before && ContinuousClock.now < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(openDescriptors(), before, "every socket is closed")
+    }
+}
