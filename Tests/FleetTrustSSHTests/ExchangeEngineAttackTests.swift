@@ -163,4 +163,72 @@ final class ExchangeEngineAttackTests: XCTestCase {
         while openDescriptors() > before && ContinuousClock.now < deadline { usleep(20_000) }
         XCTAssertLessThanOrEqual(openDescriptors(), before, "every socket is closed")
     }
+
+    /// Starts `count` attempts at `port` and cancels each from another thread after a random
+    /// moment (before it starts, waiting for a permit, connecting, waiting for the banner,
+    /// backing off); returns how many times each attempt's completion was called.
+    private func cancelAtRandomMoments(_ engine: ExchangeEngine, port: Int, count: Int,
+                                       politeness: TargetPoliteness) throws -> [Int] {
+        let target = try address(port)
+        let calls = Mutex([Int](repeating: 0, count: count))
+        for index in 0..<count {
+            let cancellation = ProbeCancellation()
+            let request = ExchangeRequest(address: target, port: port, offer: .upFront(["ssh-ed25519"]), timeout: .seconds(10),
+                                          connectDeadline: .now + .seconds(10), cancellation: cancellation, politeness: politeness)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0..<40_000))) { cancellation.cancel() }
+            engine.start(request) { _ in calls.withLock { $0[index] += 1 } }
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while calls.withLock({ $0.contains(0) }) && ContinuousClock.now < deadline { usleep(20_000) }
+        usleep(200_000)
+        return calls.withLock { $0 }
+    }
+
+    func testCancelsAtEveryMomentEndEachAttemptOnceAndReturnEveryPermitAndDescriptor() throws {
+        let server = try ScriptedServer { ScriptedServer.drain($0) }
+        defer { server.close() }
+        let engine = ExchangeEngine(threads: 2)
+        let politeness = TargetPoliteness(ceiling: 4)
+        _ = try cancelAtRandomMoments(engine, port: server.port, count: 1, politeness: politeness)
+        let before = openDescriptors()
+        let calls = try cancelAtRandomMoments(engine, port: server.port, count: 400, politeness: politeness)
+        XCTAssertEqual(calls.filter { $0 != 1 }.count, 0, "each attempt ends exactly once: \(Set(calls))")
+        let key = TargetPoliteness.key("127.0.0.1", port: server.port)
+        XCTAssertEqual((0..<5).map { _ in politeness.acquire(key, orWhenFree: {}) }, [true, true, true, true, false],
+                       "all four permits are free again, and no more")
+        let deadline = ContinuousClock.now + .seconds(3)
+        while openDescriptors() > before && ContinuousClock.now < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(openDescriptors(), before, "every socket is closed")
+    }
+
+    func testCancelsWhileBackingOffAfterRefusalsEndEachAttemptOnceAndCloseEverySocket() throws {
+        let connections = Atomic<Int>(0)
+        let server = try ScriptedServer { client in
+            // Every other connection is refused for load (closed before the identification).
+            if connections.wrappingAdd(1, ordering: .relaxed).oldValue % 2 == 1 { ScriptedServer.drain(client) }
+        }
+        defer { server.close() }
+        let engine = ExchangeEngine(threads: 2)
+        _ = try cancelAtRandomMoments(engine, port: server.port, count: 1, politeness: TargetPoliteness(ceiling: 8))
+        let before = openDescriptors()
+        let calls = try cancelAtRandomMoments(engine, port: server.port, count: 300, politeness: TargetPoliteness(ceiling: 8))
+        XCTAssertEqual(calls.filter { $0 != 1 }.count, 0, "each attempt ends exactly once: \(Set(calls))")
+        let deadline = ContinuousClock.now + .seconds(3)
+        while openDescriptors() > before && ContinuousClock.now < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(openDescriptors(), before, "every socket is closed")
+    }
+
+    func testARetryAfterARefusalCountsItsTimeoutFromItsOwnStart() throws {
+        let connections = Atomic<Int>(0)
+        let server = try ScriptedServer { client in
+            if connections.wrappingAdd(1, ordering: .relaxed).oldValue > 0 { ScriptedServer.drain(client) }
+        }
+        defer { server.close() }
+        let ended = timedOutcomes(ExchangeEngine.shared, [try request(server.port, timeout: .milliseconds(600))], within: .seconds(10))
+        XCTAssertEqual(ended[0]?.outcome.failure, ProbeFailures.bannerTimeout)
+        XCTAssertEqual(connections.load(ordering: .relaxed), 2)
+        // The first pause is 100 to 300 ms; the retry then waits its whole 600 ms for the banner.
+        XCTAssertGreaterThanOrEqual(ended[0]?.after ?? .zero, .milliseconds(700))
+        XCTAssertLessThan(ended[0]?.after ?? .seconds(99), .milliseconds(1500))
+    }
 }
