@@ -4,8 +4,10 @@ import FleetTrustCore
 import Synchronization
 
 /// One connection of `ExchangeEngine`: a permit from the server's `TargetPoliteness`, a
-/// non-blocking connect, the wait for the server to speak first, then an `ExchangeSession` fed
-/// from its socket; retried after a pause when the server refuses it for load.
+/// non-blocking connect, our identification sent at once (as `ssh` sends its own: a server that
+/// waits to hear the client before it speaks must not look unreachable to the scan when `ssh`
+/// reaches it), the wait for the server to speak, then an `ExchangeSession` fed from its socket;
+/// retried after a pause when the server refuses it for load.
 ///
 /// Everything after `begin` runs on its loop's thread. The stages, their timeouts and their
 /// failures are those of a thread-driven attempt (`TCPConnection.open`, then
@@ -114,7 +116,7 @@ final class EngineConnection: @unchecked Sendable {
                 return
             }
             connected()
-            if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { receive(events: events) }
+            if phase == .awaitingServer, events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { receive(events: events) }
         case .awaitingServer, .exchanging:
             if events & EPOLLOUT.rawValue != 0 && !unsent.isEmpty { flush() }
             if phase != .done && events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue | EPOLLERR.rawValue) != 0 {
@@ -128,6 +130,13 @@ final class EngineConnection: @unchecked Sendable {
     private func connected() {
         phase = .awaitingServer
         request.cancellation.enter(.banner)
+        do {
+            let session = try ExchangeSession(offer: request.offer)
+            self.session = session
+            send(session.opening, stage: .banner)
+        } catch {
+            finish(.failure(error))
+        }
     }
 
     /// Reads everything the socket holds and takes the exchange as far as it allows. A read
@@ -139,7 +148,7 @@ final class EngineConnection: @unchecked Sendable {
         while true {
             let count = recv(fd, loop.scratch.baseAddress, loop.scratch.count, Int32(MSG_DONTWAIT))
             if count > 0 {
-                if phase == .awaitingServer && !startExchange() { return }
+                if phase == .awaitingServer { startExchange() }
                 session?.buffer.append(UnsafeBufferPointer(rebasing: loop.scratch[..<count]))
                 if count < loop.scratch.count && !peerClosed { break }
                 continue
@@ -166,19 +175,11 @@ final class EngineConnection: @unchecked Sendable {
     }
 
     /// The server spoke: the key exchange starts, with a full timeout of its own.
-    private func startExchange() -> Bool {
+    private func startExchange() {
         request.cancellation.enter(.keyExchange)
         phase = .exchanging
         exchangeStarted = .now
         loop.arm(self, at: exchangeStarted + request.timeout)
-        do {
-            let session = try ExchangeSession(offer: request.offer)
-            self.session = session
-            send(session.opening, stage: .banner)
-        } catch {
-            finish(.failure(error))
-        }
-        return phase == .exchanging
     }
 
     private func advance() {

@@ -211,9 +211,12 @@ public struct HostProbe: Sendable {
                 result.failures.append(failure)
                 return true
             case .keyExchange:
-                // A server our exchange client cannot talk to: libssh may still.
-                if failure.code == .badSignature || failure.code == .kexTimeout { result.failures.append(failure) }
-                if failure.code == .kexTimeout { return true }
+                // A server our exchange client cannot talk to: libssh may still. One that never sent
+                // its KEXINIT may wait for the client's first, as `ssh` sends it: the one-by-one
+                // offers below are sent up front.
+                let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
+                if failure.code == .badSignature || stalled { result.failures.append(failure) }
+                if stalled { return true }
             }
         }
         result.peerAddress = address.peerAddress

@@ -231,4 +231,21 @@ final class ExchangeEngineAttackTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ended[0]?.after ?? .zero, .milliseconds(700))
         XCTAssertLessThan(ended[0]?.after ?? .seconds(99), .milliseconds(1500))
     }
+
+    func testAServerThatSpeaksOnlyAfterHearingTheClientIsProbedAsSSHReachesIt() throws {
+        let server = try HostileSSHServer(mode: "client-first")
+        defer { server.stop() }
+        let ended = outcomes(ExchangeEngine.shared, [try request(server.port, timeout: .seconds(3))], within: .seconds(10))
+        XCTAssertEqual(ended[0]?.key?.key.fingerprint, server.hostKey.fingerprint,
+                       "ssh sends its identification at once and meets this server's key: \(String(describing: ended[0]?.failure))")
+    }
+
+    func testAServerThatSendsItsKexInitOnlyAfterTheClientsIsProbedAsSSHReachesIt() throws {
+        let server = try HostileSSHServer(mode: "honest")
+        defer { server.stop() }
+        let result = HostProbe(host: InventoryHost(name: "waits", address: "127.0.0.1", port: server.port), timeout: .seconds(1))
+            .run(cancellation: ProbeCancellation())
+        XCTAssertEqual(result.keys.map(\.key.fingerprint), [server.hostKey.fingerprint],
+                       "ssh sends its KEXINIT at once and meets this server's key: \(result.failures.map(\.message.value))")
+    }
 }

@@ -94,7 +94,8 @@ final class KeyExchangeTestSSHD {
 /// (disconnects with a terminal escape in its reason), `zero-point` (an all-zero X25519 value),
 /// `dribble` (honest, one byte per segment), `wrong-guess` (a wrong first-kex guess, with an IGNORE
 /// before the guessed packet), `second-ident` (identifies itself twice), `reset` (RST after the
-/// client's ECDH_INIT), `reply-and-close` (its reply and its FIN together).
+/// client's ECDH_INIT), `reply-and-close` (its reply and its FIN together), `client-first` (honest,
+/// but speaks only once it has read the client's identification, which `ssh` sends at once).
 final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
@@ -125,7 +126,7 @@ final class HostileSSHServer {
     func stop() { process.terminate() }
 
     private static let script = #"""
-import base64, hashlib, os, socket, struct, sys, time
+import base64, hashlib, os, socket, struct, sys, threading, time
 from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -178,8 +179,11 @@ def handle(conn):
             time.sleep(0.0005)
     f = conn.makefile("rb")
     v_s = b"SSH-2.0-Hostile_1.0"
+    if mode == "client-first":
+        v_c = f.readline().rstrip(b"\r\n")
     send(b"hello operator\r\n" + v_s + b"\r\n" + (v_s + b"\r\n" if mode == "second-ident" else b""))
-    v_c = f.readline().rstrip(b"\r\n")
+    if mode != "client-first":
+        v_c = f.readline().rstrip(b"\r\n")
     i_c = read_packet(f)
     if mode == "oversize":
         conn.sendall(struct.pack(">IB", 0x7fffffff, 4))
@@ -216,14 +220,17 @@ def handle(conn):
     if mode == "reply-and-close": return
     while conn.recv(4096): pass
 
-while True:
-    conn, _ = server.accept()
+def serve(conn):
     try:
         handle(conn)
     except Exception:
         pass
     finally:
         conn.close()
+
+while True:
+    conn, _ = server.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
 """#
 }
 
