@@ -92,13 +92,19 @@ final class EngineConnection: @unchecked Sendable {
         phase = .connecting
         // Edge-triggered: one event when connected, then one each time bytes arrive or the send
         // buffer frees, so the set never needs changing.
-        let events = EPOLLOUT.rawValue | EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
-        guard loop.watch(self, fd: fd, events: events) else {
+        guard loop.watch(self, fd: fd, events: Self.events) else {
             return finish(.failure(ProbeFailures.connect(errno: errno)))
         }
         loop.arm(self, at: deadline)
         if status == 0 { connected() }
     }
+
+    private static let events = EPOLLOUT.rawValue | EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+    /// What one socket may have read per turn of its loop: more than a real server's whole
+    /// exchange (a packet is at most 256 KiB), so a peer streaming without end (IGNORE messages
+    /// at loopback speed) neither holds the loop from its other connections and deadlines nor
+    /// grows the buffer before it is parsed.
+    private static let bytesPerTurn = BinaryPacket.maximumLength
 
     func handle(events: UInt32) {
         switch phase {
@@ -136,18 +142,24 @@ final class EngineConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads everything the socket holds and takes the exchange as far as it allows. A read
+    /// Reads what the socket holds and takes the exchange as far as each read allows. A read
     /// shorter than the buffer emptied the socket, unless the peer also closed: then the next
-    /// read sees the end, which no later edge would report.
+    /// read sees the end, which no later edge would report. Past `bytesPerTurn` the socket waits
+    /// for the loop's next turn.
     private func receive(events: UInt32) {
         let peerClosed = events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
         var ended: TransportSocket.Failure?
+        var budget = Self.bytesPerTurn
         while true {
             let count = recv(fd, loop.scratch.baseAddress, loop.scratch.count, Int32(MSG_DONTWAIT))
             if count > 0 {
                 if phase == .awaitingServer { startExchange() }
                 session?.buffer.append(UnsafeBufferPointer(rebasing: loop.scratch[..<count]))
-                if count < loop.scratch.count && !peerClosed { break }
+                advance()
+                guard phase == .exchanging else { return }
+                budget -= count
+                if count < loop.scratch.count && !peerClosed { return }
+                if budget <= 0 { return loop.watchAgain(self, fd: fd, events: Self.events) }
                 continue
             }
             if count == 0 {
@@ -167,7 +179,6 @@ final class EngineConnection: @unchecked Sendable {
             }
             return
         }
-        advance()
         if phase == .exchanging, let ended, let session { finish(.failure(session.failure(ended))) }
     }
 

@@ -113,6 +113,15 @@ final class ExchangeLoop: @unchecked Sendable {
         return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0
     }
 
+    /// Asks epoll to report a watched socket again on the loop's next turn if it is still ready:
+    /// edge-triggered, a socket left with unread bytes would not be reported again.
+    func watchAgain(_ connection: EngineConnection, fd: Int32, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = connection.token
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+    }
+
     /// Keeps a connection without a socket (backing off) reachable by its deadline.
     func keep(_ connection: EngineConnection) {
         if connection.token == 0 {
