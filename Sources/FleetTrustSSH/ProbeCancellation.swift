@@ -16,6 +16,8 @@ public final class ProbeCancellation: Sendable {
         var stage: ProbeStage?
         /// Backing off after the server refused a connection for load (MaxStartups).
         var backingOff = false
+        /// Called once on cancel: the event-driven engine's attempts that hold no socket yet.
+        var handlers: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -45,9 +47,22 @@ public final class ProbeCancellation: Sendable {
 
     /// Marks the probe cancelled and wakes whatever it is blocked on.
     public func cancel() {
-        state.withLock { state in
+        let handlers = state.withLock { state in
             state.cancelled = true
             for fd in state.sockets { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Calls `handler` once when the probe is cancelled; false (and nothing recorded) when it
+    /// already is.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.handlers.append(handler)
+            return true
         }
     }
 
