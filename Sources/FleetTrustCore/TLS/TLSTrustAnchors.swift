@@ -1,18 +1,14 @@
 import COpenSSL
-import Synchronization
 
 /// The certificate authorities a TLS chain must lead to: the system store, or the files given
 /// with `--tls-ca-file` (which replace it, as `curl --cacert` does).
 ///
 /// Wraps one OpenSSL `X509_STORE`, built once and then only read: OpenSSL locks its stores, so
-/// the judge may verify chains against it from any thread. The system store is read on the
-/// first chain check, not when a judge is made: reading its bundle costs about as much as 20
-/// TLS handshakes, and most runs (every SSH-only scan) never check a chain.
-public final class TLSTrustAnchors: Sendable {
+/// the judge may verify chains against it from any thread.
+public final class TLSTrustAnchors: @unchecked Sendable {
     /// Where the anchors came from, for evidence (`system store`, or the files).
     public let source: String
-    private let loaded: Mutex<OwnedStore?>
-    private let load: @Sendable () -> OwnedStore
+    let store: OpaquePointer
 
     /// Why a CA file cannot be used.
     public struct LoadError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -21,30 +17,19 @@ public final class TLSTrustAnchors: Sendable {
         public var description: String { "\(Sanitizer.clean(path, limit: 300)): \(reason)" }
     }
 
-    private init(source: String, loaded: OwnedStore?, load: @escaping @Sendable () -> OwnedStore) {
+    private init(source: String, store: OpaquePointer) {
         self.source = source
-        self.loaded = Mutex(loaded)
-        self.load = load
+        self.store = store
     }
 
-    /// The store, read now if it was not yet.
-    var store: OpaquePointer {
-        loaded.withLock { loaded in
-            if let loaded { return loaded }
-            let store = load()
-            loaded = store
-            return store
-        }.pointer
-    }
+    deinit { X509_STORE_free(store) }
 
     /// The operating system's store (`/etc/ssl/certs`).
     public static func system() -> TLSTrustAnchors {
-        TLSTrustAnchors(source: "system store", loaded: nil) {
-            let store = X509_STORE_new()!
-            X509_STORE_set_default_paths(store)
-            ERR_clear_error()
-            return OwnedStore(store)
-        }
+        let store = X509_STORE_new()!
+        X509_STORE_set_default_paths(store)
+        ERR_clear_error()
+        return TLSTrustAnchors(source: "system store", store: store)
     }
 
     /// Only the certificates in these PEM files.
@@ -66,8 +51,7 @@ public final class TLSTrustAnchors: Sendable {
                 throw LoadError(path: path, reason: "no PEM certificate in the file")
             }
         }
-        let owned = OwnedStore(store)
-        return TLSTrustAnchors(source: paths.joined(separator: ", "), loaded: owned) { owned }
+        return TLSTrustAnchors(source: paths.joined(separator: ", "), store: store)
     }
 
     /// Adds every PEM certificate in `bytes`; returns how many.
@@ -83,12 +67,5 @@ public final class TLSTrustAnchors: Sendable {
         }
         ERR_clear_error()
         return count
-    }
-
-    /// One `X509_STORE`, freed with its last reference.
-    private final class OwnedStore: @unchecked Sendable {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { X509_STORE_free(pointer) }
     }
 }
