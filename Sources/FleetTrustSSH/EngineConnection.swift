@@ -37,6 +37,7 @@ final class EngineConnection: @unchecked Sendable {
     private var session: ExchangeSession?
     private var unsent: [UInt8] = []
     private var exchangeStarted = ContinuousClock.now
+    private var cancelHandler: Int?
     /// Names this connection's place in its server's queue for a permit.
     private let ticket = EngineConnection.tickets.wrappingAdd(1, ordering: .relaxed).newValue
     private static let tickets = Atomic<UInt64>(0)
@@ -50,10 +51,11 @@ final class EngineConnection: @unchecked Sendable {
 
     /// Asks for a permit (on the caller's thread); the rest happens on the loop's thread.
     func begin() {
-        guard request.cancellation.onCancel({ [self] in loop.post(.cancel(self)) }) else {
+        guard let handler = request.cancellation.onCancel({ [self] in loop.post(.cancel(self)) }) else {
             completion(AttemptOutcome(failure: ProbeFailures.cancelled))
             return
         }
+        cancelHandler = handler
         askForPermit()
     }
 
@@ -242,9 +244,8 @@ final class EngineConnection: @unchecked Sendable {
         case .waitingForPermit, .backingOff:
             // A grant already on its way finds the attempt done and returns the permit.
             if phase == .waitingForPermit { _ = request.politeness.withdraw(permit, ticket: ticket) }
-            phase = .done
             loop.forget(self)
-            completion(AttemptOutcome(failure: ProbeFailures.cancelled))
+            end(AttemptOutcome(failure: ProbeFailures.cancelled))
         case .connecting, .awaitingServer, .exchanging:
             finish(.failure(ProbeFailures.cancelled))
         }
@@ -280,7 +281,14 @@ final class EngineConnection: @unchecked Sendable {
             pause = pause * 2
             return
         }
+        end(outcome)
+    }
+
+    /// Reports the outcome, once.
+    private func end(_ outcome: AttemptOutcome) {
         phase = .done
+        if let cancelHandler { request.cancellation.forgetHandler(cancelHandler) }
+        cancelHandler = nil
         completion(outcome)
     }
 

@@ -105,10 +105,8 @@ final class ExchangeLoop: @unchecked Sendable {
 
     /// Adds a connection's socket to the set; its token names it in events and deadlines.
     func watch(_ connection: EngineConnection, fd: Int32, events: UInt32) -> Bool {
-        let token = nextToken
-        nextToken += 1
-        connection.token = token
-        connections[token] = connection
+        keep(connection)
+        let token = connection.token
         var event = epoll_event()
         event.events = events
         event.data.u64 = token

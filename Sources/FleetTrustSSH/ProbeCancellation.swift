@@ -16,8 +16,9 @@ public final class ProbeCancellation: Sendable {
         var stage: ProbeStage?
         /// Backing off after the server refused a connection for load (MaxStartups).
         var backingOff = false
-        /// Called once on cancel: the event-driven engine's attempts that hold no socket yet.
-        var handlers: [@Sendable () -> Void] = []
+        /// Called once on cancel: the event-driven engine's attempts still running, by id.
+        var handlers: [Int: @Sendable () -> Void] = [:]
+        var nextHandler = 0
     }
 
     private let state = Mutex(State())
@@ -50,20 +51,29 @@ public final class ProbeCancellation: Sendable {
         let handlers = state.withLock { state in
             state.cancelled = true
             for fd in state.sockets { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-            defer { state.handlers = [] }
-            return state.handlers
+            defer { state.handlers = [:] }
+            return state.handlers.values
         }
         for handler in handlers { handler() }
     }
 
-    /// Calls `handler` once when the probe is cancelled; false (and nothing recorded) when it
-    /// already is.
-    func onCancel(_ handler: @escaping @Sendable () -> Void) -> Bool {
+    /// Calls `handler` once when the probe is cancelled, unless `forgetHandler` comes first;
+    /// returns its id, nil (and nothing recorded) when the probe already is cancelled.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> Int? {
         state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.handlers.append(handler)
-            return true
+            guard !state.cancelled else { return nil }
+            state.nextHandler += 1
+            state.handlers[state.nextHandler] = handler
+            return state.nextHandler
         }
+    }
+
+    /// How many attempts a cancel would reach through a handler now.
+    var handlersWaiting: Int { state.withLock { $0.handlers.count } }
+
+    /// Drops a handler whose attempt has ended, so a long scan does not keep every attempt alive.
+    func forgetHandler(_ id: Int) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: id) }
     }
 
     /// Records a socket in use; returns false (and records nothing) when already cancelled.

@@ -80,6 +80,7 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
+        bastions.startMasters(for: hosts)
         let scan = ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
         scans.withLock { list in
             list.removeAll { $0.scan == nil }

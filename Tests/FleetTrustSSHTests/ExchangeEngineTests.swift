@@ -71,10 +71,12 @@ final class ExchangeEngineTests: XCTestCase {
         let politeness = TargetPoliteness(ceiling: 1)
         let target = try address(endpoint.address, endpoint.port)
         let offers = [["ssh-ed25519"], ["ecdsa-sha2-nistp256"], ["rsa-sha2-512"], ["ssh-ed25519"], ["rsa-sha2-256"]]
+        let cancellation = ProbeCancellation()
         let outcomes = engine.run(offers.map {
-            request(target, port: endpoint.port, offer: $0, timeout: .seconds(10), cancellation: ProbeCancellation(),
+            request(target, port: endpoint.port, offer: $0, timeout: .seconds(10), cancellation: cancellation,
                     politeness: politeness)
         })
+        XCTAssertEqual(cancellation.handlersWaiting, 0, "an ended attempt must not stay reachable (and alive) through its host's cancel")
         XCTAssertEqual(outcomes.map { $0.key?.key.type }, ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa", "ssh-ed25519", "ssh-rsa"],
                        "\(outcomes.map { $0.failure.map(String.init(describing:)) ?? "ok" })")
         let fingerprints = Set(outcomes.compactMap { $0.key?.key.fingerprint })
