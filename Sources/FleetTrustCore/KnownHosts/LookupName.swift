@@ -54,7 +54,7 @@ public struct LookupName: Sendable, Hashable {
 
     /// The numeric form of an IPv4 (any `inet_aton` syntax) or IPv6 literal, or nil.
     public static func canonicalAddress(_ text: String) -> String? {
-        guard !text.isEmpty, !text.contains("%") else { return nil }
+        guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "%")) else { return nil }
         var v6 = in6_addr()
         if inet_pton(AF_INET6, text, &v6) == 1 {
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -3,7 +3,8 @@ import Foundation
 /// Writes the `scan --format json` document host by host in its layout (`ScanDocumentLayout`):
 /// each judged host is rendered, encoded as one compact line and let go, so a scan of 10,000
 /// hosts never holds the report (or an encoder's tree of it) in memory, and nothing is
-/// re-indented after encoding.
+/// re-indented after encoding. Host lines are written by `CompactJSON` (the encoder's bytes,
+/// without its cost per value); the rest of the document by the encoder.
 public struct ScanDocumentWriter {
     private let sink: (Data) throws -> Void
     private let generatedAt: String
@@ -11,6 +12,8 @@ public struct ScanDocumentWriter {
     private let pinFiles: [String]
     private let sharedKeys: SharedKeyTable
     private let encoder = ScanDocumentLayout.encoder()
+    /// The line being written, its buffer kept from host to host.
+    private var line = CompactJSON()
     /// Counted as the hosts go by; its exit status is the hosts' alone.
     private var summary = ScanReport.Summary(total: 0, byStatus: [:], exitStatus: 0)
 
@@ -27,9 +30,17 @@ public struct ScanDocumentWriter {
 
     /// Writes one judged host, in inventory order.
     public mutating func append(_ judged: JudgedHost) throws {
-        let line = try encoder.encode(ScanReport.Host(judged, generatedAt: generatedAt))
+        let entry = ScanReport.Host(judged, generatedAt: generatedAt)
+        line.reset()
+        let encoded: Data
+        do {
+            try entry.write(to: &line)
+            encoded = Data(line.bytes)
+        } catch is CompactJSON.NonFiniteNumber {
+            encoded = try encoder.encode(entry)
+        }
         if summary.total == 0 { try sink(try ScanDocumentLayout.head(generatedAt: generatedAt, encoder: encoder)) }
-        try sink(ScanDocumentLayout.beforeHost(summary.total) + line)
+        try sink(ScanDocumentLayout.beforeHost(summary.total) + encoded)
         summary.count(judged)
     }
 

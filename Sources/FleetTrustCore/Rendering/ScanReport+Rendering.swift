@@ -45,9 +45,11 @@ extension ScanReport.Host {
 extension ScanReport.Key {
     init(_ judged: JudgedKey, lookup: LookupName, drift: HostDrift?, sharing: KeySharing) {
         let key = judged.key
+        // Computed once: for a certificate it is the certified key's, which is also what sharing counts by.
+        let fingerprint = key?.sha256Fingerprint
         type = key?.type ?? judged.typeName
         bits = key?.bits ?? 0
-        fingerprint = key?.sha256Fingerprint
+        self.fingerprint = fingerprint
         self.key = key?.openSSHLine ?? "\(judged.typeName) \(Base64.encode(judged.malformed?.blob ?? []))"
         verdict = judged.verdict
         plainKeyVerdict = judged.judgement?.plainKeyVerdict
@@ -59,10 +61,10 @@ extension ScanReport.Key {
         algorithms = judged.discovered?.algorithms
         handshakeMilliseconds = judged.discovered?.handshakeMilliseconds.map { ($0 * 10).rounded() / 10 }
         certificate = judged.certificate.map { ScanReport.Certificate($0, problem: judged.certificateProblem, audit: judged.audit) }
-        let seen = judged.key.flatMap { key in drift?.seen(KeyIdentity(type: key.type, fingerprint: key.sha256Fingerprint)) }
+        let seen = key.flatMap { key in fingerprint.flatMap { drift?.seen(KeyIdentity(type: key.type, fingerprint: $0)) } }
         firstSeen = seen.map { HistoryTime.rfc3339($0.firstSeen) }
         lastSeen = seen.map { HistoryTime.rfc3339($0.lastSeen) }
-        sharedBy = key.flatMap(sharing.hosts(presenting:))
+        sharedBy = sharing.isEmpty ? nil : fingerprint.flatMap { sharing.hostsByFingerprint[$0] }
     }
 }
 

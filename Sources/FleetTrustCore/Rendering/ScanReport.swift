@@ -17,6 +17,8 @@ public struct ScanReport: Sendable {
         public var code: FailureCode
         public var message: String
 
+        enum CodingKeys: String, CodingKey, CaseIterable { case stage, code, message }
+
         public init(stage: String, code: FailureCode, message: String) {
             self.stage = stage
             self.code = code
@@ -44,7 +46,7 @@ public struct ScanReport: Sendable {
         public var expiresInDays: Int?
         public var warnings: [CertificateWarning]
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case ca = "ca_fingerprint", caKey = "ca_key", principals, serial, keyID = "key_id"
             case validAfter = "valid_after", validBefore = "valid_before", criticalOptions = "critical_options", problem
             case expiresInDays = "expires_in_days", warnings
@@ -112,7 +114,7 @@ public struct ScanReport: Sendable {
         /// it certifies), when two or more do; the names are in the document's `shared_keys`.
         public var sharedBy: Int?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case type, bits, fingerprint, key, verdict, pin, negotiated, unusable, evidence, weaknesses, algorithms, certificate
             case handshakeMilliseconds = "handshake_ms", plainKeyVerdict = "plain_key_verdict"
             case firstSeen = "first_seen", lastSeen = "last_seen", sharedBy = "shared_by"
@@ -139,6 +141,8 @@ public struct ScanReport: Sendable {
         /// The fingerprint last seen for the type, and the one presented now (null: none).
         public var before: String?
         public var now: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case kind, type, before, now }
 
         public init(_ move: KeyDrift) {
             kind = move.kind
@@ -202,6 +206,8 @@ public struct ScanReport: Sendable {
         /// `[user@]host[:port]` for a jump, the command (before `%` expansion) for a ProxyCommand.
         public var hop: String
 
+        enum CodingKeys: String, CodingKey, CaseIterable { case kind, hop }
+
         public init(kind: String, hop: String) {
             self.kind = kind
             self.hop = hop
@@ -227,6 +233,8 @@ public struct ScanReport: Sendable {
     public struct Pin: Codable, Sendable, Equatable {
         public var verdict: PinVerdict
         public var evidence: [String]
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case verdict, evidence }
     }
 
     public struct Host: Encodable, Sendable, Equatable {
@@ -279,7 +287,7 @@ public struct ScanReport: Sendable {
         public var warnings: [CertificateWarning]?
         public var evidence: [String]?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
             case driftMoves = "drift_moves"

@@ -65,19 +65,22 @@ public struct TLSCertificate: Hashable, Sendable {
     /// The SPKI digest as a pin value.
     public var spkiPin: SPKIPin? { SPKIPin(spkiSHA256) }
 
+    /// Reads `der`, or takes the certificate already read from the same bytes (see
+    /// `TLSCertificateCache`): the same values either way.
     public init(der: [UInt8]) throws(ReadError) {
-        guard !der.isEmpty else { throw .empty }
-        guard der.count <= TLSHandshake.maximumCertificateBytes else { throw .tooLarge(der.count) }
-        guard let x509 = Self.parse(der) else { throw .notDER }
-        defer { X509_free(x509) }
-        guard let key = X509_get0_pubkey(x509) else { throw .noPublicKey }
+        self = try TLSCertificateCache.shared.parsed(der).certificate
+    }
+
+    /// The values of a certificate OpenSSL parsed from `der`; nil when its public key cannot be read.
+    init?(der: [UInt8], x509: OpaquePointer) {
+        guard let key = X509_get0_pubkey(x509) else { return nil }
         var spki: UnsafeMutablePointer<UInt8>?
         let spkiLength = i2d_PUBKEY(key, &spki)
-        guard spkiLength > 0, let spki else { throw .noPublicKey }
+        guard spkiLength > 0, let spki else { return nil }
         defer { CRYPTO_free(spki, #fileID, #line) }
         self.der = der
         spkiSHA256 = Base64.encode(Digest.sha256(Array(UnsafeBufferPointer(start: spki, count: Int(spkiLength)))))
-        sha256 = Digest.sha256(der).map { String(format: "%02x", $0) }.joined()
+        sha256 = Self.lowercaseHex(Digest.sha256(der))
         subject = Self.name(X509_get_subject_name(x509))
         issuer = Self.name(X509_get_issuer_name(x509))
         subjectAltNames = Self.altNames(x509)
@@ -96,7 +99,6 @@ public struct TLSCertificate: Hashable, Sendable {
         signedWithSHA1 = OBJ_find_sigid_algs(signatureNID, &digestNID, &keyNID) == 1 && digestNID == NID_sha1
     }
 
-    /// Parses DER, refusing trailing bytes; the caller frees the result.
     /// The DER of an OpenSSL certificate stack, in order, at most `limit`; it stops at the first
     /// certificate it cannot encode rather than skip it (skipping one would make the next the leaf).
     public static func derChain(_ stack: OpaquePointer, limit: Int) -> [[UInt8]] {
@@ -112,6 +114,7 @@ public struct TLSCertificate: Hashable, Sendable {
         return chain
     }
 
+    /// Parses DER, refusing trailing bytes; the caller frees the result.
     static func parse(_ der: [UInt8]) -> OpaquePointer? {
         der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             guard let base = buffer.baseAddress else { return nil }
@@ -135,6 +138,17 @@ public struct TLSCertificate: Hashable, Sendable {
         case "EC": return keyBits < 256
         default: return false
         }
+    }
+
+    private static func lowercaseHex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func name(_ name: OpaquePointer?) -> CleanText {

@@ -20,14 +20,15 @@ public struct TLSChainCheck: Hashable, Sendable {
     public var anchor: TLSCertificate? { validates ? built.last : nil }
 
     public static func check(chain: [[UInt8]], anchors: TLSTrustAnchors) -> TLSChainCheck {
-        guard let leafDER = chain.first, let leaf = TLSCertificate.parse(leafDER) else {
+        let cache = TLSCertificateCache.shared
+        guard let leafDER = chain.first, let leaf = cache.retainedX509(leafDER) else {
             return TLSChainCheck(validates: false, problem: CleanText("the server sent no readable certificate"), built: [])
         }
         defer { X509_free(leaf) }
         let untrusted = fleettrust_x509_stack_new()!
         defer { fleettrust_x509_stack_free_all(untrusted) }
         for der in chain.dropFirst() {
-            if let certificate = TLSCertificate.parse(der) { _ = fleettrust_x509_stack_push(untrusted, certificate) }
+            if let certificate = cache.retainedX509(der) { _ = fleettrust_x509_stack_push(untrusted, certificate) }
         }
         guard let context = X509_STORE_CTX_new() else {
             return TLSChainCheck(validates: false, problem: CleanText("out of memory"), built: [])
@@ -54,7 +55,7 @@ public struct TLSChainCheck: Hashable, Sendable {
     /// Whether the leaf names `name`: SAN IP entries for an IP literal; else SAN DNS entries
     /// (wildcards in the left-most label), and the subject CN only when there is no DNS SAN.
     public static func leafNames(_ leafDER: [UInt8], _ name: String) -> Bool {
-        guard let leaf = TLSCertificate.parse(leafDER) else { return false }
+        guard let leaf = TLSCertificateCache.shared.retainedX509(leafDER) else { return false }
         defer { X509_free(leaf) }
         let matched: Bool
         if CIDRPattern.addressBytes(name) != nil {

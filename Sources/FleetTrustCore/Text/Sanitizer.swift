@@ -6,10 +6,12 @@
 /// (C0, DEL, C1) are replaced by `?`, invalid UTF-8 by U+FFFD, and length is bounded.
 public enum Sanitizer {
     public static func clean(_ text: String, limit: Int = 256) -> String {
-        clean(bytes: Array(text.utf8), limit: limit)
+        if isPrintableASCII(text.utf8, limit: limit) { return text }
+        return clean(bytes: Array(text.utf8), limit: limit)
     }
 
     public static func clean(bytes: [UInt8], limit: Int = 256) -> String {
+        if isPrintableASCII(bytes, limit: limit) { return String(decoding: bytes, as: UTF8.self) }
         let decoded = String(decoding: bytes.prefix(limit * 4), as: UTF8.self)
         var out = String.UnicodeScalarView()
         var count = 0
@@ -22,6 +24,12 @@ public enum Sanitizer {
             count += 1
         }
         return String(out)
+    }
+
+    /// Text the slow path would return unchanged (most names, keys and banners): short enough, and
+    /// every byte printable ASCII.
+    private static func isPrintableASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes, limit: Int) -> Bool {
+        bytes.count <= limit && bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f }
     }
 
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
