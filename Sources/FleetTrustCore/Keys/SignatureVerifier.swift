@@ -6,6 +6,7 @@ import COpenSSL
 /// signature over the key-exchange hash, or a CA's signature over a certificate. Everything
 /// here comes from untrusted peers, so every length is checked, a signature algorithm must fit
 /// the key type (as OpenSSH's `sshkey_verify` requires), and any doubt answers `false`.
+/// The OpenSSL key for a host key is built once and kept by its exact blob (`VerificationKeyCache`).
 public enum SignatureVerifier {
     /// Verifies `signatureBlob` (`string algorithm, string signature`) over `data` with `key`.
     ///
