@@ -24,6 +24,7 @@ let package = Package(
                        providers: [.apt(["libssh-dev"])]),
         // No pkgConfig: ncursesw's .pc file carries -D_XOPEN_SOURCE=600, which SwiftPM drops with a
         // warning on every build; the shim defines what it needs and the modulemap links the libraries.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", providers: [.apt(["libncursesw5-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"])]),
@@ -33,7 +34,7 @@ let package = Package(
                                .product(name: "Subprocess", package: "swift-subprocess"),
                                .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "FleetTrustSSH",
-                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL"]),
+                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL", "CLinux"]),
         .target(name: "FleetTrustDashboard",
                 dependencies: ["FleetTrustCore", "FleetTrustSSH", "CNcurses"]),
         .target(name: "FleetTrustTestFleet",

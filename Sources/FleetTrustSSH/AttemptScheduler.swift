@@ -4,18 +4,22 @@ import FleetTrustCore
 /// Where a host's connection attempts run: politely per address (`TargetPoliteness`), and the
 /// key types of one host side by side once its server has said which it has.
 ///
-/// Nothing here bounds how many attempts wait on the network at once: a waiting attempt costs a
-/// blocked thread and a descriptor, which the pool budgets. The CPU a handshake costs (about a
-/// fifth of a millisecond here) is spent on the thread that waited for it: handing it to another
-/// thread would cost more than the work.
+/// Our key-exchange client's attempts to a direct address run on the `ExchangeEngine`'s event
+/// loops, which wait on thousands of sockets at once and do each exchange's computing (about a
+/// fifth of a millisecond) on the loop that saw its reply. What still blocks runs on `helpers`:
+/// libssh's handshakes, and attempts through a bastion or ProxyCommand, whose channel opens with
+/// blocking calls.
 final class AttemptScheduler: Sendable {
     let politeness: TargetPoliteness
-    /// Threads for a host's second and later key types; they never submit work themselves, so a
-    /// full pool only delays them, never deadlocks.
+    /// Where our key-exchange client runs for direct addresses: a few event-loop threads.
+    let engine: ExchangeEngine
+    /// Threads for blocking attempts; they never submit work themselves, so a full pool only
+    /// delays them, never deadlocks.
     private let helpers: WorkerThreads
 
-    init(helperThreads: Int, politeness: TargetPoliteness = TargetPoliteness()) {
+    init(helperThreads: Int, politeness: TargetPoliteness = TargetPoliteness(), engine: ExchangeEngine = .shared) {
         self.politeness = politeness
+        self.engine = engine
         self.helpers = WorkerThreads(limit: helperThreads)
     }
 
@@ -29,32 +33,5 @@ final class AttemptScheduler: Sendable {
         }
         gathered.put(first(), at: 0)
         return gathered.wait()
-    }
-}
-
-/// Outcomes arriving from several threads, and the wait for the last one.
-private final class Gathered<Outcome: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var outcomes: [Outcome?]
-    private var missing: Int
-
-    init(count: Int) {
-        outcomes = Array(repeating: nil, count: count)
-        missing = count
-    }
-
-    func put(_ outcome: Outcome, at index: Int) {
-        condition.lock()
-        outcomes[index] = outcome
-        missing -= 1
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() -> [Outcome] {
-        condition.lock()
-        defer { condition.unlock() }
-        while missing > 0 { condition.wait() }
-        return outcomes.compactMap { $0 }
     }
 }

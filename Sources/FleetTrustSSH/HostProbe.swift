@@ -80,9 +80,15 @@ public struct HostProbe: Sendable {
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         let board = ExchangeBoard()
-        let round = scheduler.all((0..<Self.connectionsAtOnce).map { _ in
-            { @Sendable in claimAndExchange(at: address, board: board, firstDeadline: firstDeadline, cancellation: cancellation) }
-        })
+        let claims = (0..<Self.connectionsAtOnce).map { _ in Claim() }
+        let opened = ours(claims.map { claim in
+            .afterServer { offered in
+                claim.exchange = board.claim(serverAlgorithms: offered)
+                return claim.exchange?.offered
+            }
+        }, at: address, firstDeadline: firstDeadline, cancellation: cancellation)
+        let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) },
+                               at: address, cancellation: cancellation)
         let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
         guard let opening = claimed.first, let offered = board.serverAlgorithms else {
             return probeOneByOne(address, opening: round[0].ours, into: &result, cancellation: cancellation)
@@ -100,41 +106,67 @@ public struct HostProbe: Sendable {
                 break
             }
         }
-        let later = scheduler.all(leftover.map { exchange in
-            { @Sendable in ClaimedExchange(exchange: exchange, ours: fetch(exchange, at: address, cancellation: cancellation)) }
-        })
+        // Certificates libssh cannot fetch are ours; a plain type with a libssh list is tried by
+        // ours first too, and handed to libssh only when ours cannot negotiate.
+        let fetched = ours(leftover.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
+        let later = withLibssh(zip(leftover, fetched).map { ClaimedExchange(exchange: $0, ours: $1) },
+                               at: address, cancellation: cancellation)
         for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
         finish(&result, plan: plan, refused: refused)
         return true
     }
 
-    /// One connection of the first round: claims an exchange from `board` once the server has
-    /// named its algorithms, runs it, and asks libssh when our client could not negotiate.
-    private func claimAndExchange(at address: ProbeEndpoint, board: ExchangeBoard, firstDeadline: ContinuousClock.Instant,
-                                  cancellation: ProbeCancellation) -> ClaimedExchange {
-        let claim = Claim()
-        let ours = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
-            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, choose: { offered in
-                claim.exchange = board.claim(serverAlgorithms: offered)
-                return claim.exchange?.offered
-            }).run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline)
+    /// Runs our key-exchange client once per offer, all at once, each on a connection of its
+    /// own: a direct address on the scan's event loops (`ExchangeEngine`), a routed one on
+    /// threads (opening a channel through a bastion blocks). `firstDeadline` bounds the connect
+    /// and identification of an attempt that starts at once; nil gives each a full timeout.
+    private func ours(_ offers: [ExchangeSession.Offer], at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant?,
+                      cancellation: ProbeCancellation) -> [AttemptOutcome] {
+        guard !offers.isEmpty else { return [] }
+        if let empty = offers.firstIndex(where: { if case .upFront(let offered) = $0 { offered.isEmpty } else { false } }) {
+            // Nothing this client can verify was asked for: no connection is needed to know.
+            var outcomes = ours(offers.enumerated().filter { $0.offset != empty }.map(\.element), at: address,
+                                firstDeadline: firstDeadline, cancellation: cancellation)
+            outcomes.insert(AttemptOutcome(failure: KeyExchangeFailures.noCommonAlgorithm("host key", server: [])), at: empty)
+            return outcomes
         }
-        guard let exchange = claim.exchange else { return ClaimedExchange(exchange: nil, ours: ours) }
-        var claimed = ClaimedExchange(exchange: exchange, ours: ours)
-        if let list = exchange.libsshFallback, needsLibssh(ours, cancellation: cancellation) {
-            claimed.libssh = libssh(list, at: address, cancellation: cancellation)
+        if case .direct(let socketAddress) = address {
+            return scheduler.engine.run(offers.map { offer in
+                ExchangeRequest(address: socketAddress, port: host.port, offer: offer, timeout: timeout,
+                                connectDeadline: firstDeadline ?? .now + timeout, cancellation: cancellation,
+                                politeness: scheduler.politeness)
+            })
         }
-        return claimed
+        return scheduler.all(offers.map { offer in
+            { @Sendable in
+                scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
+                    var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
+                    switch offer {
+                    case .upFront(let offered): probe.offered = offered
+                    case .afterServer(let choose): probe.choose = choose
+                    }
+                    let deadline = fresh ? .now + timeout : firstDeadline ?? .now + timeout
+                    return probe.run(cancellation: cancellation, connectDeadline: deadline)
+                }
+            }
+        })
     }
 
-    /// An exchange no connection of the first round could take, on a connection of its own.
-    private func fetch(_ exchange: ExchangeBoard.Exchange, at address: ProbeEndpoint,
-                       cancellation: ProbeCancellation) -> AttemptOutcome {
-        if let list = exchange.libsshFallback { return fetch(list, at: address, cancellation: cancellation) }
-        return scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
-            CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: exchange.offered)
-                .run(cancellation: cancellation, connectDeadline: .now + timeout)
+    /// Asks libssh for each exchange our client could not negotiate (a server without
+    /// curve25519), side by side on threads: libssh blocks.
+    private func withLibssh(_ exchanges: [ClaimedExchange], at address: ProbeEndpoint,
+                            cancellation: ProbeCancellation) -> [ClaimedExchange] {
+        let needing = exchanges.indices.filter { index in
+            exchanges[index].exchange?.libsshFallback != nil && needsLibssh(exchanges[index].ours, cancellation: cancellation)
         }
+        guard !needing.isEmpty else { return exchanges }
+        let fetched = scheduler.all(needing.map { index in
+            let list = exchanges[index].exchange!.libsshFallback!
+            return { @Sendable in libssh(list, at: address, cancellation: cancellation) }
+        })
+        var result = exchanges
+        for (index, outcome) in zip(needing, fetched) { result[index].libssh = outcome }
+        return result
     }
 
     /// Takes one exchange's outcome into the result, as the one-by-one probe would have; false
@@ -222,12 +254,9 @@ public struct HostProbe: Sendable {
     /// One key type (`algorithms`, comma-separated) through our own client, and through libssh
     /// when ours cannot negotiate with this server.
     private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
-        let ours = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
-        if !ours.isEmpty {
-            var outcome = scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
-                CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout, offered: ours)
-                    .run(cancellation: cancellation, connectDeadline: .now + timeout)
-            }
+        let offered = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
+        if !offered.isEmpty {
+            var outcome = ours([.upFront(offered)], at: address, firstDeadline: nil, cancellation: cancellation)[0]
             guard needsLibssh(outcome, cancellation: cancellation) else {
                 // Only libssh's refusal names the server's list; ours learned it from the opening.
                 outcome.serverHostKeyAlgorithms = nil

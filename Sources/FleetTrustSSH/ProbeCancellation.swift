@@ -16,6 +16,9 @@ public final class ProbeCancellation: Sendable {
         var stage: ProbeStage?
         /// Backing off after the server refused a connection for load (MaxStartups).
         var backingOff = false
+        /// Called once on cancel: the event-driven engine's attempts still running, by id.
+        var handlers: [Int: @Sendable () -> Void] = [:]
+        var nextHandler = 0
     }
 
     private let state = Mutex(State())
@@ -45,10 +48,32 @@ public final class ProbeCancellation: Sendable {
 
     /// Marks the probe cancelled and wakes whatever it is blocked on.
     public func cancel() {
-        state.withLock { state in
+        let handlers = state.withLock { state in
             state.cancelled = true
             for fd in state.sockets { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+            defer { state.handlers = [:] }
+            return state.handlers.values
         }
+        for handler in handlers { handler() }
+    }
+
+    /// Calls `handler` once when the probe is cancelled, unless `forgetHandler` comes first;
+    /// returns its id, nil (and nothing recorded) when the probe already is cancelled.
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> Int? {
+        state.withLock { state in
+            guard !state.cancelled else { return nil }
+            state.nextHandler += 1
+            state.handlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+    }
+
+    /// How many attempts a cancel would reach through a handler now.
+    var handlersWaiting: Int { state.withLock { $0.handlers.count } }
+
+    /// Drops a handler whose attempt has ended, so a long scan does not keep every attempt alive.
+    func forgetHandler(_ id: Int) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: id) }
     }
 
     /// Records a socket in use; returns false (and records nothing) when already cancelled.

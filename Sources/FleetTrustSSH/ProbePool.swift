@@ -2,15 +2,16 @@ import Glibc
 import FleetTrustCore
 import Synchronization
 
-/// Runs many `HostProbe`s at once on dedicated threads and streams their results.
+/// Runs many `HostProbe`s at once and streams their results.
 ///
 /// Latency is not the bound: a host's probe spends nearly all its time waiting for round trips
 /// (connect, identification, key exchange), so as many hosts are in flight at once as the
-/// settings allow, bounded by the descriptors and threads this process can afford; the CPU a
-/// handshake costs is a fraction of a millisecond, spent on the thread that waited for it. What
-/// bounds the load on any one server is `TargetPoliteness`. The blocking work stays on dedicated
-/// OS threads (never Swift's cooperative pool, which runs only as many blocking calls as there
-/// are cores); callers talk to each run through its `ProbeScan` actor, which the threads report to.
+/// settings allow, bounded by the descriptors this process can afford. Each host's probe is
+/// steered from a dedicated OS thread (never Swift's cooperative pool, which runs only as many
+/// blocking calls as there are cores); its connections' key exchanges run on the
+/// `ExchangeEngine`'s few event-loop threads, so a thousand connections waiting on the network
+/// cost sockets, not threads. What bounds the load on any one server is `TargetPoliteness`.
+/// Callers talk to each run through its `ProbeScan` actor, which the threads report to.
 public final class ProbePool: FleetProber, Sendable {
     public struct Settings: Sendable {
         /// The most hosts in flight at once (each with up to three connections).
@@ -79,6 +80,7 @@ public final class ProbePool: FleetProber, Sendable {
 
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
+        bastions.startMasters(for: hosts)
         let scan = ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
         scans.withLock { list in
             list.removeAll { $0.scan == nil }

@@ -93,3 +93,7 @@ extension Duration {
         return Double(whole) + Double(fraction) / 1e18
     }
 }
+
+extension Duration {
+    var milliseconds: Double { seconds * 1000 }
+}

@@ -17,6 +17,8 @@ final class TargetPoliteness: @unchecked Sendable {
     private struct Entry {
         var active = 0
         var limit: Int
+        /// Attempts of the event-driven engine waiting for a permit, oldest first.
+        var waiters: [(ticket: UInt64, grant: @Sendable () -> Void)] = []
     }
 
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
@@ -48,7 +50,7 @@ final class TargetPoliteness: @unchecked Sendable {
     func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
              _ attempt: (_ fresh: Bool) -> AttemptOutcome) -> AttemptOutcome {
         guard let numeric = endpoint.peerAddress else { return attempt(false) }
-        let address = "[\(numeric)]:\(port)"
+        let address = Self.key(numeric, port: port)
         var pause = Self.firstPause
         var tries = 0
         while true {
@@ -65,6 +67,39 @@ final class TargetPoliteness: @unchecked Sendable {
             guard cancellation.sleep(jittered) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
             pause = pause * 2
         }
+    }
+
+    /// The name permits are counted under: one server is one address and port.
+    static func key(_ numeric: String, port: Int) -> String { "[\(numeric)]:\(port)" }
+
+    /// Takes a permit for `address` at once (true), or queues `granted`, which is called with
+    /// the permit taken, on the thread that freed it, once one is free (false). For callers that
+    /// cannot block (`ExchangeEngine`); each grant is returned with `release`.
+    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        var entry = entries[address] ?? Entry(limit: ceiling)
+        if entry.active < entry.limit && entry.waiters.isEmpty {
+            entry.active += 1
+            entries[address] = entry
+            return true
+        }
+        entry.waiters.append((ticket, granted))
+        entries[address] = entry
+        return false
+    }
+
+    /// Takes back a queued request (a cancelled attempt); false when its grant is already on
+    /// its way, which the attempt must then return.
+    func withdraw(_ address: String, ticket: UInt64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard var entry = entries[address], let index = entry.waiters.firstIndex(where: { $0.ticket == ticket }) else {
+            return false
+        }
+        entry.waiters.remove(at: index)
+        entries[address] = entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty ? nil : entry
+        return true
     }
 
     /// Takes a permit; whether it had to wait for one, nil when cancelled meanwhile.
@@ -85,17 +120,27 @@ final class TargetPoliteness: @unchecked Sendable {
         }
     }
 
-    private func release(_ address: String, refused: Bool) {
+    /// Returns a permit; a refusal for load halves the server's limit, a success raises it by one.
+    func release(_ address: String, refused: Bool) {
         condition.lock()
-        defer { condition.unlock() }
-        guard var entry = entries[address] else { return }
+        guard var entry = entries[address] else {
+            condition.unlock()
+            return
+        }
         entry.active -= 1
         entry.limit = refused ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
-        if entry.active == 0 && entry.limit == ceiling {
+        var granted: [@Sendable () -> Void] = []
+        while entry.active < entry.limit, !entry.waiters.isEmpty {
+            entry.active += 1
+            granted.append(entry.waiters.removeFirst().grant)
+        }
+        if entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty {
             entries[address] = nil
         } else {
             entries[address] = entry
         }
         condition.broadcast()
+        condition.unlock()
+        for grant in granted { grant() }
     }
 }

@@ -72,15 +72,15 @@ final class ControlSocketTests: XCTestCase {
         return (path, received)
     }
 
-    private func forward(to path: String, deadline: Duration = .seconds(3), cancellation: ProbeCancellation = ProbeCancellation())
-        -> (Result<ControlSocket, ControlSocket.Failure>, ours: Int32) {
+    private func forward(to path: String, deadline: Duration = .seconds(3), cancellation: ProbeCancellation = ProbeCancellation(),
+                         accepted: () -> Void = {}) -> (Result<ControlSocket, ControlSocket.Failure>, ours: Int32) {
         var pair: [Int32] = [-1, -1]
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
         defer { close(pair[1]) }
         do throws(ControlSocket.Failure) {
             let control = try ControlSocket(path: path, deadline: .now + deadline)
             try control.openForward(host: "web1.example", port: 2222, descriptor: pair[1], deadline: .now + deadline,
-                                    cancellation: cancellation)
+                                    cancellation: cancellation, accepted: accepted)
             return (.success(control), pair[0])
         } catch {
             return (.failure(error), pair[0])
@@ -118,8 +118,10 @@ final class ControlSocketTests: XCTestCase {
     func testAnOversizedAnswerOrAnotherVersionIsRefusedWithoutTrustingIt() throws {
         for (version, answer) in [(4, Answer.oversized), (3, Answer.open)] as [(UInt32, Answer)] {
             let (path, received) = fakeMaster(version: version, answer: answer)
-            let (result, ours) = forward(to: path)
+            var accepted = 0
+            let (result, ours) = forward(to: path) { accepted += 1 }
             close(ours)
+            XCTAssertEqual(accepted, version == 4 ? 1 : 0, "only a greeting in our version counts as accepted")
             guard case .unreachable? = result.failure else { return XCTFail("version \(version): \(result)") }
             received.done.wait()
             received.descriptors.forEach { close($0) }
@@ -130,9 +132,11 @@ final class ControlSocketTests: XCTestCase {
     func testASilentMasterTimesOutAndACancelledProbeStopsWaitingAtOnce() throws {
         let (path, received) = fakeMaster(answer: .silent)
         let started = ContinuousClock.now
-        let (result, ours) = forward(to: path, deadline: .milliseconds(400))
+        var accepted = 0
+        let (result, ours) = forward(to: path, deadline: .milliseconds(400)) { accepted += 1 }
         close(ours)
         XCTAssertEqual(result.failure, .timedOut)
+        XCTAssertEqual(accepted, 1, "the master greeted (accepted) the connection before it fell silent")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(1))
         received.done.wait()
         unlink(path)

@@ -118,10 +118,11 @@ final class ProbePoolTests: XCTestCase {
         defer { silent.close() }
         let pool = ProbePool(settings: .init(concurrency: 1, timeout: .seconds(120)))
         let stuck = pool.start([InventoryHost(name: "127.0.0.1", port: silent.port)])
-        // Cancel only once the one worker is blocked waiting for the silent server's banner.
-        await ThreadsWaitingOnIO.waitUntil("the only probe thread waits for the silent server's banner") { () async -> Bool in
+        // Cancel only once the probe's connections wait for the silent server's banner in the
+        // key-exchange engine's event loop.
+        await ThreadsWaitingOnIO.waitUntil("the probe waits for the silent server's banner") { () async -> Bool in
             stuck.activity(of: 0) == ProbeStage.banner.rawValue
-                && ThreadsWaitingOnIO.threads(named: "fleettrust-ssh").contains(where: ThreadsWaitingOnIO.isWaiting)
+                && ThreadsWaitingOnIO.threads(named: "fleettrust-kex").contains(where: ThreadsWaitingOnIO.isWaiting)
         }
         let cancelled = ContinuousClock.now
         await stuck.cancel()

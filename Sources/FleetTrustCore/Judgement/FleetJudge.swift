@@ -17,8 +17,14 @@ public struct FleetJudge: Sendable {
     public var certificateWarnDays = 30
     /// What the history store remembered before this run; nil: no history, no drift.
     public var history: FleetHistory?
-    /// The CAs a TLS endpoint's chain must lead to (`--tls-ca-file`, else the system store).
-    public var tlsAnchors: TLSTrustAnchors = FleetJudge.systemAnchors
+    /// The CAs a TLS endpoint's chain must lead to (`--tls-ca-file`, else the system store,
+    /// read only when a TLS endpoint is first judged: loading it costs more CPU than judging a
+    /// few hundred SSH hosts).
+    public var tlsAnchors: TLSTrustAnchors {
+        get { chosenAnchors ?? FleetJudge.systemAnchors }
+        set { chosenAnchors = newValue }
+    }
+    private var chosenAnchors: TLSTrustAnchors?
     /// The `RevokedHostKeys` files the hosts name, read once each.
     public var revocationLists = RevocationLists()
 
@@ -74,7 +80,7 @@ public struct FleetJudge: Sendable {
                                   pins: pins, pinMode: pinMode, useAdditionalNames: useAdditionalNames, policies: policies)
         prepared.certificateWarnDays = certificateWarnDays
         prepared.history = history
-        prepared.tlsAnchors = tlsAnchors
+        prepared.chosenAnchors = chosenAnchors
         prepared.revocationLists = revocationLists
         return prepared
     }

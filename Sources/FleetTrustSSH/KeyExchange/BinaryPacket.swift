@@ -37,29 +37,23 @@ enum BinaryPacket {
         return bytes
     }
 
-    static func readPayload(from socket: inout TransportSocket, stage: ProbeStage) throws(ProbeFailure) -> [UInt8] {
-        do {
-            var header = SSHWireReader(try socket.read(exactly: 5))
-            let length = Int((try? header.readUInt32()) ?? 0)
-            let padding = Int((try? header.readByte()) ?? 0)
-            guard length <= maximumLength, padding >= 4, padding + 1 < length else {
-                throw KeyExchangeFailures.kexFailed("malformed packet (length \(length), padding \(padding))")
-            }
-            let rest = try socket.read(exactly: length - 1)
-            return Array(rest[..<(length - 1 - padding)])
-        } catch let failure as ProbeFailure {
-            throw failure
-        } catch let error as TransportSocket.Failure {
-            throw KeyExchangeFailures.transport(error, stage: stage)
-        } catch {
-            throw KeyExchangeFailures.kexFailed("\(error)")
+    /// The next packet's payload, nil while the packet has not fully arrived.
+    static func takePayload(from buffer: inout ReceiveBuffer) throws(ProbeFailure) -> [UInt8]? {
+        guard let header = buffer.peek(5) else { return nil }
+        var reader = SSHWireReader(Array(header))
+        let length = Int((try? reader.readUInt32()) ?? 0)
+        let padding = Int((try? reader.readByte()) ?? 0)
+        guard length <= maximumLength, padding >= 4, padding + 1 < length else {
+            throw KeyExchangeFailures.kexFailed("malformed packet (length \(length), padding \(padding))")
         }
+        guard buffer.count >= 4 + length else { return nil }
+        return buffer.take(5..<(4 + length - padding), of: 4 + length)
     }
 
-    /// The next message that matters, skipping IGNORE, DEBUG and UNIMPLEMENTED; DISCONNECT fails.
-    static func readMessage(from socket: inout TransportSocket, stage: ProbeStage) throws(ProbeFailure) -> [UInt8] {
-        while true {
-            let payload = try readPayload(from: &socket, stage: stage)
+    /// The next message that matters, skipping IGNORE, DEBUG and UNIMPLEMENTED; DISCONNECT
+    /// fails; nil while it has not fully arrived.
+    static func takeMessage(from buffer: inout ReceiveBuffer, stage: ProbeStage) throws(ProbeFailure) -> [UInt8]? {
+        while let payload = try takePayload(from: &buffer) {
             switch Message(rawValue: payload[0]) {
             case .ignore, .debug, .unimplemented:
                 continue
@@ -72,6 +66,7 @@ enum BinaryPacket {
                 return payload
             }
         }
+        return nil
     }
 
     /// SSH_MSG_DISCONNECT with reason 11, "disconnected by application".

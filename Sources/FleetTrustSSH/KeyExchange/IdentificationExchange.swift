@@ -20,22 +20,35 @@ enum IdentificationExchange {
         var preamble: [String]
     }
 
-    static func readServer(from socket: inout TransportSocket) throws(ProbeFailure) -> ServerIdentification {
-        var preamble: [String] = []
-        var firstLine: [UInt8]?
-        while true {
-            let line: [UInt8]
-            do {
-                line = try socket.readLine(limit: otherLineLimit)
-            } catch {
-                throw failure(error, heard: socket.totalReceived == 0 ? nil : firstLine ?? socket.unread(upTo: 60))
+    /// Reads the server's identification as its lines arrive: lines before the `SSH-` line are
+    /// consumed one by one (a few kept, cleaned), so bytes trickling in are never parsed twice.
+    struct Reader {
+        private var preamble: [String] = []
+        private var firstLine: [UInt8]?
+
+        /// The identification once its line is complete, nil while more bytes are needed.
+        mutating func read(from buffer: inout ReceiveBuffer) throws(ProbeFailure) -> ServerIdentification? {
+            while true {
+                let taken: [UInt8]?
+                do {
+                    taken = try buffer.takeLine(limit: otherLineLimit)
+                } catch {
+                    throw failure(.lineTooLong, in: buffer)
+                }
+                guard let line = taken else { return nil }
+                if line.starts(with: Array("SSH-".utf8)) {
+                    return ServerIdentification(version: try checkedVersion(line), preamble: preamble)
+                }
+                if firstLine == nil { firstLine = line }
+                if preamble.count < keptPreambleLines { preamble.append(Sanitizer.clean(bytes: line, limit: 255)) }
+                guard buffer.total <= totalLimit else { throw notSSH(firstLine ?? line) }
             }
-            if line.starts(with: Array("SSH-".utf8)) {
-                return ServerIdentification(version: try checkedVersion(line), preamble: preamble)
-            }
-            if firstLine == nil { firstLine = line }
-            if preamble.count < keptPreambleLines { preamble.append(Sanitizer.clean(bytes: line, limit: 255)) }
-            guard socket.totalReceived <= totalLimit else { throw notSSH(firstLine ?? line) }
+        }
+
+        /// Why the identification never came, when the connection ended or stalled with `buffer`
+        /// holding what the server said instead.
+        func failure(_ error: TransportSocket.Failure, in buffer: ReceiveBuffer) -> ProbeFailure {
+            IdentificationExchange.failure(error, heard: buffer.total == 0 ? nil : firstLine ?? buffer.unread(upTo: 60))
         }
     }
 

@@ -1,7 +1,8 @@
 import Glibc
 import FleetTrustCore
 
-/// The key-exchange client's TCP stream, in which every wait ends at one deadline.
+/// The key-exchange client's TCP stream for a thread that blocks on it, in which every wait
+/// ends at one deadline.
 ///
 /// A server may stall at any byte, so each read and write polls until the deadline of the whole
 /// exchange. A descriptor handed in by the caller (who may shut it down from another thread to
@@ -17,9 +18,6 @@ struct TransportSocket: ~Copyable {
     let fd: Int32
     let deadline: ContinuousClock.Instant
     private let ownsDescriptor: Bool
-    private var received: [UInt8] = []
-    /// Every byte the server has sent so far, so callers can bound what a peer makes us read.
-    private(set) var totalReceived = 0
 
     init(adopting fd: Int32, deadline: ContinuousClock.Instant) {
         self.fd = fd
@@ -97,30 +95,6 @@ struct TransportSocket: ~Copyable {
         return found ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
     }
 
-    /// The start of what was received but not consumed, to quote a peer that sent no line end.
-    func unread(upTo count: Int) -> [UInt8] { Array(received.prefix(count)) }
-
-    /// One line without its CR LF; a line longer than `limit` bytes is an error, not a wait.
-    mutating func readLine(limit: Int) throws(Failure) -> [UInt8] {
-        while true {
-            if let newline = received.firstIndex(of: 0x0a) {
-                guard newline < limit else { throw .lineTooLong }
-                var line = Array(received[..<newline])
-                received.removeFirst(newline + 1)
-                if line.last == 0x0d { line.removeLast() }
-                return line
-            }
-            guard received.count < limit else { throw .lineTooLong }
-            try fill()
-        }
-    }
-
-    mutating func read(exactly count: Int) throws(Failure) -> [UInt8] {
-        while received.count < count { try fill() }
-        defer { received.removeFirst(count) }
-        return Array(received[..<count])
-    }
-
     func write(_ bytes: [UInt8]) throws(Failure) {
         var sent = 0
         while sent < bytes.count {
@@ -137,18 +111,16 @@ struct TransportSocket: ~Copyable {
         }
     }
 
-    private mutating func fill() throws(Failure) {
+    /// Waits for the server's next bytes and appends them to `buffer`.
+    func fill(into buffer: inout ReceiveBuffer) throws(Failure) {
         while true {
             try wait(for: Int16(POLLIN))
             let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { chunk in
                 let count = recv(fd, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
-                if count > 0 { received.append(contentsOf: chunk[..<count]) }
+                if count > 0 { buffer.append(UnsafeBufferPointer(rebasing: chunk[..<count])) }
                 return count
             }
-            if count > 0 {
-                totalReceived += count
-                return
-            }
+            if count > 0 { return }
             if count == 0 { throw .closed }
             if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { throw .system(errno) }
         }

@@ -4,9 +4,10 @@ import Synchronization
 import FleetTrustCore
 
 /// The authenticated connections to the bastions of one session (a scan, or a dashboard with all
-/// its rescans): one `ssh` control master per hop chain, started when the first host behind it is
-/// probed, shared by every probe behind it, and stopped when the session ends (`close`), when
-/// fleettrust exits (`LiveMasters`), or a moment after fleettrust is killed (`ControlMaster`).
+/// its rescans): one `ssh` control master per hop chain, started as soon as a scan names a host
+/// behind it (`startMasters`) so that its login overlaps everything else, shared by every probe
+/// behind it, and stopped when the session ends (`close`), when fleettrust exits (`LiveMasters`),
+/// or a moment after fleettrust is killed (`ControlMaster`).
 ///
 /// The user's own `ssh` reaches each bastion, so the hop is resolved through ssh_config, and
 /// authenticated with the user's keys, agent and certificates, exactly as `ssh` would; it runs
@@ -78,6 +79,39 @@ public final class BastionConnections: Sendable {
     /// The chain of bastions `ssh` passes to reach `host` (its `ProxyJump` hops).
     func chain(for host: InventoryHost) -> Chain {
         Chain(configFile: host.sshConfigFile ?? settings.configFile, hops: host.route.jumpHosts)
+    }
+
+    /// Starts, each on a thread of its own, the masters that the hosts of a scan about to begin
+    /// will be probed through, so that each login (the bastion's key exchange and authentication,
+    /// a few tenths of a second) runs beside everything else: the direct hosts' probes, the
+    /// scan's setting up, the probes ahead of the first routed one. Those probes then wait for
+    /// their master as for one they started. A master already running or starting is left alone
+    /// (a dashboard's rescan logs in to nothing); one that ended is started again; a host that is
+    /// not probed through a master (refused, a ProxyCommand, a TLS endpoint) starts nothing.
+    public func startMasters(for hosts: [InventoryHost]) {
+        let chains = Set(hosts.filter(Self.goesThroughAMaster).map(chain(for:)))
+        let wanted = state.withLock { state in
+            chains.filter { chain in
+                switch state.entries[chain] {
+                case nil: return !state.closed
+                case .ready(let master): return !master.isRunning
+                case .starting, .failed: return false
+                }
+            }
+        }
+        for chain in wanted {
+            Thread.detachNewThread { [self] in
+                _ = master(for: chain, cancellation: ProbeCancellation())
+            }
+        }
+    }
+
+    /// Whether the probe of `host` asks a control master for its channels (see `RoutedTarget`
+    /// and `HostProbe.run`): a host with `ProxyJump` hops that is probed at all.
+    private static func goesThroughAMaster(_ host: InventoryHost) -> Bool {
+        guard host.refusal == nil, host.tls == nil, host.proxy != nil, !host.route.jumpHosts.isEmpty else { return false }
+        if case .command? = host.route.hops.first { return false }
+        return (try? SSHDestination(host)) != nil
     }
 
     /// A fresh path in the private directory (`err-N` for a child's standard error, `m-N` for a

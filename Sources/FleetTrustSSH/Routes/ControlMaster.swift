@@ -22,6 +22,8 @@ final class ControlMaster: @unchecked Sendable {
 
     let socketPath: String
     let logPath: String
+    /// Our connections waiting for this master to accept them.
+    private let admission = ChannelAdmission()
     /// The master's own PID (after it went to the background), as it reported it.
     let pid: pid_t
     private let launcher: RouteChild
@@ -46,9 +48,16 @@ final class ControlMaster: @unchecked Sendable {
 
     /// Runs `arguments` (an `ssh -M -S socketPath -E logPath … -o ControlPersist=…`) and waits
     /// until the master listens and reports its PID, `ssh` fails, `deadline` passes or `stop()` says so.
+    ///
+    /// The `ssh` we start exits as soon as the master listens: with `ControlPersist` it goes to the
+    /// background once its socket is in place (`fork_postauth` after `muxserver_listen` in ssh.c),
+    /// so its exit is the readiness signal, seen the moment it happens; `stop()` is asked every
+    /// `stopCheck` meanwhile.
     static func start(_ arguments: [String], socketPath: String, logPath: String, stderrPath: String,
-                      deadline: ContinuousClock.Instant, stop: () -> Bool) throws(ProbeFailure) -> Start {
+                      deadline: ContinuousClock.Instant, stopCheck: Duration = .milliseconds(50),
+                      stop: () -> Bool) throws(ProbeFailure) -> Start {
         let launcher = try RouteChild(arguments, stdio: nil, stderrPath: stderrPath, ownGroup: false)
+        var exited = false
         while true {
             if access(socketPath, F_OK) == 0 {
                 do throws(ControlSocket.Failure) {
@@ -75,8 +84,32 @@ final class ControlMaster: @unchecked Sendable {
                 launcher.stop()
                 return .timedOut
             }
-            usleep(5_000)
+            if exited {
+                // Gone without a socket: its status comes once it is reaped, in a moment.
+                usleep(2_000)
+            } else {
+                exited = launcher.waitForExit(until: min(deadline, .now + stopCheck))
+            }
         }
+    }
+
+    /// A channel to `host`:`port` relayed to `descriptor`, over a multiplexing connection of its
+    /// own (ssh ties each stdio forward to the connection that asked for it); returns once the
+    /// bastion opened it. The connection waits for a place (`ChannelAdmission`) before it connects.
+    func openChannel(host: String, port: Int, descriptor: Int32, deadline: ContinuousClock.Instant,
+                     cancellation: ProbeCancellation) throws(ControlSocket.Failure) -> ControlSocket {
+        guard admission.enter(deadline: deadline, cancellation: cancellation) else {
+            throw cancellation.isCancelled ? .cancelled : .timedOut
+        }
+        var admitted = true
+        defer { if admitted { admission.leave() } }
+        let channel = try ControlSocket(path: socketPath, deadline: deadline)
+        try channel.openForward(host: host, port: port, descriptor: descriptor, deadline: deadline,
+                                cancellation: cancellation) {
+            admitted = false
+            admission.leave()
+        }
+        return channel
     }
 
     /// Whether the master still serves (it has not closed our keeper connection); never blocks.

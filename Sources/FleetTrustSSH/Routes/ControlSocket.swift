@@ -47,7 +47,9 @@ final class ControlSocket: @unchecked Sendable {
     private var nextRequest: UInt32 = 1
     private var greeted = false
 
-    /// Connects to the master listening at `path`; a master busy accepting others is retried until `deadline`.
+    /// Connects to the master listening at `path`. A master whose backlog is full (busy accepting
+    /// others; `ChannelAdmission` keeps our own connections below it) is tried again, less and
+    /// less often, until `deadline`: a Unix socket's `connect` cannot be waited on.
     init(path: String, deadline: ContinuousClock.Instant) throws(Failure) {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -61,6 +63,7 @@ final class ControlSocket: @unchecked Sendable {
         }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .unreachable(String(cString: strerror(errno))) }
+        var pause: useconds_t = 1_000
         while true {
             let status = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -73,7 +76,8 @@ final class ControlSocket: @unchecked Sendable {
                 Glibc.close(fd)
                 throw .unreachable("control socket: \(String(cString: strerror(error)))")
             }
-            usleep(1_000)
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
         }
     }
 
@@ -121,9 +125,11 @@ final class ControlSocket: @unchecked Sendable {
     }
 
     /// Asks for a channel to `host`:`port` relayed to `descriptor` (`MUX_C_NEW_STDIO_FWD`); returns
-    /// once the bastion opened it. A cancelled probe stops the wait within a tenth of a second.
+    /// once the bastion opened it. `accepted` runs as soon as the master has greeted this
+    /// connection (it greets as it accepts), before the bastion has answered. A cancelled probe
+    /// stops the wait within a tenth of a second.
     func openForward(host: String, port: Int, descriptor: Int32, deadline: ContinuousClock.Instant,
-                     cancellation: ProbeCancellation) throws(Failure) {
+                     cancellation: ProbeCancellation, accepted: () -> Void = {}) throws(Failure) {
         guard let port = UInt32(exactly: port) else { throw .refused("bad port") }
         let request = takeRequestNumber()
         var body = Self.u32(Message.newStdioForward.rawValue) + Self.u32(request)
@@ -133,6 +139,7 @@ final class ControlSocket: @unchecked Sendable {
         try sendDescriptor(descriptor, deadline: deadline)
         try sendDescriptor(descriptor, deadline: deadline)
         try awaitGreeting(deadline: deadline, cancellation: cancellation)
+        accepted()
         var reply = try receive(deadline: deadline, cancellation: cancellation)
         let message = try reply.message()
         guard try reply.u32() == request else { throw .unreachable("the control master answered another request") }

@@ -54,6 +54,12 @@ final class RouteChild: @unchecked Sendable {
         }
     }
 
+    /// Waits until the child has exited (it may not be reaped yet) or `deadline` passes; true
+    /// once it has exited. Woken by the exit itself (its pidfd), not by polling.
+    func waitForExit(until deadline: ContinuousClock.Instant) -> Bool {
+        process.waitForExit(until: deadline)
+    }
+
     /// Asks the child (its group when it leads one) to end, without waiting: `stop` then waits.
     func requestStop() {
         process.signal(SIGTERM)

@@ -39,9 +39,8 @@ struct RoutedTarget: Sendable {
         let channel: ControlSocket
         do throws(ControlSocket.Failure) {
             defer { Glibc.close(pair.theirs) }
-            channel = try ControlSocket(path: master.socketPath, deadline: bound)
-            try channel.openForward(host: destination.hostName.value, port: host.port, descriptor: pair.theirs,
-                                    deadline: bound, cancellation: cancellation)
+            channel = try master.openChannel(host: destination.hostName.value, port: host.port, descriptor: pair.theirs,
+                                             deadline: bound, cancellation: cancellation)
         } catch {
             cancellation.unregister(socket: pair.ours)
             Glibc.close(pair.ours)

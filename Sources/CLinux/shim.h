@@ -1,0 +1,3 @@
+/* Linux interfaces Glibc's Swift module leaves out: the event loop of the key-exchange engine. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>

@@ -1,0 +1,300 @@
+import Glibc
+import CLinux
+import FleetTrustCore
+import Synchronization
+
+/// One connection of `ExchangeEngine`: a permit from the server's `TargetPoliteness`, a
+/// non-blocking connect, the wait for the server to speak first, then an `ExchangeSession` fed
+/// from its socket; retried after a pause when the server refuses it for load.
+///
+/// Everything after `begin` runs on its loop's thread. The stages, their timeouts and their
+/// failures are those of a thread-driven attempt (`TCPConnection.open`, then
+/// `KeyExchangeProbe`): the connect and the server's first bytes are bounded by the connect
+/// deadline, the key exchange by a full timeout from then.
+final class EngineConnection: @unchecked Sendable {
+    private enum Phase {
+        case waitingForPermit
+        case connecting
+        case awaitingServer
+        case exchanging
+        case backingOff
+        case done
+    }
+
+    let request: ExchangeRequest
+    private let loop: ExchangeLoop
+    private let completion: @Sendable (AttemptOutcome) -> Void
+    private let permit: String
+    /// Names the connection in its loop's epoll set and deadlines; 0 until it is watched.
+    var token: UInt64 = 0
+    var deadlineGeneration: UInt64 = 0
+
+    private var phase = Phase.waitingForPermit
+    private var holdsPermit = false
+    private var tries = 0
+    private var pause = TargetPoliteness.firstPause
+    private var fd: Int32 = -1
+    private var session: ExchangeSession?
+    private var unsent: [UInt8] = []
+    private var exchangeStarted = ContinuousClock.now
+    private var cancelHandler: Int?
+    /// Names this connection's place in its server's queue for a permit.
+    private let ticket = EngineConnection.tickets.wrappingAdd(1, ordering: .relaxed).newValue
+    private static let tickets = Atomic<UInt64>(0)
+
+    init(request: ExchangeRequest, loop: ExchangeLoop, completion: @escaping @Sendable (AttemptOutcome) -> Void) {
+        self.request = request
+        self.loop = loop
+        self.completion = completion
+        self.permit = TargetPoliteness.key(request.address.numeric, port: request.port)
+    }
+
+    /// Asks for a permit (on the caller's thread); the rest happens on the loop's thread.
+    func begin() {
+        guard let handler = request.cancellation.onCancel({ [self] in loop.post(.cancel(self)) }) else {
+            completion(AttemptOutcome(failure: ProbeFailures.cancelled))
+            return
+        }
+        cancelHandler = handler
+        askForPermit()
+    }
+
+    private func askForPermit() {
+        phase = .waitingForPermit
+        if request.politeness.acquire(permit, ticket: ticket, orWhenFree: { [self] in loop.post(.start(self, waited: true)) }) {
+            loop.post(.start(self, waited: false))
+        }
+    }
+
+    // MARK: On the loop's thread
+
+    func connect(waited: Bool) {
+        holdsPermit = true
+        guard phase == .waitingForPermit else {
+            // Cancelled while it waited: the permit goes straight back.
+            releasePermit(refused: false)
+            return
+        }
+        let cancellation = request.cancellation
+        cancellation.enter(.connect)
+        let deadline = waited || tries > 0 ? .now + request.timeout : request.connectDeadline
+        fd = socket(request.address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return finish(.failure(ProbeFailures.connect(errno: errno))) }
+        guard cancellation.register(socket: fd) else {
+            Glibc.close(fd)
+            fd = -1
+            return finish(.failure(ProbeFailures.cancelled))
+        }
+        let status = request.address.withSockaddr { Glibc.connect(fd, $0, $1) }
+        if status != 0 && errno != EINPROGRESS { return finish(.failure(ProbeFailures.connect(errno: errno))) }
+        phase = .connecting
+        // Edge-triggered: one event when connected, then one each time bytes arrive or the send
+        // buffer frees, so the set never needs changing.
+        let events = EPOLLOUT.rawValue | EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        guard loop.watch(self, fd: fd, events: events) else {
+            return finish(.failure(ProbeFailures.connect(errno: errno)))
+        }
+        loop.arm(self, at: deadline)
+        if status == 0 { connected() }
+    }
+
+    func handle(events: UInt32) {
+        switch phase {
+        case .connecting:
+            if request.cancellation.isCancelled { return finish(.failure(ProbeFailures.cancelled)) }
+            if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+                if error != 0 { return finish(.failure(ProbeFailures.connect(errno: error))) }
+            } else if events & EPOLLOUT.rawValue == 0 {
+                return
+            }
+            connected()
+            if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { receive(events: events) }
+        case .awaitingServer, .exchanging:
+            if events & EPOLLOUT.rawValue != 0 && !unsent.isEmpty { flush() }
+            if phase != .done && events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue | EPOLLERR.rawValue) != 0 {
+                receive(events: events)
+            }
+        case .waitingForPermit, .backingOff, .done:
+            break
+        }
+    }
+
+    private func connected() {
+        phase = .awaitingServer
+        request.cancellation.enter(.banner)
+    }
+
+    /// Reads everything the socket holds and takes the exchange as far as it allows. A read
+    /// shorter than the buffer emptied the socket, unless the peer also closed: then the next
+    /// read sees the end, which no later edge would report.
+    private func receive(events: UInt32) {
+        let peerClosed = events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+        var ended: TransportSocket.Failure?
+        while true {
+            let count = recv(fd, loop.scratch.baseAddress, loop.scratch.count, Int32(MSG_DONTWAIT))
+            if count > 0 {
+                if phase == .awaitingServer && !startExchange() { return }
+                session?.buffer.append(UnsafeBufferPointer(rebasing: loop.scratch[..<count]))
+                if count < loop.scratch.count && !peerClosed { break }
+                continue
+            }
+            if count == 0 {
+                ended = .closed
+            } else if errno == EINTR {
+                continue
+            } else if errno != EAGAIN && errno != EWOULDBLOCK {
+                ended = .system(errno)
+            }
+            break
+        }
+        if phase == .awaitingServer {
+            // Nothing at all came before the end: the banner stage's failure.
+            if let ended {
+                let detail: String? = if case .system(let code) = ended { String(cString: strerror(code)) } else { nil }
+                finish(.failure(ProbeFailures.closedBeforeBanner(detail)))
+            }
+            return
+        }
+        advance()
+        if phase == .exchanging, let ended, let session { finish(.failure(session.failure(ended))) }
+    }
+
+    /// The server spoke: the key exchange starts, with a full timeout of its own.
+    private func startExchange() -> Bool {
+        request.cancellation.enter(.keyExchange)
+        phase = .exchanging
+        exchangeStarted = .now
+        loop.arm(self, at: exchangeStarted + request.timeout)
+        do {
+            let session = try ExchangeSession(offer: request.offer)
+            self.session = session
+            send(session.opening, stage: .banner)
+        } catch {
+            finish(.failure(error))
+        }
+        return phase == .exchanging
+    }
+
+    private func advance() {
+        guard let session else { return }
+        while phase == .exchanging {
+            do {
+                switch try session.advance() {
+                case .needMore:
+                    return
+                case .send(let bytes):
+                    send(bytes, stage: .keyExchange)
+                case .proved(var key):
+                    send(BinaryPacket.goodbye, stage: .keyExchange, required: false)
+                    key.handshakeMilliseconds = (ContinuousClock.now - exchangeStarted).milliseconds
+                    finish(.success(key))
+                }
+            } catch {
+                if error == KeyExchangeFailures.notNeeded { send(BinaryPacket.goodbye, stage: .keyExchange, required: false) }
+                finish(.failure(error))
+            }
+        }
+    }
+
+    /// Sends what the socket takes now and keeps the rest for when it is writable.
+    private func send(_ bytes: [UInt8], stage: ProbeStage, required: Bool = true) {
+        guard unsent.isEmpty else {
+            unsent += bytes
+            return
+        }
+        let sent = bytes.withUnsafeBytes { raw in
+            Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if sent == bytes.count || !required { return }
+        if sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            return finish(.failure(KeyExchangeFailures.transport(.system(errno), stage: stage)))
+        }
+        unsent = Array(bytes[max(0, sent)...])
+    }
+
+    private func flush() {
+        let sent = unsent.withUnsafeBytes { raw in
+            Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if sent < 0 {
+            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                finish(.failure(KeyExchangeFailures.transport(.system(errno), stage: .keyExchange)))
+            }
+            return
+        }
+        unsent.removeFirst(sent)
+    }
+
+    func deadlinePassed() {
+        switch phase {
+        case .connecting: finish(.failure(ProbeFailures.connectTimeout))
+        case .awaitingServer: finish(.failure(ProbeFailures.bannerTimeout))
+        case .exchanging: finish(.failure(session?.failure(.timeout) ?? ProbeFailures.bannerTimeout))
+        case .backingOff: askForPermit()
+        case .waitingForPermit, .done: break
+        }
+    }
+
+    func cancelled() {
+        switch phase {
+        case .done: break
+        case .waitingForPermit, .backingOff:
+            // A grant already on its way finds the attempt done and returns the permit.
+            if phase == .waitingForPermit { _ = request.politeness.withdraw(permit, ticket: ticket) }
+            loop.forget(self)
+            end(AttemptOutcome(failure: ProbeFailures.cancelled))
+        case .connecting, .awaitingServer, .exchanging:
+            finish(.failure(ProbeFailures.cancelled))
+        }
+    }
+
+    /// Ends this try: closes the socket, returns the permit, and either retries after a pause
+    /// (the server refused it for load) or reports the outcome.
+    private func finish(_ result: Result<DiscoveredKey, ProbeFailure>) {
+        let cancellation = request.cancellation
+        if fd >= 0 {
+            cancellation.unregister(socket: fd)
+            Glibc.close(fd)
+            fd = -1
+        }
+        loop.forget(self)
+        var outcome = AttemptOutcome(serverVersion: session?.report.serverVersion,
+                                     serverHostKeyAlgorithms: session?.report.serverHostKeyAlgorithms,
+                                     malformedKey: session?.report.malformedKey)
+        switch result {
+        case .success(let key): outcome.key = key
+        case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure
+        }
+        session = nil
+        unsent = []
+        let refused = outcome.failure.map(TargetPoliteness.isRefusalForLoad) ?? false
+        releasePermit(refused: refused)
+        if refused && tries < TargetPoliteness.retries && !cancellation.isCancelled {
+            tries += 1
+            phase = .backingOff
+            cancellation.enterBackOff()
+            loop.keep(self)
+            loop.arm(self, at: .now + pause * Double.random(in: 0.5...1.5))
+            pause = pause * 2
+            return
+        }
+        end(outcome)
+    }
+
+    /// Reports the outcome, once.
+    private func end(_ outcome: AttemptOutcome) {
+        phase = .done
+        if let cancelHandler { request.cancellation.forgetHandler(cancelHandler) }
+        cancelHandler = nil
+        completion(outcome)
+    }
+
+    private func releasePermit(refused: Bool) {
+        guard holdsPermit else { return }
+        holdsPermit = false
+        request.politeness.release(permit, refused: refused)
+    }
+}

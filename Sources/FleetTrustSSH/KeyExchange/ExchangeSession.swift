@@ -1,0 +1,210 @@
+import FleetTrustCore
+
+/// One key exchange of `KeyExchangeProbe` as a state machine: fed the bytes the server sends,
+/// it says what to send back and when the exchange is proved or failed.
+///
+/// It never touches a socket, so the same protocol code runs under a thread blocked in `poll`
+/// (`KeyExchangeProbe.run`) and under the event loops that keep thousands of exchanges in
+/// flight on a few threads (`ExchangeEngine`). Every parse step takes only whole lines and whole
+/// packets out of `buffer`, so it can be retried whenever more bytes arrive.
+final class ExchangeSession {
+    /// What a run offers: a list fixed up front (sent with our identification), or one chosen
+    /// from the server's list.
+    enum Offer: Sendable {
+        case upFront([String])
+        case afterServer(@Sendable ([String]) -> [String]?)
+    }
+
+    /// What the driver does next.
+    enum Step {
+        /// Wait for more bytes from the server.
+        case needMore
+        /// Send these bytes, then ask again.
+        case send([UInt8])
+        /// The server proved this key; send `BinaryPacket.goodbye` and close.
+        case proved(DiscoveredKey)
+    }
+
+    private enum State {
+        case identification
+        case serverInit
+        case skipGuess
+        case reply
+        case finished
+    }
+
+    var buffer = ReceiveBuffer()
+    /// What the exchange learned so far; its outcome is the driver's to fill in.
+    var report = KeyExchangeReport(outcome: .failure(KeyExchangeFailures.kexFailed("not started")))
+    /// Our identification, with our KEXINIT when the offer is fixed up front: the first bytes to send.
+    let opening: [UInt8]
+
+    private let offer: Offer
+    private let agreement: Curve25519KeyAgreement
+    private var state = State.identification
+    private var identificationReader = IdentificationExchange.Reader()
+    private var identification: IdentificationExchange.ServerIdentification?
+    private var clientInit: KexInit?
+    private var serverInit: KexInit?
+    private var negotiated: NegotiatedAlgorithms?
+
+    init(offer: Offer) throws(ProbeFailure) {
+        if case .upFront(let offered) = offer, offered.isEmpty {
+            throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
+        }
+        self.offer = offer
+        self.agreement = try Curve25519KeyAgreement()
+        var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
+        if case .upFront(let offered) = offer {
+            let sent = KexInit(clientOffering: offered)
+            clientInit = sent
+            opening += BinaryPacket.frame(sent.payload)
+        }
+        self.opening = opening
+    }
+
+    /// Whether the server's identification has arrived (failures before it are the banner's).
+    var identified: Bool { identification != nil }
+
+    /// The failure for a connection that ended (`closed`, a system error) or stalled (`timeout`)
+    /// in the middle of the exchange.
+    func failure(_ error: TransportSocket.Failure) -> ProbeFailure {
+        identified ? KeyExchangeFailures.transport(error, stage: .keyExchange)
+                   : identificationReader.failure(error, in: buffer)
+    }
+
+    /// Takes the exchange as far as the bytes received allow. Throws the failure that ends it
+    /// (`KeyExchangeFailures.notNeeded` when `choose` declined: send the goodbye and close).
+    func advance() throws(ProbeFailure) -> Step {
+        while true {
+            switch state {
+            case .identification:
+                guard let identification = try identificationReader.read(from: &buffer) else { return .needMore }
+                self.identification = identification
+                report.serverVersion = Sanitizer.clean(bytes: identification.version, limit: 255)
+                report.serverPreamble = identification.preamble
+                state = .serverInit
+            case .serverInit:
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                let serverInit = try KexInit(parsing: payload)
+                self.serverInit = serverInit
+                report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+                var outgoing: [UInt8] = []
+                if case .afterServer(let choose) = offer {
+                    let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(KeyExchangeProbe.supportedAlgorithms.contains)
+                    guard !chosen.isEmpty else {
+                        state = .finished
+                        throw KeyExchangeFailures.notNeeded
+                    }
+                    let sent = KexInit(clientOffering: chosen)
+                    clientInit = sent
+                    outgoing = BinaryPacket.frame(sent.payload)
+                }
+                guard let clientInit else { throw KeyExchangeFailures.kexFailed("no KEXINIT sent") }
+                let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
+                self.negotiated = negotiated
+                state = KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) ? .skipGuess : .reply
+                var ecdhInit = SSHWireWriter()
+                ecdhInit.writeByte(BinaryPacket.Message.kexECDHInit.rawValue)
+                ecdhInit.writeString(agreement.publicKey)
+                return .send(outgoing + BinaryPacket.frame(ecdhInit.bytes))
+            case .skipGuess:
+                guard try BinaryPacket.takePayload(from: &buffer) != nil else { return .needMore }
+                state = .reply
+            case .reply:
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                state = .finished
+                return .proved(try verify(ECDHReply(payload)))
+            case .finished:
+                throw KeyExchangeFailures.kexFailed("the exchange is over")
+            }
+        }
+    }
+
+    /// Checks the server's reply: the key decodes, matches the negotiated algorithm, and signed
+    /// the exchange hash.
+    private func verify(_ reply: ECDHReply) throws(ProbeFailure) -> DiscoveredKey {
+        guard let negotiated, let identification, let clientInit, let serverInit else {
+            throw KeyExchangeFailures.kexFailed("a reply before the negotiation")
+        }
+        let hash = { () -> [UInt8]? in
+            guard let secret = self.agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else { return nil }
+            return Curve25519KeyAgreement.exchangeHash(
+                clientVersion: IdentificationExchange.clientVersion, serverVersion: identification.version,
+                clientKexInit: clientInit.payload, serverKexInit: serverInit.payload, hostKeyBlob: reply.hostKeyBlob,
+                clientPublicKey: self.agreement.publicKey, serverPublicKey: reply.serverPublicKey, sharedSecret: secret)
+        }
+        let key: HostKey
+        do {
+            key = try HostKey(blob: reply.hostKeyBlob)
+        } catch {
+            // A certificate whose body does not decode may still carry a key the server signs
+            // with: if it proves that key, keep the certificate as evidence of a broken or hostile server.
+            if let certified = Self.certifiedKey(inMalformed: reply.hostKeyBlob, algorithm: negotiated.hostKey),
+               let hash = hash(),
+               (try? Self.checkSignature(reply.signature, over: hash, key: certified, hostKeyAlgorithm: negotiated.hostKey)) != nil {
+                report.malformedKey = MalformedHostKey(algorithm: negotiated.hostKey, blob: reply.hostKeyBlob, reason: "\(error)")
+            }
+            throw KeyExchangeFailures.kexFailed("the server's host key is malformed (\(error))")
+        }
+        guard key.type == KeyType.canonicalName(negotiated.hostKey) else {
+            throw KeyExchangeFailures.kexFailed("the server sent a \(Sanitizer.clean(key.type, limit: 64)) key for \(negotiated.hostKey)")
+        }
+        guard let digest = hash() else {
+            throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
+        }
+        try Self.checkSignature(reply.signature, over: digest, key: key, hostKeyAlgorithm: negotiated.hostKey)
+        return DiscoveredKey(key: key, algorithms: negotiated)
+    }
+
+    /// The plain key at the front of a certificate blob whose later fields do not decode.
+    private static func certifiedKey(inMalformed blob: [UInt8], algorithm: String) -> HostKey? {
+        guard let kind = KeyType(name: KeyType.canonicalName(algorithm)), kind.isCertificate else { return nil }
+        var reader = SSHWireReader(blob)
+        guard (try? reader.readUTF8(limit: 128)) == kind.name, (try? reader.readString(limit: 64)) != nil else { return nil }
+        let start = reader.offset
+        guard (try? kind.plain.skipPublicFields(&reader)) != nil else { return nil }
+        var plain = SSHWireWriter()
+        plain.writeString(kind.plain.name)
+        plain.writeRaw(Array(blob[start..<reader.offset]))
+        return try? HostKey(type: kind.plain.name, blob: plain.bytes)
+    }
+
+    /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies
+    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`), so a server cannot downgrade to SHA-1.
+    private static func checkSignature(_ signature: [UInt8], over hash: [UInt8], key: HostKey,
+                                       hostKeyAlgorithm: String) throws(ProbeFailure) {
+        let certificateSuffix = "-cert-v01@openssh.com"
+        let expected = hostKeyAlgorithm.hasSuffix(certificateSuffix)
+            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count)) : hostKeyAlgorithm
+        var reader = SSHWireReader(signature)
+        let algorithm = (try? reader.readUTF8(limit: 64)) ?? ""
+        guard algorithm == expected else {
+            throw KeyExchangeFailures.badSignature("signature algorithm \(Sanitizer.clean(algorithm, limit: 64)) instead of \(expected)")
+        }
+        guard SignatureVerifier.verify(signatureBlob: signature, data: hash, key: key) else {
+            throw KeyExchangeFailures.badSignature("the signature over the exchange hash does not verify")
+        }
+    }
+}
+
+/// SSH_MSG_KEX_ECDH_REPLY (RFC 5656 §4): K_S, Q_S and the signature over H.
+private struct ECDHReply {
+    var hostKeyBlob: [UInt8]
+    var serverPublicKey: [UInt8]
+    var signature: [UInt8]
+
+    init(_ payload: [UInt8]) throws(ProbeFailure) {
+        guard payload.first == BinaryPacket.Message.kexECDHReply.rawValue else {
+            throw KeyExchangeFailures.kexFailed("expected KEX_ECDH_REPLY, got message \(payload.first ?? 0)")
+        }
+        var reader = SSHWireReader(Array(payload.dropFirst()))
+        do {
+            hostKeyBlob = try reader.readString(limit: 16 * 1024)
+            serverPublicKey = try reader.readString(limit: 256)
+            signature = try reader.readString(limit: 8192)
+        } catch {
+            throw KeyExchangeFailures.kexFailed("malformed KEX_ECDH_REPLY")
+        }
+    }
+}
