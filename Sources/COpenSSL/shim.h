@@ -10,6 +10,7 @@
 #include <openssl/ec.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/x509.h>
@@ -36,4 +37,38 @@ static inline unsigned long fleettrust_rfc2253_utf8_flags(void) { return XN_FLAG
 static inline int fleettrust_general_names_count(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
 static inline const GENERAL_NAME *fleettrust_general_names_at(const GENERAL_NAMES *names, int index) { return sk_GENERAL_NAME_value(names, index); }
 static inline void fleettrust_general_names_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
+/* Public keys from a kept EVP_PKEY_fromdata context (fetched once per thread, not per key): the
+   OSSL_PARAM arrays point at the caller's bytes and live on the C stack for the one call only. */
+static inline EVP_PKEY *fleettrust_public_key_from_octets(EVP_PKEY_CTX *ctx, const unsigned char *bytes, size_t length) {
+    OSSL_PARAM params[2] = {
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)bytes, length), OSSL_PARAM_construct_end() };
+    EVP_PKEY *key = NULL;
+    return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1 ? key : NULL;
+}
+static inline EVP_PKEY *fleettrust_ec_public_key(EVP_PKEY_CTX *ctx, const char *group, const unsigned char *point, size_t length) {
+    OSSL_PARAM params[3] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)point, length), OSSL_PARAM_construct_end() };
+    EVP_PKEY *key = NULL;
+    return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1 ? key : NULL;
+}
+/* n and e are big-endian magnitudes (leading zero bytes allowed). */
+static inline EVP_PKEY *fleettrust_rsa_public_key(EVP_PKEY_CTX *ctx, const unsigned char *n, int n_length,
+                                                  const unsigned char *e, int e_length) {
+    EVP_PKEY *key = NULL;
+    BIGNUM *modulus = BN_bin2bn(n, n_length, NULL), *exponent = BN_bin2bn(e, e_length, NULL);
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    if (modulus != NULL && exponent != NULL && builder != NULL
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, modulus)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, exponent)
+        && (params = OSSL_PARAM_BLD_to_param(builder)) != NULL
+        && EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) != 1)
+        key = NULL;
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(builder);
+    BN_free(modulus);
+    BN_free(exponent);
+    return key;
+}
 #endif

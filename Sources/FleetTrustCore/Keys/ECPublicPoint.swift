@@ -1,7 +1,4 @@
 import COpenSSL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The checks OpenSSH 9.2 makes on an ECDSA public point before it calls it a key
 /// (`sshbuf_get_eckey` then `sshkey_ec_validate_public`).
@@ -61,7 +58,10 @@ enum ECPublicPoint {
         let context: OpaquePointer?
         private var points: [ObjectIdentifier: OpaquePointer] = [:]
 
-        private init() { context = BN_CTX_new() }
+        private init?() {
+            guard let context = BN_CTX_new() else { return nil }
+            self.context = context
+        }
 
         deinit {
             for point in points.values { EC_POINT_free(point) }
@@ -75,22 +75,10 @@ enum ECPublicPoint {
             return point
         }
 
-        private static let key: pthread_key_t? = {
-            var key = pthread_key_t()
-            let made = pthread_key_create(&key) { pointer in
-                if let pointer { Unmanaged<Scratch>.fromOpaque(pointer).release() }
-            }
-            return made == 0 ? key : nil
-        }()
+        private static let perThread = PerThread<Scratch> { Scratch() }
 
         /// This thread's scratch, made on first use and released when the thread ends.
-        static var current: Scratch? {
-            guard let key else { return nil }
-            if let existing = pthread_getspecific(key) { return Unmanaged<Scratch>.fromOpaque(existing).takeUnretainedValue() }
-            let scratch = Scratch()
-            guard scratch.context != nil, pthread_setspecific(key, Unmanaged.passRetained(scratch).toOpaque()) == 0 else { return nil }
-            return scratch
-        }
+        static var current: Scratch? { perThread.current }
     }
 
     /// One of the curves of `ecdsa-sha2-nistp*`, with what the checks need from OpenSSL, made once.

@@ -65,8 +65,14 @@ public struct SSHWireWriter: Sendable {
 
     public init() {}
 
+    /// A writer that will not reallocate before `capacity` bytes.
+    public init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     public mutating func writeUInt32(_ value: UInt32) {
-        bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+        bytes.append(UInt8(value >> 24))
+        bytes.append(UInt8(value >> 16 & 0xff))
+        bytes.append(UInt8(value >> 8 & 0xff))
+        bytes.append(UInt8(value & 0xff))
     }
 
     public mutating func writeUInt64(_ value: UInt64) {

@@ -1,0 +1,98 @@
+import COpenSSL
+
+/// Builds OpenSSL keys without OpenSSL 3's per-call algorithm look-ups.
+///
+/// `EVP_PKEY_new_raw_public_key_ex`, `EVP_PKEY_CTX_new_from_name` and a key built from parameters
+/// each look the algorithm up in the provider store (name maps, locks) and an ECDSA key sets its
+/// curve up afresh: on a scan that is several microseconds per handshake, more than some
+/// verifications cost. Each thread keeps the contexts it needs instead (`EVP_PKEY_CTX` is not
+/// thread-safe, so they are never shared). The keys returned are the caller's to free.
+public enum OpenSSLKeys {
+    /// Raw 32-byte public keys: Ed25519 host keys and X25519 exchange values.
+    public enum RawAlgorithm: Int, CaseIterable, Sendable {
+        case ed25519, x25519
+        var name: String { self == .ed25519 ? "ED25519" : "X25519" }
+    }
+
+    /// A public key from its raw bytes; nil for a wrong length.
+    public static func rawPublicKey(_ algorithm: RawAlgorithm, _ bytes: UnsafeRawBufferPointer) -> OpaquePointer? {
+        guard bytes.count == 32, let context = workspace.current?.fromData[algorithm.rawValue] else { return nil }
+        return fleettrust_public_key_from_octets(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+    }
+
+    /// A fresh X25519 key pair.
+    public static func generateX25519() -> OpaquePointer? {
+        guard let context = workspace.current?.x25519Generator else { return nil }
+        var key: OpaquePointer?
+        return EVP_PKEY_keygen(context, &key) == 1 ? key : nil
+    }
+
+    /// An ECDSA public key: a copy of this thread's key on the curve with the point replaced, which
+    /// skips setting the curve up again; OpenSSL checks the point is on the curve.
+    static func ecPublicKey(_ curve: ECCurveName, point: UnsafeRawBufferPointer) -> OpaquePointer? {
+        guard let local = workspace.current, let base = point.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        if let template = local.ecTemplates[curve.rawValue] {
+            guard let key = EVP_PKEY_dup(template) else { return nil }
+            guard EVP_PKEY_set_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, base, point.count) == 1 else {
+                EVP_PKEY_free(key)
+                return nil
+            }
+            return key
+        }
+        guard let key = fleettrust_ec_public_key(local.ecFromData, curve.groupName, base, point.count) else { return nil }
+        if EVP_PKEY_up_ref(key) == 1 { local.ecTemplates[curve.rawValue] = key }
+        return key
+    }
+
+    /// An RSA public key from big-endian magnitudes (leading zeros allowed).
+    static func rsaPublicKey(modulus: UnsafeRawBufferPointer, exponent: UnsafeRawBufferPointer) -> OpaquePointer? {
+        guard let context = workspace.current?.rsaFromData, modulus.count <= Int(Int32.max), exponent.count <= Int(Int32.max) else { return nil }
+        return fleettrust_rsa_public_key(context, modulus.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(modulus.count),
+                                         exponent.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(exponent.count))
+    }
+
+    /// The NIST curves of `ecdsa-sha2-nistp*`, by OpenSSL's group names.
+    enum ECCurveName: Int, CaseIterable {
+        case p256, p384, p521
+        var groupName: String { ["P-256", "P-384", "P-521"][rawValue] }
+    }
+
+    private static let workspace = PerThread<Workspace> { Workspace() }
+
+    /// One thread's contexts, made once; the EC templates are filled by the first key on each curve.
+    private final class Workspace {
+        let fromData: [OpaquePointer]
+        let ecFromData: OpaquePointer
+        let rsaFromData: OpaquePointer
+        let x25519Generator: OpaquePointer
+        var ecTemplates: [OpaquePointer?] = Array(repeating: nil, count: ECCurveName.allCases.count)
+
+        init?() {
+            func fetched(_ name: String) -> OpaquePointer? {
+                guard let context = EVP_PKEY_CTX_new_from_name(nil, name, nil) else { return nil }
+                guard EVP_PKEY_fromdata_init(context) == 1 else { EVP_PKEY_CTX_free(context); return nil }
+                return context
+            }
+            let raw = RawAlgorithm.allCases.map { fetched($0.name) }
+            let ec = fetched("EC"), rsa = fetched("RSA")
+            var generator = EVP_PKEY_CTX_new_from_name(nil, "X25519", nil)
+            if let made = generator, EVP_PKEY_keygen_init(made) != 1 {
+                EVP_PKEY_CTX_free(made)
+                generator = nil
+            }
+            guard let ec, let rsa, let generator, raw.allSatisfy({ $0 != nil }) else {
+                for context in raw + [ec, rsa, generator] { EVP_PKEY_CTX_free(context) }
+                return nil
+            }
+            fromData = raw.compactMap { $0 }
+            ecFromData = ec
+            rsaFromData = rsa
+            x25519Generator = generator
+        }
+
+        deinit {
+            for context in fromData + [ecFromData, rsaFromData, x25519Generator] { EVP_PKEY_CTX_free(context) }
+            for key in ecTemplates { EVP_PKEY_free(key) }
+        }
+    }
+}

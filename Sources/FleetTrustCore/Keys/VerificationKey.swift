@@ -1,0 +1,65 @@
+import COpenSSL
+
+/// A plain public key made into an OpenSSL key once, ready to check signatures.
+///
+/// Building an `EVP_PKEY` can cost more than a verification (an RSA key sets up its Montgomery
+/// form on first use, an ECDSA key its curve), and a fleet cloned from one image presents the
+/// same host key on many hosts, so `VerificationKeyCache` keeps recent ones by their exact blob.
+/// Unchecked-sendable: after `init` the OpenSSL key is only read, which OpenSSL allows from any thread.
+final class VerificationKey: @unchecked Sendable {
+    /// The plain key type that signs (for a certificate: the certified key's).
+    let kind: KeyType
+    /// RSA only: the modulus length without leading zeros, to which a shorter signature is padded.
+    let modulusBytes: Int
+    private let pkey: OpaquePointer
+
+    /// Builds the key that signs for `key` (the certified key, for a certificate); nil if OpenSSH
+    /// would not verify with it.
+    init?(_ key: HostKey) {
+        let signer: HostKey
+        if key.isCertificate {
+            guard let certificate = try? HostCertificate(key) else { return nil }
+            signer = certificate.key
+        } else {
+            signer = key
+        }
+        var fields = SSHWireReader(signer.blob)
+        guard (try? fields.readString(limit: 128)) != nil else { return nil }
+        var modulusBytes = 0
+        let made: OpaquePointer?
+        switch signer.kind {
+        case .ed25519:
+            guard let point = try? fields.readString(limit: 64) else { return nil }
+            made = point.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.ed25519, $0) }
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
+            let curve: OpenSSLKeys.ECCurveName = signer.kind == .ecdsaP256 ? .p256 : signer.kind == .ecdsaP384 ? .p384 : .p521
+            guard (try? fields.readString(limit: 32)) != nil, let point = try? fields.readString(limit: 256) else { return nil }
+            made = point.withUnsafeBytes { OpenSSLKeys.ecPublicKey(curve, point: $0) }
+        case .rsa:
+            guard let e = try? fields.readString(limit: 2048), let n = try? fields.readString(limit: 4096) else { return nil }
+            modulusBytes = n.drop { $0 == 0 }.count
+            guard modulusBytes > 0 else { return nil }
+            made = n.withUnsafeBytes { modulus in e.withUnsafeBytes { OpenSSLKeys.rsaPublicKey(modulus: modulus, exponent: $0) } }
+        default:
+            return nil
+        }
+        guard let made else { return nil }
+        self.kind = signer.kind
+        self.modulusBytes = modulusBytes
+        self.pkey = made
+    }
+
+    deinit { EVP_PKEY_free(pkey) }
+
+    /// Checks a raw signature (already in OpenSSL's form) over `data`; `md` nil for Ed25519.
+    func verify(signature: [UInt8], md: OpaquePointer?, data: [UInt8]) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, md, nil, pkey) == 1 else { return false }
+        return signature.withUnsafeBufferPointer { sig in
+            data.withUnsafeBufferPointer { message in
+                EVP_DigestVerify(context, sig.baseAddress, sig.count, message.baseAddress, message.count) == 1
+            }
+        }
+    }
+}

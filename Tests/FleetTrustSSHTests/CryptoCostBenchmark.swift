@@ -1,0 +1,176 @@
+import COpenSSL
+import Foundation
+import XCTest
+@testable import FleetTrustCore
+import FleetTrustTestFleet
+@testable import FleetTrustSSH
+
+/// Per-operation CPU of a handshake's cryptography through our types, next to OpenSSL's own
+/// floor (everything prepared once, only the arithmetic per call). Not part of `make test`: run with
+/// `FLEETTRUST_CRYPTO_BENCH=1 swift test --skip-build --filter CryptoCostBenchmark` (best in a
+/// release build). Thread CPU time, best of three rounds, so a busy machine blurs it less.
+final class CryptoCostBenchmark: XCTestCase {
+    func testCostPerOperationAgainstTheOpenSSLFloor() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["FLEETTRUST_CRYPTO_BENCH"] != nil, "set FLEETTRUST_CRYPTO_BENCH=1")
+        let rounds = Int(ProcessInfo.processInfo.environment["FLEETTRUST_CRYPTO_BENCH_SCALE"] ?? "1") ?? 1
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-cryptobench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let server = try Curve25519KeyAgreement()
+        let serverPublicKey = server.publicKey
+        let clientInit = [UInt8](repeating: 7, count: 300), serverInit = [UInt8](repeating: 9, count: 1100)
+        let x25519 = measure(2000 * rounds) {
+            guard let agreement = try? Curve25519KeyAgreement(),
+                  let secret = agreement.sharedSecret(serverPublicKey: serverPublicKey) else { return false }
+            return Curve25519KeyAgreement.exchangeHash(
+                clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
+                clientKexInit: clientInit, serverKexInit: serverInit, hostKeyBlob: serverPublicKey,
+                clientPublicKey: agreement.publicKey, serverPublicKey: serverPublicKey, sharedSecret: secret).count == 32
+        }
+        let floor = try x25519Floor(rounds)
+        report("x25519 keygen + derive + exchange hash", x25519, floor)
+
+        for signed in try corpus(directory) {
+            let ours = measure((signed.name.contains("rsa") ? 4000 : 1000) * rounds) {
+                SignatureVerifier.verify(signatureBlob: signed.signature, data: signed.data, key: signed.key)
+            }
+            XCTAssertFalse(SignatureVerifier.verify(signatureBlob: signed.signature, data: signed.data + [0], key: signed.key))
+            report("verify \(signed.name)", ours, try verifyFloor(signed, rounds))
+            report("  + building its key (not kept yet)", measure(1000 * rounds) { VerificationKey(signed.key) != nil }, nil)
+        }
+    }
+
+    /// The signature check alone: key, context and signature prepared once; the digest per call.
+    private func verifyFloor(_ signed: Signed, _ rounds: Int) throws -> UInt64 {
+        let plain = signed.key.isCertificate ? try HostCertificate(signed.key).key : signed.key
+        var fields = SSHWireReader(plain.blob)
+        _ = try fields.readString()
+        var signature = SSHWireReader(signed.signature)
+        let algorithm = try signature.readUTF8()
+        let raw = try signature.readString()
+        let count = (signed.name.contains("rsa") ? 4000 : 1000) * rounds
+        if plain.kind == .ed25519 {
+            let point = try fields.readString()
+            let pkey = try XCTUnwrap(point.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.ed25519, $0) })
+            let context = EVP_MD_CTX_new()
+            defer { EVP_MD_CTX_free(context); EVP_PKEY_free(pkey) }
+            XCTAssertEqual(EVP_DigestVerifyInit(context, nil, nil, nil, pkey), 1)
+            return measure(count) { EVP_DigestVerify(context, raw, raw.count, signed.data, signed.data.count) == 1 }
+        }
+        let pkey: OpaquePointer, prepared: [UInt8]
+        if plain.kind == .rsa {
+            let e = try fields.readString(), n = try fields.readString()
+            pkey = try XCTUnwrap(n.withUnsafeBytes { modulus in e.withUnsafeBytes { OpenSSLKeys.rsaPublicKey(modulus: modulus, exponent: $0) } })
+            prepared = raw
+        } else {
+            _ = try fields.readString()
+            let point = try fields.readString()
+            let curve: OpenSSLKeys.ECCurveName = plain.kind == .ecdsaP256 ? .p256 : plain.kind == .ecdsaP384 ? .p384 : .p521
+            pkey = try XCTUnwrap(point.withUnsafeBytes { OpenSSLKeys.ecPublicKey(curve, point: $0) })
+            prepared = try XCTUnwrap(SignatureVerifier.ecdsaDER(raw, maxScalarBytes: 66))
+        }
+        let digest: ([UInt8]) -> [UInt8], md: OpaquePointer?
+        switch algorithm {
+        case "rsa-sha2-256", "ecdsa-sha2-nistp256": (digest, md) = (Digest.sha256, Digest.fetchedSHA256)
+        case "ecdsa-sha2-nistp384": (digest, md) = (Digest.sha384, Digest.fetchedSHA384)
+        default: (digest, md) = (Digest.sha512, Digest.fetchedSHA512)
+        }
+        let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil)
+        defer { EVP_PKEY_CTX_free(context); EVP_PKEY_free(pkey) }
+        XCTAssertEqual(EVP_PKEY_verify_init(context), 1)
+        XCTAssertEqual(EVP_PKEY_CTX_set_signature_md(context, md), 1)
+        return measure(count) {
+            let hash = digest(signed.data)
+            return EVP_PKEY_verify(context, prepared, prepared.count, hash, hash.count) == 1
+        }
+    }
+
+    /// Two scalar multiplications (key generation costs one) and SHA-256 over 1.6 KB.
+    private func x25519Floor(_ rounds: Int) throws -> UInt64 {
+        let ours = try XCTUnwrap(OpenSSLKeys.generateX25519()), peer = try XCTUnwrap(OpenSSLKeys.generateX25519())
+        defer { EVP_PKEY_free(ours); EVP_PKEY_free(peer) }
+        let context = try XCTUnwrap(EVP_PKEY_CTX_new_from_pkey(nil, ours, nil))
+        defer { EVP_PKEY_CTX_free(context) }
+        XCTAssertEqual(EVP_PKEY_derive_init(context), 1)
+        XCTAssertEqual(EVP_PKEY_derive_set_peer(context, peer), 1)
+        var secret = [UInt8](repeating: 0, count: 32)
+        let derive = measure(2000 * rounds) {
+            var length = 32
+            return EVP_PKEY_derive(context, &secret, &length) == 1
+        }
+        let input = [UInt8](repeating: 1, count: 1600)
+        return 2 * derive + measure(20000 * rounds) { Digest.sha256(input).count == 32 }
+    }
+
+    private struct Signed { let name: String, key: HostKey, signature: [UInt8], data: [UInt8] }
+
+    /// Keys made by `ssh-keygen`, signatures by `ssh-keygen -Y sign` and (rsa-sha2-256) `openssl dgst`.
+    private func corpus(_ directory: URL) throws -> [Signed] {
+        let message = directory.appendingPathComponent("message")
+        try Data("the exchange hash of a handshake\n".utf8).write(to: message)
+        var all: [Signed] = []
+        for (type, bits, name) in [("ed25519", "256", "ssh-ed25519"), ("ecdsa", "256", "ecdsa-sha2-nistp256"),
+                                   ("ecdsa", "384", "ecdsa-sha2-nistp384"), ("ecdsa", "521", "ecdsa-sha2-nistp521"),
+                                   ("rsa", "3072", "rsa-sha2-512 (3072 bits)")] {
+            let path = directory.appendingPathComponent("\(type)-\(bits)").path
+            _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-t", type, "-b", bits, "-N", "", "-f", path])
+            try? FileManager.default.removeItem(atPath: message.path + ".sig")
+            _ = try Tool.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-f", path, "-n", "file", message.path])
+            let armored = try String(contentsOfFile: message.path + ".sig", encoding: .utf8)
+            let sshsig = try XCTUnwrap(Base64.decode(armored.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+            var reader = SSHWireReader(sshsig)
+            _ = try reader.readBytes(10)
+            let key = try HostKey(blob: try reader.readString())
+            let namespace = try reader.readString(), reserved = try reader.readString(), hash = try reader.readUTF8()
+            let signature = try reader.readString()
+            let content = [UInt8](try Data(contentsOf: message))
+            var data = SSHWireWriter()
+            data.writeRaw(Array("SSHSIG".utf8))
+            for field in [namespace, reserved, Array(hash.utf8)] { data.writeString(field) }
+            data.writeString(hash == "sha512" ? Digest.sha512(content) : Digest.sha256(content))
+            all.append(Signed(name: name, key: key, signature: signature, data: data.bytes))
+            if type == "rsa" {
+                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-p", "-N", "", "-m", "PEM", "-f", path])
+                let raw = directory.appendingPathComponent("rsa256.sig").path
+                _ = try Tool.run("/usr/bin/openssl", ["dgst", "-sha256", "-sign", path, "-out", raw, message.path])
+                var blob = SSHWireWriter()
+                blob.writeString("rsa-sha2-256")
+                blob.writeString([UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
+                all.append(Signed(name: "rsa-sha2-256 (3072 bits)", key: key, signature: blob.bytes, data: content))
+            }
+            if type == "ed25519" {
+                let ca = directory.appendingPathComponent("ca").path
+                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", ca])
+                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-s", ca, "-I", "bench", "-h", "-n", "web", path + ".pub"])
+                let certificate = try HostKey(openSSHLine: String(contentsOfFile: path + "-cert.pub", encoding: .utf8))
+                all.append(Signed(name: "ssh-ed25519 by a certificate's key", key: certificate, signature: signature, data: data.bytes))
+            }
+        }
+        return all
+    }
+
+    /// Best thread-CPU nanoseconds per call of three rounds of `count` calls; every call must succeed.
+    private func measure(_ count: Int, _ body: () -> Bool) -> UInt64 {
+        var best = UInt64.max
+        for _ in 0..<3 {
+            let start = threadNanoseconds()
+            var failures = 0
+            for _ in 0..<count where !body() { failures += 1 }
+            XCTAssertEqual(failures, 0)
+            best = min(best, (threadNanoseconds() - start) / UInt64(count))
+        }
+        return best
+    }
+
+    private func threadNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    private func report(_ name: String, _ ours: UInt64, _ floor: UInt64?) {
+        let reference = floor.map { String(format: "   floor %7llu ns   %.2fx", $0, Double(ours) / Double($0)) } ?? ""
+        print(String(format: "crypto-bench  %-44@ %8llu ns/op", name as NSString, ours) + reference)
+    }
+}
