@@ -26,16 +26,18 @@ struct CertificateFirstProbe: Sendable {
     func run(cancellation: ProbeCancellation, connectDeadline: ContinuousClock.Instant) -> AttemptOutcome {
         let connection: TCPConnection
         do {
-            connection = try endpoint.open(deadline: connectDeadline, cancellation: cancellation)
+            connection = try endpoint.open(deadline: connectDeadline, cancellation: cancellation,
+                                           greeting: IdentificationExchange.clientVersion + [0x0d, 0x0a])
         } catch {
             return AttemptOutcome(failure: error)
         }
         cancellation.enter(.keyExchange)
         let report = if let choose {
-            KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds, choosing: choose)
+            KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds,
+                                 identificationSent: true, choosing: choose)
         } else {
             KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
-                                 timeout: timeout.seconds, fd: connection.fd)
+                                 timeout: timeout.seconds, fd: connection.fd, identificationSent: true)
         }
         connection.close(cancellation: cancellation)
         var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,

@@ -61,12 +61,12 @@ struct TCPConnection {
 
     /// Connects and waits for the server to speak; on failure nothing is left open.
     static func open(to address: SocketAddress, deadline: ContinuousClock.Instant,
-                     cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+                     cancellation: ProbeCancellation, greeting: [UInt8] = []) throws(ProbeFailure) -> TCPConnection {
         cancellation.enter(.connect)
         var connection = try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
         cancellation.enter(.banner)
         do {
-            try connection.awaitServer(until: deadline, cancellation: cancellation)
+            try connection.awaitServer(until: deadline, cancellation: cancellation, greeting: greeting)
         } catch {
             connection.close(cancellation: cancellation)
             throw error
@@ -81,9 +81,14 @@ struct TCPConnection {
         try TCPConnection(to: address, deadline: deadline, cancellation: cancellation)
     }
 
-    /// Waits for the server's first bytes and peeks at them; hands the socket back in blocking mode.
-    mutating func awaitServer(until deadline: ContinuousClock.Instant,
-                              cancellation: ProbeCancellation) throws(ProbeFailure) {
+    /// Sends `greeting` (our identification, as `ssh` sends it at once: a server may wait to hear
+    /// it before it speaks), then waits for the server's first bytes and peeks at them; hands the
+    /// socket back in blocking mode. A greeting that cannot be sent shows as the end it met.
+    mutating func awaitServer(until deadline: ContinuousClock.Instant, cancellation: ProbeCancellation,
+                              greeting: [UInt8] = []) throws(ProbeFailure) {
+        if !greeting.isEmpty {
+            _ = greeting.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        }
         guard Self.wait(fd, for: Int16(POLLIN), until: deadline) else {
             throw cancellation.isCancelled ? ProbeFailures.cancelled : ProbeFailures.bannerTimeout
         }

@@ -249,3 +249,20 @@ final class ExchangeEngineAttackTests: XCTestCase {
                        "ssh sends its KEXINIT at once and meets this server's key: \(result.failures.map(\.message.value))")
     }
 }
+
+/// A route reaches the host the same way: our client speaks first through a ProxyCommand too.
+final class RoutedClientFirstTests: XCTestCase {
+    func testAServerThatSpeaksOnlyAfterHearingTheClientIsProbedThroughAProxyCommand() throws {
+        let server = try HostileSSHServer(mode: "client-first")
+        defer { server.stop() }
+        let relay = "/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/%p; cat <&3 & exec cat >&3'"
+        let host = InventoryHost(name: "waits", address: "127.0.0.1", port: server.port, proxy: "ProxyCommand \(relay)")
+        XCTAssertNil(host.refusal)
+        let routes = BastionConnections(settings: .init(), timeout: .seconds(3))
+        defer { routes.close() }
+        let result = HostProbe(host: host, timeout: .seconds(3), scheduler: AttemptScheduler(helperThreads: 4), routes: routes)
+            .run(cancellation: ProbeCancellation())
+        XCTAssertEqual(result.keys.map(\.key.fingerprint), [server.hostKey.fingerprint],
+                       "ssh sends its identification at once, through a ProxyCommand too: \(result.failures.map(\.message.value))")
+    }
+}

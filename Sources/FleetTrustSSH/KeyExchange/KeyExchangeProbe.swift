@@ -29,13 +29,16 @@ public enum KeyExchangeProbe {
     /// With `fd`, the exchange runs over that connected socket, which stays the caller's to close
     /// (so a pool can cancel by `shutdown(2)` without racing a close); otherwise it connects to
     /// `host`:`port` itself. `timeout` bounds the whole exchange, connection included.
+    /// `identificationSent`: the caller already sent our identification on `fd` (see
+    /// `TCPConnection.awaitServer`).
     public static func run(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
-                           fd: Int32? = nil) -> KeyExchangeReport {
+                           fd: Int32? = nil, identificationSent: Bool = false) -> KeyExchangeReport {
         var offered: [String] = []
         for name in hostKeyAlgorithms where supportedAlgorithms.contains(name) && !offered.contains(name) {
             offered.append(name)
         }
-        return perform(host: host, port: port, offer: .upFront(offered), timeout: timeout, fd: fd)
+        return perform(host: host, port: port, offer: .upFront(offered), timeout: timeout, fd: fd,
+                       identificationSent: identificationSent)
     }
 
     /// Runs one key exchange over the connected socket `fd` (which stays the caller's), deciding
@@ -44,14 +47,16 @@ public enum KeyExchangeProbe {
     /// OpenSSH sends its KEXINIT only after our identification arrives, so waiting for it before
     /// sending ours costs no round trip, and lets several connections to one server each ask for a
     /// different key type from the start.
-    static func run(fd: Int32, host: String, timeout: Double, choosing choose: @escaping @Sendable ([String]) -> [String]?) -> KeyExchangeReport {
-        perform(host: host, port: 0, offer: .afterServer(choose), timeout: timeout, fd: fd)
+    static func run(fd: Int32, host: String, timeout: Double, identificationSent: Bool = false,
+                    choosing choose: @escaping @Sendable ([String]) -> [String]?) -> KeyExchangeReport {
+        perform(host: host, port: 0, offer: .afterServer(choose), timeout: timeout, fd: fd, identificationSent: identificationSent)
     }
 
     private typealias Offer = ExchangeSession.Offer
 
     /// Drives one `ExchangeSession` on the calling thread, which blocks in `poll` until the deadline.
-    private static func perform(host: String, port: Int, offer: Offer, timeout: Double, fd: Int32?) -> KeyExchangeReport {
+    private static func perform(host: String, port: Int, offer: Offer, timeout: Double, fd: Int32?,
+                                identificationSent: Bool = false) -> KeyExchangeReport {
         let started = ContinuousClock.now
         let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 86_400)
         let deadline = started + .milliseconds(Int64(seconds * 1000))
@@ -67,7 +72,7 @@ public enum KeyExchangeProbe {
             var socket = if let fd { TransportSocket(adopting: fd, deadline: deadline) }
                          else { try TransportSocket.connect(host: host, port: port, deadline: deadline) }
             peer = socket.peerAddress
-            var key = try drive(session, over: &socket)
+            var key = try drive(session, over: &socket, identificationSent: identificationSent)
             try? socket.write(BinaryPacket.goodbye)
             key.handshakeMilliseconds = (ContinuousClock.now - started).milliseconds
             outcome = .success(key)
@@ -80,9 +85,11 @@ public enum KeyExchangeProbe {
         return report
     }
 
-    private static func drive(_ session: ExchangeSession, over socket: inout TransportSocket) throws(ProbeFailure) -> DiscoveredKey {
+    private static func drive(_ session: ExchangeSession, over socket: inout TransportSocket,
+                              identificationSent: Bool) throws(ProbeFailure) -> DiscoveredKey {
         do {
-            try socket.write(session.opening)
+            let identification = IdentificationExchange.clientVersion.count + 2
+            try socket.write(identificationSent ? Array(session.opening.dropFirst(identification)) : session.opening)
         } catch {
             throw KeyExchangeFailures.transport(error, stage: .banner)
         }

@@ -21,12 +21,16 @@ enum ProbeEndpoint: Sendable {
         return nil
     }
 
-    func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+    /// `greeting` goes out before the wait for the server's first bytes (our client's
+    /// identification; libssh sends its own, so its attempts pass none).
+    func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation,
+              greeting: [UInt8] = []) throws(ProbeFailure) -> TCPConnection {
         switch self {
-        case .direct(let address): return try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation)
+        case .direct(let address):
+            return try TCPConnection.open(to: address, deadline: deadline, cancellation: cancellation, greeting: greeting)
         case .routed(let target):
             cancellation.enter(.proxy)
-            return try target.open(deadline: deadline, cancellation: cancellation)
+            return try target.open(deadline: deadline, cancellation: cancellation, greeting: greeting)
         }
     }
 }

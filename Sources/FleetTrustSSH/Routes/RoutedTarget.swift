@@ -10,7 +10,9 @@ struct RoutedTarget: Sendable {
     var host: InventoryHost
     var connections: BastionConnections
 
-    func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+    /// `greeting` is sent before waiting for the server to speak (see `TCPConnection.awaitServer`).
+    func open(deadline: ContinuousClock.Instant, cancellation: ProbeCancellation,
+              greeting: [UInt8] = []) throws(ProbeFailure) -> TCPConnection {
         if let refusal = host.refusal { throw refusal.failure }
         let destination: SSHDestination
         let user: SSHUserName
@@ -21,7 +23,8 @@ struct RoutedTarget: Sendable {
             throw HostRefusal(reason: .unsafeName(error), source: host.source).failure
         }
         if case .command(let template)? = host.route.hops.first {
-            return try openCommand(template, destination: destination, user: user, deadline: deadline, cancellation: cancellation)
+            return try openCommand(template, destination: destination, user: user, deadline: deadline, cancellation: cancellation,
+                                   greeting: greeting)
         }
         let chain = connections.chain(for: host)
         let started = ContinuousClock.now
@@ -61,7 +64,7 @@ struct RoutedTarget: Sendable {
         }
         var connection = TCPConnection(adopting: pair.ours, child: ForwardedChannel(channel))
         do {
-            try connection.awaitServer(until: bound, cancellation: cancellation)
+            try connection.awaitServer(until: bound, cancellation: cancellation, greeting: greeting)
             return connection
         } catch {
             connection.close(cancellation: cancellation)
@@ -71,7 +74,8 @@ struct RoutedTarget: Sendable {
 
     /// The host through its ProxyCommand, run by the user's shell as `ssh` runs it.
     private func openCommand(_ template: String, destination: SSHDestination, user: SSHUserName,
-                             deadline: ContinuousClock.Instant, cancellation: ProbeCancellation) throws(ProbeFailure) -> TCPConnection {
+                             deadline: ContinuousClock.Instant, cancellation: ProbeCancellation,
+                             greeting: [UInt8]) throws(ProbeFailure) -> TCPConnection {
         let expanded: String
         do {
             expanded = try ProxyCommandTokens.expand(template, destination: destination, port: host.port, user: user)
@@ -100,7 +104,7 @@ struct RoutedTarget: Sendable {
         }
         var connection = TCPConnection(adopting: pair.ours, child: child)
         do {
-            try connection.awaitServer(until: deadline, cancellation: cancellation)
+            try connection.awaitServer(until: deadline, cancellation: cancellation, greeting: greeting)
             return connection
         } catch {
             let exited = Self.waitForExit(child)
