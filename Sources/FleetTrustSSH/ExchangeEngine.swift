@@ -143,7 +143,7 @@ final class ExchangeLoop: @unchecked Sendable {
     }
 
     private func run() {
-        Self.nameCurrentThread()
+        nameCurrentThread("fleettrust-kex")
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         while true {
             let timeout = deadlines.milliseconds(untilNextFrom: .now)
@@ -178,13 +178,6 @@ final class ExchangeLoop: @unchecked Sendable {
                 }
             }
         }
-    }
-
-    private static func nameCurrentThread() {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = "fleettrust-kex".withCString { write(fd, $0, strlen($0)) }
-        close(fd)
     }
 }
 

@@ -54,7 +54,7 @@ final class WorkerThreads: @unchecked Sendable {
 
     private func spawn(at spawned: ContinuousClock.Instant) {
         let thread = Thread { [self] in
-            WorkerThreads.nameCurrentThread()
+            nameCurrentThread("fleettrust-ssh")
             var free = spawned
             while let queued = nextJob() {
                 queued.job(max(queued.submitted, free))
@@ -63,17 +63,6 @@ final class WorkerThreads: @unchecked Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
-    }
-
-    /// Names the calling thread `fleettrust-ssh` for `top -H` and /proc/PID/task/*/comm (at most
-    /// 15 bytes, the kernel's limit). Written through /proc/thread-self: Foundation's
-    /// `Thread.name` reaches the kernel only when the new thread runs after `start()` has
-    /// recorded it, which a busy machine does not always do.
-    private static func nameCurrentThread() {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = "fleettrust-ssh".withCString { write(fd, $0, strlen($0)) }
-        close(fd)
     }
 
     private func nextJob() -> Queued? {
@@ -102,4 +91,15 @@ final class WorkerThreads: @unchecked Sendable {
         }
         return job
     }
+}
+
+/// Names the calling thread (at most 15 bytes, the kernel's limit) for `top -H` and
+/// /proc/PID/task/*/comm. Written through /proc/thread-self: Foundation's `Thread.name` reaches
+/// the kernel only when the new thread runs after `start()` has recorded it, which a busy
+/// machine does not always do.
+func nameCurrentThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = name.withCString { write(fd, $0, strlen($0)) }
+    close(fd)
 }

@@ -52,6 +52,17 @@ struct CompactJSON {
         comma = false
     }
 
+    /// One object whose members are `keys` in their sorted order, each value written by `value`.
+    mutating func object<Key>(_ keys: [(key: Key, json: [UInt8])],
+                              _ value: (inout CompactJSON, Key) throws -> Void) rethrows {
+        beginObject()
+        for (key, name) in keys {
+            field(name)
+            try value(&self, key)
+        }
+        endObject()
+    }
+
     mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))

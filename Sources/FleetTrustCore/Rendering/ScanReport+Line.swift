@@ -72,9 +72,7 @@ extension ScanReport.Key {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) throws {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        try json.object(Self.sortedKeys) { json, key in
             switch key {
             case .type: json.string(type)
             case .bits: json.integer(bits)
@@ -95,7 +93,6 @@ extension ScanReport.Key {
             case .sharedBy: json.optional(sharedBy) { $0.integer($1) }
             }
         }
-        json.endObject()
     }
 }
 
@@ -103,9 +100,7 @@ extension ScanReport.Certificate {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .ca: json.string(ca)
             case .caKey: json.string(caKey)
@@ -120,7 +115,6 @@ extension ScanReport.Certificate {
             case .warnings: json.rawValues(warnings)
             }
         }
-        json.endObject()
     }
 }
 
@@ -128,16 +122,13 @@ extension ScanReport.Failure {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .stage: json.string(stage)
             case .code: json.string(code.rawValue)
             case .message: json.string(message)
             }
         }
-        json.endObject()
     }
 }
 
@@ -145,15 +136,12 @@ extension ScanReport.Pin {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .verdict: json.string(verdict.rawValue)
             case .evidence: json.strings(evidence)
             }
         }
-        json.endObject()
     }
 }
 
@@ -161,9 +149,7 @@ extension ScanReport.DriftMove {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .kind: json.string(kind.rawValue)
             case .type: json.string(type)
@@ -171,7 +157,6 @@ extension ScanReport.DriftMove {
             case .now: json.optional(now) { $0.string($1) }
             }
         }
-        json.endObject()
     }
 }
 
@@ -179,15 +164,12 @@ extension ScanReport.Hop {
     private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .kind: json.string(kind)
             case .hop: json.string(hop)
             }
         }
-        json.endObject()
     }
 }
 
@@ -195,9 +177,7 @@ extension NegotiatedAlgorithms {
     private static let sortedKeys = CompactJSON.sortedKeys([CodingKeys.hostKey, .keyExchange, .cipher, .mac])
 
     func write(to json: inout CompactJSON) {
-        json.beginObject()
-        for (key, name) in Self.sortedKeys {
-            json.field(name)
+        json.object(Self.sortedKeys) { json, key in
             switch key {
             case .hostKey: json.string(hostKey)
             case .keyExchange: json.string(keyExchange)
@@ -205,7 +185,6 @@ extension NegotiatedAlgorithms {
             case .mac: json.string(mac)
             }
         }
-        json.endObject()
     }
 }
 
