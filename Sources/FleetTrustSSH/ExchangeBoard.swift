@@ -23,6 +23,7 @@ final class ExchangeBoard: Sendable {
         var serverAlgorithms: [String]?
         var queue: [Exchange] = []
         var next = 0
+        var surplusTaken = false
     }
 
     private let state = Mutex(State())
@@ -37,6 +38,18 @@ final class ExchangeBoard: Sendable {
             guard state.next < state.queue.count else { return nil }
             defer { state.next += 1 }
             return state.queue[state.next]
+        }
+    }
+
+    /// Takes, once, the exchanges past the first `connections`: a server that needs more exchanges
+    /// than the probe opened connections for (one with a host certificate needs four) gets them on
+    /// connections of their own as soon as its list is known, not a round trip later.
+    func claimSurplus(beyond connections: Int) -> [Exchange] {
+        state.withLock { state in
+            guard !state.surplusTaken, state.queue.count > connections, state.next <= connections else { return [] }
+            state.surplusTaken = true
+            defer { state.queue.removeSubrange(connections...) }
+            return Array(state.queue[connections...])
         }
     }
 

@@ -1,4 +1,5 @@
 import FleetTrustCore
+import Synchronization
 
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
@@ -81,13 +82,18 @@ public struct HostProbe: Sendable {
                        cancellation: ProbeCancellation) -> Bool {
         let board = ExchangeBoard()
         let claims = (0..<Self.connectionsAtOnce).map { _ in Claim() }
+        let early = EarlyExchanges()
         let opened = ours(claims.map { claim in
             .afterServer { offered in
                 claim.exchange = board.claim(serverAlgorithms: offered)
+                if case .direct(let socketAddress) = address {
+                    let surplus = board.claimSurplus(beyond: Self.connectionsAtOnce)
+                    if !surplus.isEmpty { start(surplus, at: socketAddress, into: early, cancellation: cancellation) }
+                }
                 return claim.exchange?.offered
             }
         }, at: address, firstDeadline: firstDeadline, cancellation: cancellation)
-        let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) },
+        let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) } + early.wait(),
                                at: address, cancellation: cancellation)
         let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
         guard let opening = claimed.first, let offered = board.serverAlgorithms else {
@@ -114,6 +120,18 @@ public struct HostProbe: Sendable {
         for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
         finish(&result, plan: plan, refused: refused)
         return true
+    }
+
+    /// Starts the exchanges the first round has no connection for, on the engine, without waiting.
+    private func start(_ exchanges: [ExchangeBoard.Exchange], at address: SocketAddress, into early: EarlyExchanges,
+                       cancellation: ProbeCancellation) {
+        let gathered = early.begin(exchanges)
+        for (index, exchange) in exchanges.enumerated() {
+            let request = ExchangeRequest(address: address, port: host.port, offer: .upFront(exchange.offered), timeout: timeout,
+                                          connectDeadline: .now + timeout, cancellation: cancellation,
+                                          politeness: scheduler.politeness)
+            scheduler.engine.start(request) { gathered.put($0, at: index) }
+        }
     }
 
     /// Runs our key-exchange client once per offer, all at once, each on a connection of its
@@ -301,6 +319,24 @@ private struct ClaimedExchange: Sendable {
     var exchange: ExchangeBoard.Exchange?
     var ours: AttemptOutcome
     var libssh: AttemptOutcome?
+}
+
+/// Exchanges started as soon as the server's list showed the first round could not take them all.
+private final class EarlyExchanges: Sendable {
+    private let started = Mutex<(exchanges: [ExchangeBoard.Exchange], outcomes: Gathered<AttemptOutcome>)?>(nil)
+
+    func begin(_ exchanges: [ExchangeBoard.Exchange]) -> Gathered<AttemptOutcome> {
+        let outcomes = Gathered<AttemptOutcome>(count: exchanges.count)
+        started.withLock { $0 = (exchanges, outcomes) }
+        return outcomes
+    }
+
+    /// Their outcomes, once all have ended; none when none was started. Called after the first
+    /// round, whose connections start them, has ended.
+    func wait() -> [ClaimedExchange] {
+        guard let (exchanges, outcomes) = started.withLock({ $0 }) else { return [] }
+        return zip(exchanges, outcomes.wait()).map { ClaimedExchange(exchange: $0, ours: $1) }
+    }
 }
 
 /// The exchange one connection claimed, set on that connection's own thread.

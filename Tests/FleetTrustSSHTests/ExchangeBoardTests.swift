@@ -34,6 +34,28 @@ final class ExchangeBoardTests: XCTestCase {
         XCTAssertEqual(board.unclaimed.map(\.offered), [["ecdsa-sha2-nistp256"], ["rsa-sha2-256"]])
     }
 
+    func testTheExchangesBeyondTheFirstRoundAreTakenOnceAsSoonAsTheServersListIsKnown() {
+        let board = ExchangeBoard()
+        let offered = ["ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com", "ssh-ed25519",
+                       "ecdsa-sha2-nistp256", "rsa-sha2-256"]
+        XCTAssertEqual(board.claim(serverAlgorithms: offered)?.index, 0)
+        let surplus = board.claimSurplus(beyond: 3)
+        XCTAssertEqual(surplus.map(\.index), [3, 4])
+        XCTAssertEqual(surplus.map(\.offered), [["ecdsa-sha2-nistp256"], ["rsa-sha2-256"]])
+        XCTAssertTrue(board.claimSurplus(beyond: 3).isEmpty, "the surplus is started once, by one connection")
+        XCTAssertEqual(board.claim(serverAlgorithms: offered)?.index, 1)
+        XCTAssertEqual(board.claim(serverAlgorithms: offered)?.index, 2)
+        XCTAssertNil(board.claim(serverAlgorithms: offered), "a surplus exchange is never claimed twice")
+        XCTAssertTrue(board.unclaimed.isEmpty)
+    }
+
+    func testAServerNeedingNoMoreExchangesThanConnectionsHasNoSurplus() {
+        let board = ExchangeBoard()
+        _ = board.claim(serverAlgorithms: ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512"])
+        XCTAssertTrue(board.claimSurplus(beyond: 3).isEmpty)
+        XCTAssertEqual(board.unclaimed.count, 2)
+    }
+
     func testOnlyAnEarlyCloseOrExceededMaxStartupsIsARefusalForLoad() {
         XCTAssertTrue(TargetPoliteness.isRefusalForLoad(ProbeFailures.closedBeforeBanner()))
         XCTAssertTrue(TargetPoliteness.isRefusalForLoad(ProbeFailure(stage: .banner, code: .notSSH,
