@@ -23,6 +23,14 @@ final class AttemptScheduler: Sendable {
         self.helpers = WorkerThreads(limit: helperThreads)
     }
 
+    /// Starts every attempt on a helper thread and returns at once; `done` gets each outcome with
+    /// its index, on the thread that ran it.
+    func start<Outcome: Sendable>(_ attempts: [@Sendable () -> Outcome], done: @escaping @Sendable (Int, Outcome) -> Void) {
+        for (index, attempt) in attempts.enumerated() {
+            helpers.submit { _ in done(index, attempt()) }
+        }
+    }
+
     /// Runs every attempt at once (the first on the calling thread) and returns their outcomes in order.
     func all<Outcome: Sendable>(_ attempts: [@Sendable () -> Outcome]) -> [Outcome] {
         guard let first = attempts.first else { return [] }

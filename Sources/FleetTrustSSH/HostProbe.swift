@@ -73,23 +73,27 @@ public struct HostProbe: Sendable {
     }
 
     /// Connections opened to a server at once: one per key type of a usual server (Ed25519,
-    /// ECDSA, RSA), so all of them are asked for in the same round trips.
-    static let connectionsAtOnce = 3
+    /// ECDSA, RSA), so all of them are asked for in the same round trips. Through a bastion or
+    /// ProxyCommand, one: each connection there also costs the bastion a channel and a connection
+    /// onwards, so the others open once the server has said how many exchanges it needs.
+    static func connectionsAtOnce(to address: ProbeEndpoint) -> Int {
+        if case .direct = address { return 3 }
+        return 1
+    }
 
     /// Probes one address (or the host behind its route); false when it could not even be
     /// connected to (try the next address).
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                        cancellation: ProbeCancellation) -> Bool {
         let board = ExchangeBoard()
-        let claims = (0..<Self.connectionsAtOnce).map { _ in Claim() }
+        let opening = Self.connectionsAtOnce(to: address)
+        let claims = (0..<opening).map { _ in Claim() }
         let early = EarlyExchanges()
         let opened = ours(claims.map { claim in
             .afterServer { offered in
                 claim.exchange = board.claim(serverAlgorithms: offered)
-                if case .direct(let socketAddress) = address {
-                    let surplus = board.claimSurplus(beyond: Self.connectionsAtOnce)
-                    if !surplus.isEmpty { start(surplus, at: socketAddress, into: early, cancellation: cancellation) }
-                }
+                let surplus = board.claimSurplus(beyond: opening)
+                if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
                 return claim.exchange?.offered
             }
         }, at: address, firstDeadline: firstDeadline, cancellation: cancellation)
@@ -122,13 +126,19 @@ public struct HostProbe: Sendable {
         return true
     }
 
-    /// Starts the exchanges the first round has no connection for, on the engine, without waiting.
-    private func start(_ exchanges: [ExchangeBoard.Exchange], at address: SocketAddress, into early: EarlyExchanges,
+    /// Starts the exchanges the first round has no connection for, without waiting: on the
+    /// engine for a direct address, on helper threads through a route.
+    private func start(_ exchanges: [ExchangeBoard.Exchange], at address: ProbeEndpoint, into early: EarlyExchanges,
                        cancellation: ProbeCancellation) {
         let gathered = early.begin(exchanges)
+        guard case .direct(let socketAddress) = address else {
+            scheduler.start(exchanges.map { routedAttempt(.upFront($0.offered), at: address, firstDeadline: nil,
+                                                          cancellation: cancellation) }) { gathered.put($1, at: $0) }
+            return
+        }
         for (index, exchange) in exchanges.enumerated() {
-            let request = ExchangeRequest(address: address, port: host.port, offer: .upFront(exchange.offered), timeout: timeout,
-                                          connectDeadline: .now + timeout, cancellation: cancellation,
+            let request = ExchangeRequest(address: socketAddress, port: host.port, offer: .upFront(exchange.offered),
+                                          timeout: timeout, connectDeadline: .now + timeout, cancellation: cancellation,
                                           politeness: scheduler.politeness)
             scheduler.engine.start(request) { gathered.put($0, at: index) }
         }
@@ -155,19 +165,23 @@ public struct HostProbe: Sendable {
                                 politeness: scheduler.politeness)
             })
         }
-        return scheduler.all(offers.map { offer in
-            { @Sendable in
-                scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
-                    var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
-                    switch offer {
-                    case .upFront(let offered): probe.offered = offered
-                    case .afterServer(let choose): probe.choose = choose
-                    }
-                    let deadline = fresh ? .now + timeout : firstDeadline ?? .now + timeout
-                    return probe.run(cancellation: cancellation, connectDeadline: deadline)
+        return scheduler.all(offers.map { routedAttempt($0, at: address, firstDeadline: firstDeadline, cancellation: cancellation) })
+    }
+
+    /// One attempt of our client through a route, run on the thread that calls it.
+    private func routedAttempt(_ offer: ExchangeSession.Offer, at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant?,
+                               cancellation: ProbeCancellation) -> @Sendable () -> AttemptOutcome {
+        { @Sendable in
+            scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
+                var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
+                switch offer {
+                case .upFront(let offered): probe.offered = offered
+                case .afterServer(let choose): probe.choose = choose
                 }
+                let deadline = fresh ? .now + timeout : firstDeadline ?? .now + timeout
+                return probe.run(cancellation: cancellation, connectDeadline: deadline)
             }
-        })
+        }
     }
 
     /// Asks libssh for each exchange our client could not negotiate (a server without
