@@ -250,8 +250,27 @@ final class ExchangeEngineAttackTests: XCTestCase {
     }
 }
 
-/// A route reaches the host the same way: our client speaks first through a ProxyCommand too.
+/// A route reaches the host the same way: our client speaks first through a ProxyCommand too,
+/// and opens only the connections the server needs.
 final class RoutedClientFirstTests: XCTestCase {
+    func testThroughAProxyCommandOneConnectionOpensFirstAndNoSpareOneFollows() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("routed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let target = try LabSSHD(address: "127.0.0.1", in: directory)
+        defer { target.stop() }
+        let runs = directory + "/runs"
+        let relay = "/bin/bash -c 'echo run >> \(runs); exec 3<>/dev/tcp/127.0.0.1/%p; cat <&3 & exec cat >&3'"
+        let host = InventoryHost(name: "two-keys", address: "127.0.0.1", port: target.port, proxy: "ProxyCommand \(relay)")
+        let routes = BastionConnections(settings: .init(), timeout: .seconds(5))
+        defer { routes.close() }
+        let result = HostProbe(host: host, timeout: .seconds(5), scheduler: AttemptScheduler(helperThreads: 4), routes: routes)
+            .run(cancellation: ProbeCancellation())
+        XCTAssertEqual(Set(result.keys.map(\.key.fingerprint)), Set(target.publicKeys.map(\.fingerprint)), "\(result.failures)")
+        let opened = try String(contentsOfFile: runs, encoding: .utf8).split(separator: "\n").count
+        XCTAssertEqual(opened, 2, "a server with two host keys costs the route two connections, not a spare third")
+    }
+
     func testAServerThatSpeaksOnlyAfterHearingTheClientIsProbedThroughAProxyCommand() throws {
         let server = try HostileSSHServer(mode: "client-first")
         defer { server.stop() }
