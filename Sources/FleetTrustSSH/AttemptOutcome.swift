@@ -13,3 +13,16 @@ struct AttemptOutcome: Sendable {
     /// A certificate that does not decode, whose key the server proved it holds.
     var malformedKey: MalformedHostKey?
 }
+
+extension AttemptOutcome {
+    /// What our client's exchange came to, from either driver: what `report` learned, and
+    /// `result`; a failure after the probe was cancelled is the cancel's.
+    init(_ report: KeyExchangeReport, _ result: Result<DiscoveredKey, ProbeFailure>, cancellation: ProbeCancellation) {
+        self.init(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
+                  malformedKey: report.malformedKey)
+        switch result {
+        case .success(let key): self.key = key
+        case .failure(let failure): self.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure
+        }
+    }
+}

@@ -40,12 +40,6 @@ struct CertificateFirstProbe: Sendable {
                                  timeout: timeout.seconds, fd: connection.fd, identificationSent: true)
         }
         connection.close(cancellation: cancellation)
-        var outcome = AttemptOutcome(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
-                                     malformedKey: report.malformedKey)
-        switch report.outcome {
-        case .success(let key): outcome.key = key
-        case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure
-        }
-        return outcome
+        return AttemptOutcome(report, report.outcome, cancellation: cancellation)
     }
 }

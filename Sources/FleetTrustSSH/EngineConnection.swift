@@ -33,8 +33,7 @@ final class EngineConnection: @unchecked Sendable {
 
     private var phase = Phase.waitingForPermit
     private var holdsPermit = false
-    private var tries = 0
-    private var pause = TargetPoliteness.firstPause
+    private var backOff = TargetPoliteness.BackOff()
     private var fd: Int32 = -1
     private var session: ExchangeSession?
     private var unsent: [UInt8] = []
@@ -79,7 +78,7 @@ final class EngineConnection: @unchecked Sendable {
         }
         let cancellation = request.cancellation
         cancellation.enter(.connect)
-        let deadline = waited || tries > 0 ? .now + request.timeout : request.connectDeadline
+        let deadline = waited || backOff.retried ? .now + request.timeout : request.connectDeadline
         fd = socket(request.address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return finish(.failure(ProbeFailures.connect(errno: errno))) }
         guard cancellation.register(socket: fd) else {
@@ -275,24 +274,16 @@ final class EngineConnection: @unchecked Sendable {
             fd = -1
         }
         loop.forget(self)
-        var outcome = AttemptOutcome(serverVersion: session?.report.serverVersion,
-                                     serverHostKeyAlgorithms: session?.report.serverHostKeyAlgorithms,
-                                     malformedKey: session?.report.malformedKey)
-        switch result {
-        case .success(let key): outcome.key = key
-        case .failure(let failure): outcome.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure
-        }
+        let outcome = AttemptOutcome(session?.report ?? KeyExchangeReport(outcome: result), result, cancellation: cancellation)
         session = nil
         unsent = []
         let refused = outcome.failure.map(TargetPoliteness.isRefusalForLoad) ?? false
         releasePermit(refused: refused)
-        if refused && tries < TargetPoliteness.retries && !cancellation.isCancelled {
-            tries += 1
+        if refused && !cancellation.isCancelled, let pause = backOff.next() {
             phase = .backingOff
             cancellation.enterBackOff()
             loop.keep(self)
-            loop.arm(self, at: .now + pause * Double.random(in: 0.5...1.5))
-            pause = pause * 2
+            loop.arm(self, at: .now + pause)
             return
         }
         end(outcome)

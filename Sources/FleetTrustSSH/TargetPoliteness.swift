@@ -51,21 +51,35 @@ final class TargetPoliteness: @unchecked Sendable {
              _ attempt: (_ fresh: Bool) -> AttemptOutcome) -> AttemptOutcome {
         guard let numeric = endpoint.peerAddress else { return attempt(false) }
         let address = Self.key(numeric, port: port)
-        var pause = Self.firstPause
-        var tries = 0
+        var backOff = BackOff()
         while true {
             guard let waited = acquire(address, cancellation: cancellation) else {
                 return AttemptOutcome(failure: ProbeFailures.cancelled)
             }
-            let outcome = attempt(waited || tries > 0)
+            let outcome = attempt(waited || backOff.retried)
             let refused = outcome.failure.map(Self.isRefusalForLoad) ?? false
             release(address, refused: refused)
-            guard refused, tries < Self.retries else { return outcome }
-            tries += 1
+            guard refused, let pause = backOff.next() else { return outcome }
             cancellation.enterBackOff()
-            let jittered = pause * Double.random(in: 0.5...1.5)
-            guard cancellation.sleep(jittered) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
-            pause = pause * 2
+            guard cancellation.sleep(pause) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
+        }
+    }
+
+    /// The pauses before retrying a connection refused for load: `firstPause`, then doubling,
+    /// each ±50 %, `retries` in all; shared by the thread-bound and the event-driven attempts.
+    struct BackOff {
+        private var tries = 0
+        private var pause = TargetPoliteness.firstPause
+
+        /// Whether a retry has been taken (its timeout then counts from its own start).
+        var retried: Bool { tries > 0 }
+
+        /// The next pause, nil when the retries are spent.
+        mutating func next() -> Duration? {
+            guard tries < TargetPoliteness.retries else { return nil }
+            tries += 1
+            defer { pause = pause * 2 }
+            return pause * Double.random(in: 0.5...1.5)
         }
     }
 
