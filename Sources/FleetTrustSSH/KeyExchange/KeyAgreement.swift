@@ -33,11 +33,20 @@ extension KeyAgreement {
 enum KeyExchangeMethod: String, CaseIterable, Sendable {
     case curve25519 = "curve25519-sha256"
     case curve25519LibSSH = "curve25519-sha256@libssh.org"
+    case ecdhP256 = "ecdh-sha2-nistp256"
+    case ecdhP384 = "ecdh-sha2-nistp384"
+    case ecdhP521 = "ecdh-sha2-nistp521"
+    case groupExchangeSHA256 = "diffie-hellman-group-exchange-sha256"
+    case group16SHA512 = "diffie-hellman-group16-sha512"
+    case group18SHA512 = "diffie-hellman-group18-sha512"
+    case group14SHA256 = "diffie-hellman-group14-sha256"
 
     /// The hash of the exchange hash H (RFC 4253 §8, RFC 5656 §6.2.1, RFC 8268, RFC 8731).
     var exchangeHash: ExchangeHash {
         switch self {
-        case .curve25519, .curve25519LibSSH: return .sha256
+        case .curve25519, .curve25519LibSSH, .ecdhP256, .groupExchangeSHA256, .group14SHA256: return .sha256
+        case .ecdhP384: return .sha384
+        case .ecdhP521, .group16SHA512, .group18SHA512: return .sha512
         }
     }
 
@@ -45,6 +54,13 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
     func makeAgreement(_ negotiated: NegotiatedAlgorithms) throws(ProbeFailure) -> any KeyAgreement {
         switch self {
         case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement()
+        case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
+        case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
+        case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)
+        case .group14SHA256: return try DiffieHellmanKeyAgreement(group: .group14)
+        case .group16SHA512: return try DiffieHellmanKeyAgreement(group: .group16)
+        case .group18SHA512: return try DiffieHellmanKeyAgreement(group: .group18)
+        case .groupExchangeSHA256: return GroupExchangeKeyAgreement(negotiated: negotiated)
         }
     }
 }
