@@ -180,6 +180,14 @@ server.listen(16)
 sys.stderr.write("%d\nssh-ed25519 %s\n" % (server.getsockname()[1], base64.b64encode(blob(host_key)).decode()))
 sys.stderr.flush()
 
+def await_newkeys(conn, f):
+    # The client's NEWKEYS ends a transport-rule case: ssh has decided by then; close.
+    conn.settimeout(3)
+    try:
+        while read_packet(f)[:1] != bytes([21]): pass
+    except Exception:
+        pass
+
 def handle(conn):
     if mode == "silent":
         while conn.recv(4096): pass
@@ -251,12 +259,7 @@ def handle(conn):
                            + mpint_int(k_value)).digest()
         reply = bytes([33 if mode.startswith("gex") else 31]) + s(k_s) + mpint_int(f_value) + s(s(b"ssh-ed25519") + s(host_key.sign(h)))
         send(frame(reply) + frame(bytes([21])))
-        conn.settimeout(3)
-        try:
-            while read_packet(f)[:1] != bytes([21]): pass
-        except Exception:
-            pass
-        return
+        return await_newkeys(conn, f)
     init = read_packet(f)
     if mode == "reset":
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -279,12 +282,7 @@ def handle(conn):
     if mode == "reply-and-close": return
     if mode in ("long-ident", "preamble-1023", "preamble-1024", "kex-empty-element", "kex-41", "strict",
                 "strict-noise", "strict-late-noise", "decoy", "odd-message", "late-kexinit", "high-message"):
-        conn.settimeout(3)
-        try:
-            while read_packet(f)[:1] != bytes([21]): pass
-        except Exception:
-            pass
-        return
+        return await_newkeys(conn, f)
     while conn.recv(4096): pass
 
 def serve(conn):
