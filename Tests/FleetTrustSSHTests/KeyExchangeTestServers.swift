@@ -106,7 +106,9 @@ final class KeyExchangeTestSSHD {
 /// message 40 before the reply), `late-kexinit` (a second KEXINIT before the reply), `high-message`
 /// (message 60 before the reply, which no handler takes). Diffie-Hellman modes: `gex` (an honest
 /// group exchange in RFC 3526's 2048-bit group), `gex-small-group` (a 1024-bit group, below what
-/// was asked for), `dh-f-one` (group14 with the server's value f = 1, validly signed).
+/// was asked for), `dh-f-one` (group14 with the server's value f = 1, validly signed),
+/// `dh-padded-f` and `gex-padded-f` (f sent with a superfluous leading zero byte, hashed as OpenSSH
+/// hashes it: as sent for a fixed group, re-encoded for a group exchange).
 final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
@@ -231,7 +233,7 @@ def handle(conn):
     if guess: kex = b"ecdh-sha2-nistp256," + kex
     if mode.startswith("strict"): kex += b",kex-strict-s-v00@openssh.com"
     if mode.startswith("gex"): kex = b"diffie-hellman-group-exchange-sha256"
-    if mode == "dh-f-one": kex = b"diffie-hellman-group14-sha256"
+    if mode.startswith("dh-"): kex = b"diffie-hellman-group14-sha256"
     lists = [kex, b"ssh-ed25519",
              b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256", b"hmac-sha2-256", b"none", b"none", b"", b""]
     i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + (b"\1" if guess else b"\0") + struct.pack(">I", 0)
@@ -241,7 +243,7 @@ def handle(conn):
     if mode == "stall":
         while conn.recv(4096): pass
         return
-    if mode.startswith("gex") or mode == "dh-f-one":
+    if mode.startswith("gex") or mode.startswith("dh-"):
         p, g, prefix = openssl_prime("BN_get_rfc3526_prime_2048"), 2, b""
         if mode.startswith("gex"):
             request = read_packet(f)
@@ -255,9 +257,11 @@ def handle(conn):
         y = int.from_bytes(os.urandom(64), "big")
         f_value, k_value = (1, 1) if mode == "dh-f-one" else (pow(g, y, p), pow(e, y, p))
         k_s = blob(host_key)
-        h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + prefix + mpint_int(e) + mpint_int(f_value)
+        f_wire = s(b"\0" + mpint_int(f_value)[4:]) if mode.endswith("padded-f") else mpint_int(f_value)
+        f_hashed = mpint_int(f_value) if mode.startswith("gex") else f_wire
+        h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + prefix + mpint_int(e) + f_hashed
                            + mpint_int(k_value)).digest()
-        reply = bytes([33 if mode.startswith("gex") else 31]) + s(k_s) + mpint_int(f_value) + s(s(b"ssh-ed25519") + s(host_key.sign(h)))
+        reply = bytes([33 if mode.startswith("gex") else 31]) + s(k_s) + f_wire + s(s(b"ssh-ed25519") + s(host_key.sign(h)))
         send(frame(reply) + frame(bytes([21])))
         return await_newkeys(conn, f)
     init = read_packet(f)

@@ -64,6 +64,8 @@ final class TransportRuleTests: XCTestCase {
         try compare(mode: "gex", sshAccepts: true)
         try compare(mode: "gex-small-group", sshAccepts: false, because: "group of 1024 bits is outside 2048-8192")
         try compare(mode: "dh-f-one", sshAccepts: false, because: "DH public value is invalid")
+        try compare(mode: "dh-padded-f", sshAccepts: true)
+        try compare(mode: "gex-padded-f", sshAccepts: true)
     }
 
     func testAnUnknownTransportMessageAndASecondKexInitAreSkipped() throws {

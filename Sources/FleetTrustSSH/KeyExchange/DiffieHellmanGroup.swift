@@ -127,12 +127,14 @@ final class DiffieHellmanKeyAgreement: KeyAgreement {
     var firstMessage: [UInt8] { KeyAgreementWire.message(KeyExchangeMessage.dhInit, value: exchange.publicValue, asMPInt: true) }
     var replyMessage: UInt8 { KeyExchangeMessage.dhReply }
 
-    /// mpint e || mpint f || mpint K (RFC 4253 §8).
+    /// mpint e || f || mpint K (RFC 4253 §8). As OpenSSH's `kex_gen_hash` (kexgen.c), f enters the
+    /// hash as the string the server sent, not re-encoded: an mpint with a superfluous leading
+    /// zero is read as the same number, and hashed as sent.
     func hashedValues(serverValue: [UInt8]) throws(ProbeFailure) -> [UInt8] {
         let secret = try exchange.sharedSecret(serverValue: serverValue)
         var writer = SSHWireWriter()
         writer.writeMPInt(unsigned: exchange.publicValue)
-        writer.writeMPInt(unsigned: serverValue)
+        writer.writeString(serverValue)
         writer.writeMPInt(unsigned: secret)
         return writer.bytes
     }

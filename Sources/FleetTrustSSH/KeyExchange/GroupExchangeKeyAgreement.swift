@@ -48,7 +48,8 @@ final class GroupExchangeKeyAgreement: KeyAgreement {
         return KeyAgreementWire.message(KeyExchangeMessage.groupExchangeInit, value: exchange.publicValue, asMPInt: true)
     }
 
-    /// min || n || max || p || g || e || f || K (RFC 4419 §3, as `kexgex_hash` writes them).
+    /// min || n || max || p || g || e || f || K (RFC 4419 §3, as `kexgex_hash` writes them: every
+    /// number re-encoded as an mpint, f too, unlike the fixed groups).
     func hashedValues(serverValue: [UInt8]) throws(ProbeFailure) -> [UInt8] {
         guard let exchange else { throw KeyExchangeFailures.kexFailed("KEX_DH_GEX_REPLY before KEX_DH_GEX_GROUP") }
         let secret = try exchange.sharedSecret(serverValue: serverValue)
