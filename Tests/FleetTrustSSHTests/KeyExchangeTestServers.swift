@@ -107,7 +107,7 @@ final class KeyExchangeTestSSHD {
 /// (message 60 before the reply, which no handler takes). Diffie-Hellman modes: `gex` (an honest
 /// group exchange in RFC 3526's 2048-bit group), `gex-small-group` (a 1024-bit group, below what
 /// was asked for), `dh-f-one` (group14 with the server's value f = 1, validly signed),
-/// `dh-padded-f` and `gex-padded-f` (f sent with a superfluous leading zero byte, hashed as OpenSSH
+/// `reply-trailing` (two bytes after the reply's signature), `dh-padded-f` and `gex-padded-f` (f sent with a superfluous leading zero byte, hashed as OpenSSH
 /// hashes it: as sent for a fixed group, re-encoded for a group exchange).
 final class HostileSSHServer {
     let port: Int
@@ -278,7 +278,7 @@ def handle(conn):
         k_s = blob(key)
         h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
         signature = s(b"ssh-ed25519") + s((signer or key).sign(hashlib.sha256(h).digest() if forge else h))
-        return frame(bytes([31]) + s(k_s) + s(q_s) + s(signature))
+        return frame(bytes([31]) + s(k_s) + s(q_s) + s(signature) + (b"\0\0" if mode == "reply-trailing" else b""))
     before = {"decoy": reply(other_key), "strict-late-noise": frame(bytes([2]) + s(b"late noise")),
               "odd-message": frame(bytes([40]) + s(b"unknown")), "late-kexinit": frame(i_s),
               "high-message": frame(bytes([60]) + s(b"no handler"))}.get(mode, b"")

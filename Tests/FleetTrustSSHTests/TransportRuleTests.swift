@@ -60,6 +60,10 @@ final class TransportRuleTests: XCTestCase {
         try compare(mode: "decoy", sshAccepts: true)
     }
 
+    func testNothingMayFollowTheSignatureOfTheReply() throws {
+        try compare(mode: "reply-trailing", sshAccepts: false, because: "bytes after the signature")
+    }
+
     func testDiffieHellmanGroupsAndValuesAreCheckedAsSshChecksThem() throws {
         try compare(mode: "gex", sshAccepts: true)
         try compare(mode: "gex-small-group", sshAccepts: false, because: "group of 1024 bits is outside 2048-8192")

@@ -265,5 +265,9 @@ private struct ExchangeReply {
         } catch {
             throw KeyExchangeFailures.kexFailed("malformed key-exchange reply (message \(payload.first ?? 0))")
         }
+        // `sshpkt_get_end` (kexgen.c, kexgexc.c): nothing may follow the signature.
+        guard reader.isAtEnd else {
+            throw KeyExchangeFailures.kexFailed("bytes after the signature of the key-exchange reply")
+        }
     }
 }
