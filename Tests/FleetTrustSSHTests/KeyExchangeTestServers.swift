@@ -107,7 +107,8 @@ final class KeyExchangeTestSSHD {
 /// (message 60 before the reply, which no handler takes). Diffie-Hellman modes: `gex` (an honest
 /// group exchange in RFC 3526's 2048-bit group), `gex-small-group` (a 1024-bit group, below what
 /// was asked for), `dh-f-one` (group14 with the server's value f = 1, validly signed),
-/// `reply-trailing` (two bytes after the reply's signature), `dh-padded-f` and `gex-padded-f` (f sent with a superfluous leading zero byte, hashed as OpenSSH
+/// `reply-trailing` (two bytes after the reply's signature), `no-incoming-mac` (no MAC in common
+/// for the server-to-client direction), `dh-padded-f` and `gex-padded-f` (f sent with a superfluous leading zero byte, hashed as OpenSSH
 /// hashes it: as sent for a fixed group, re-encoded for a group exchange).
 final class HostileSSHServer {
     let port: Int
@@ -235,7 +236,8 @@ def handle(conn):
     if mode.startswith("gex"): kex = b"diffie-hellman-group-exchange-sha256"
     if mode.startswith("dh-"): kex = b"diffie-hellman-group14-sha256"
     lists = [kex, b"ssh-ed25519",
-             b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256", b"hmac-sha2-256", b"none", b"none", b"", b""]
+             b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256", b"hmac-none-such" if mode == "no-incoming-mac" else b"hmac-sha2-256",
+             b"none", b"none", b"", b""]
     i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + (b"\1" if guess else b"\0") + struct.pack(">I", 0)
     guessed = frame(bytes([2]) + s(b"before the guess")) + frame(bytes([30]) + s(os.urandom(65))) if mode == "wrong-guess" else b""
     noise = b"" if mode == "strict" or mode == "strict-late-noise" else frame(bytes([2]) + s(b"noise"))

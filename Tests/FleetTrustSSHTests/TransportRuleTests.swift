@@ -60,6 +60,10 @@ final class TransportRuleTests: XCTestCase {
         try compare(mode: "decoy", sshAccepts: true)
     }
 
+    func testEachDirectionNeedsAMACInCommonUnlessItsCipherAuthenticates() throws {
+        try compare(mode: "no-incoming-mac", sshAccepts: false, because: "no common MAC")
+    }
+
     func testNothingMayFollowTheSignatureOfTheReply() throws {
         try compare(mode: "reply-trailing", sshAccepts: false, because: "bytes after the signature")
     }

@@ -105,9 +105,11 @@ struct KexInit {
         let keyExchange = try pick(.keyExchange, "key exchange")
         let hostKey = try pick(.hostKey, "host key")
         let cipher = try pick(.cipherToServer, "cipher")
-        _ = try pick(.cipherToClient, "cipher")
+        let incomingCipher = try pick(.cipherToClient, "cipher")
+        // kex_choose_conf: a MAC is negotiated for each direction whose cipher does not authenticate.
         var mac = "<implicit>"
         if !authenticatedCiphers.contains(cipher) { mac = try pick(.macToServer, "MAC") }
+        if !authenticatedCiphers.contains(incomingCipher) { _ = try pick(.macToClient, "MAC") }
         _ = try pick(.compressionToServer, "compression")
         _ = try pick(.compressionToClient, "compression")
         return NegotiatedAlgorithms(hostKey: hostKey, keyExchange: keyExchange, cipher: cipher, mac: mac)
