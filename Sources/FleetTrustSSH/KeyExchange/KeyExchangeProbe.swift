@@ -4,10 +4,10 @@ import FleetTrustCore
 ///
 /// libssh 0.10 cannot negotiate `*-cert-v01@openssh.com` host-key algorithms, and
 /// `ssh-keyscan -c` fetches certificates without checking anything. This minimal, read-only SSH
-/// client (RFC 4253 transport, curve25519-sha256 of RFC 8731) runs the exchange itself and checks
-/// the server's signature over the exchange hash with the host key (for a certificate, the
-/// certified key), then disconnects before NEWKEYS: no session keys, no authentication, nothing
-/// encrypted. Whether a certificate's CA signature is valid and trusted is the trust engine's
+/// client (RFC 4253 transport read with OpenSSH's limits; the key exchanges of `KeyExchangeMethod`)
+/// runs the exchange itself and checks the server's signature over the exchange hash with the host
+/// key (for a certificate, the certified key), then disconnects before NEWKEYS: no session keys,
+/// no authentication, nothing encrypted. Whether a certificate's CA signature is valid and trusted is the trust engine's
 /// question (`HostCertificate.isSignatureValid`). Synchronous: run it on a dedicated thread.
 public enum KeyExchangeProbe {
     public static let certificateAlgorithms = [
