@@ -40,7 +40,9 @@ final class ExchangeSession {
     let opening: [UInt8]
 
     private let offer: Offer
-    private let agreement: Curve25519KeyAgreement
+    /// The client side of the agreed method, made once the method is known.
+    private var agreement: (any KeyAgreement)?
+    private var method: KeyExchangeMethod?
     private var state = State.identification
     private var identificationReader = IdentificationExchange.Reader()
     private var identification: IdentificationExchange.ServerIdentification?
@@ -53,7 +55,6 @@ final class ExchangeSession {
             throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
         }
         self.offer = offer
-        self.agreement = try Curve25519KeyAgreement()
         var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
         if case .upFront(let offered) = offer {
             let sent = KexInit(clientOffering: offered)
@@ -103,11 +104,14 @@ final class ExchangeSession {
                 guard let clientInit else { throw KeyExchangeFailures.kexFailed("no KEXINIT sent") }
                 let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
                 self.negotiated = negotiated
+                guard let method = KeyExchangeMethod(rawValue: negotiated.keyExchange) else {
+                    throw KeyExchangeFailures.kexFailed("no method for \(negotiated.keyExchange)")
+                }
+                let agreement = try method.makeAgreement(negotiated)
+                self.method = method
+                self.agreement = agreement
                 state = KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) ? .skipGuess : .reply
-                var ecdhInit = SSHWireWriter()
-                ecdhInit.writeByte(BinaryPacket.Message.kexECDHInit.rawValue)
-                ecdhInit.writeString(agreement.publicKey)
-                return .send(outgoing + BinaryPacket.frame(ecdhInit.bytes))
+                return .send(outgoing + BinaryPacket.frame(agreement.firstMessage))
             case .skipGuess:
                 // As OpenSSH: the wrongly guessed packet is the next message that matters, not an
                 // IGNORE or DEBUG sent before it.
@@ -115,8 +119,12 @@ final class ExchangeSession {
                 state = .reply
             case .reply:
                 guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                guard let agreement else { throw KeyExchangeFailures.kexFailed("a reply before the negotiation") }
+                if agreement.interimMessage == payload[0] || payload[0] != agreement.replyMessage {
+                    return .send(BinaryPacket.frame(try agreement.answer(payload)))
+                }
                 state = .finished
-                return .proved(try verify(ECDHReply(payload)))
+                return .proved(try verify(ExchangeReply(payload)))
             case .finished:
                 throw KeyExchangeFailures.kexFailed("the exchange is over")
             }
@@ -125,16 +133,15 @@ final class ExchangeSession {
 
     /// Checks the server's reply: the key decodes, matches the negotiated algorithm, and signed
     /// the exchange hash.
-    private func verify(_ reply: ECDHReply) throws(ProbeFailure) -> DiscoveredKey {
-        guard let negotiated, let identification, let clientInit, let serverInit else {
+    private func verify(_ reply: ExchangeReply) throws(ProbeFailure) -> DiscoveredKey {
+        guard let negotiated, let identification, let clientInit, let serverInit, let agreement, let method else {
             throw KeyExchangeFailures.kexFailed("a reply before the negotiation")
         }
-        let hash = { () -> [UInt8]? in
-            guard let secret = self.agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else { return nil }
-            return Curve25519KeyAgreement.exchangeHash(
+        let hash = { () throws(ProbeFailure) -> [UInt8] in
+            method.exchangeHash.exchangeHash(
                 clientVersion: IdentificationExchange.clientVersion, serverVersion: identification.version,
                 clientKexInit: clientInit.payload, serverKexInit: serverInit.payload, hostKeyBlob: reply.hostKeyBlob,
-                clientPublicKey: self.agreement.publicKey, serverPublicKey: reply.serverPublicKey, sharedSecret: secret)
+                methodValues: try agreement.hashedValues(serverValue: reply.serverValue))
         }
         let key: HostKey
         do {
@@ -143,7 +150,7 @@ final class ExchangeSession {
             // A certificate whose body does not decode may still carry a key the server signs
             // with: if it proves that key, keep the certificate as evidence of a broken or hostile server.
             if let certified = Self.certifiedKey(inMalformed: reply.hostKeyBlob, algorithm: negotiated.hostKey),
-               let hash = hash(),
+               let hash = try? hash(),
                (try? Self.checkSignature(reply.signature, over: hash, key: certified, hostKeyAlgorithm: negotiated.hostKey)) != nil {
                 report.malformedKey = MalformedHostKey(algorithm: negotiated.hostKey, blob: reply.hostKeyBlob, reason: "\(error)")
             }
@@ -152,9 +159,7 @@ final class ExchangeSession {
         guard key.type == KeyType.canonicalName(negotiated.hostKey) else {
             throw KeyExchangeFailures.kexFailed("the server sent a \(Sanitizer.clean(key.type, limit: 64)) key for \(negotiated.hostKey)")
         }
-        guard let digest = hash() else {
-            throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
-        }
+        let digest = try hash()
         try Self.checkSignature(reply.signature, over: digest, key: key, hostKeyAlgorithm: negotiated.hostKey)
         return DiscoveredKey(key: key, algorithms: negotiated)
     }
@@ -190,23 +195,22 @@ final class ExchangeSession {
     }
 }
 
-/// SSH_MSG_KEX_ECDH_REPLY (RFC 5656 §4): K_S, Q_S and the signature over H.
-private struct ECDHReply {
+/// The server's reply of every method (KEX_ECDH_REPLY of RFC 5656 §4, KEXDH_REPLY of RFC 4253 §8,
+/// KEX_DH_GEX_REPLY of RFC 4419 §3): K_S, the server's public value (a string or an mpint, both
+/// length-prefixed) and the signature over H.
+private struct ExchangeReply {
     var hostKeyBlob: [UInt8]
-    var serverPublicKey: [UInt8]
+    var serverValue: [UInt8]
     var signature: [UInt8]
 
     init(_ payload: [UInt8]) throws(ProbeFailure) {
-        guard payload.first == BinaryPacket.Message.kexECDHReply.rawValue else {
-            throw KeyExchangeFailures.kexFailed("expected KEX_ECDH_REPLY, got message \(payload.first ?? 0)")
-        }
         var reader = SSHWireReader(Array(payload.dropFirst()))
         do {
             hostKeyBlob = try reader.readString(limit: 16 * 1024)
-            serverPublicKey = try reader.readString(limit: 256)
+            serverValue = try reader.readString(limit: 4096)
             signature = try reader.readString(limit: 8192)
         } catch {
-            throw KeyExchangeFailures.kexFailed("malformed KEX_ECDH_REPLY")
+            throw KeyExchangeFailures.kexFailed("malformed key-exchange reply (message \(payload.first ?? 0))")
         }
     }
 }

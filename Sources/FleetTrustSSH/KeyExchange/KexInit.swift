@@ -14,7 +14,7 @@ struct KexInit {
     /// The message exactly as sent or received: it enters the exchange hash byte for byte.
     let payload: [UInt8]
 
-    static let keyExchangeAlgorithms = ["curve25519-sha256", "curve25519-sha256@libssh.org"]
+    static let keyExchangeAlgorithms = KeyExchangeMethod.allCases.map(\.rawValue)
     /// Offered only so the server agrees; this client never encrypts anything.
     static let ciphers = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
                           "aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes256-cbc", "aes128-cbc"]
