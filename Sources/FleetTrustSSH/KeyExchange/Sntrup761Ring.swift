@@ -52,45 +52,33 @@ enum Sntrup761Ring {
 
     /// f·g in R/q, g small.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        var wide = [Int32](repeating: 0, count: 2 * p - 1)
-        wide.withUnsafeMutableBufferPointer { product in
-            f.withUnsafeBufferPointer { f in
-                g.withUnsafeBufferPointer { g in
-                    for j in 0..<p {
-                        let factor = Int32(g[j])
-                        for i in 0..<p { product[i + j] &+= Int32(f[i]) &* factor }
-                    }
-                }
-            }
-        }
-        return reduce(wide).map(freezeQ)
+        reducedProduct(f.map(Int32.init), g).map(freezeQ)
     }
 
     /// f·g in R/3.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
+        reducedProduct(f.map(Int32.init), g).map(freeze3)
+    }
+
+    /// f·g over the integers, folded back below degree p with x^p = x + 1; with |f| ≤ (q-1)/2
+    /// the sums stay below 3·p·(q-1)/2 in magnitude, inside what the freezes accept.
+    private static func reducedProduct(_ f: [Int32], _ g: [Int8]) -> [Int32] {
         var wide = [Int32](repeating: 0, count: 2 * p - 1)
         wide.withUnsafeMutableBufferPointer { product in
             f.withUnsafeBufferPointer { f in
                 g.withUnsafeBufferPointer { g in
                     for j in 0..<p {
                         let factor = Int32(g[j])
-                        for i in 0..<p { product[i + j] &+= Int32(f[i]) &* factor }
+                        for i in 0..<p { product[i + j] &+= f[i] &* factor }
                     }
                 }
             }
+            for k in stride(from: 2 * p - 2, through: p, by: -1) {
+                product[k - p] &+= product[k]
+                product[k - p + 1] &+= product[k]
+            }
         }
-        return reduce(wide).map(freeze3)
-    }
-
-    /// Folds a product of degree up to 2p - 2 back below p with x^p = x + 1; the sums stay
-    /// below 3·p·(q-1)/2 in magnitude, inside what the freezes accept.
-    private static func reduce(_ wide: [Int32]) -> [Int32] {
-        var folded = wide
-        for k in stride(from: 2 * p - 2, through: p, by: -1) {
-            folded[k - p] &+= folded[k]
-            folded[k - p + 1] &+= folded[k]
-        }
-        return Array(folded[0..<p])
+        return Array(wide[0..<p])
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
