@@ -49,6 +49,10 @@ final class ExchangeSession {
     private var clientInit: KexInit?
     private var serverInit: KexInit?
     private var negotiated: NegotiatedAlgorithms?
+    /// Packets the server sent before its KEXINIT (they give its KEXINIT a sequence number above 0).
+    private var packetsBeforeServerInit = 0
+    /// kex-strict: both sides offered it (Terrapin's fix, in Debian's 9.2 as in OpenSSH 9.6).
+    private var strict = false
 
     init(offer: Offer) throws(ProbeFailure) {
         if case .upFront(let offered) = offer, offered.isEmpty {
@@ -86,7 +90,13 @@ final class ExchangeSession {
                 report.serverPreamble = identification.preamble
                 state = .serverInit
             case .serverInit:
-                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: false,
+                                                                 skipped: &packetsBeforeServerInit) else { return .needMore }
+                guard payload[0] == BinaryPacket.Message.kexInit.rawValue else {
+                    try dispatchUnexpected(payload[0])
+                    packetsBeforeServerInit += 1
+                    continue
+                }
                 let serverInit = try KexInit(parsing: payload)
                 self.serverInit = serverInit
                 report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
@@ -102,6 +112,12 @@ final class ExchangeSession {
                     outgoing = BinaryPacket.frame(sent.payload)
                 }
                 guard let clientInit else { throw KeyExchangeFailures.kexFailed("no KEXINIT sent") }
+                // kex.c (`kex_choose_conf`, OpenSSH 9.6 and Debian's 9.2): strict when the peer lists
+                // kex-strict-s; then its KEXINIT must have been its first packet.
+                strict = serverInit[.keyExchange].contains(KexInit.strictServerMarker)
+                if strict && packetsBeforeServerInit > 0 {
+                    throw KeyExchangeFailures.kexFailed("strict KEX violation: KEXINIT was not the first packet")
+                }
                 let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
                 self.negotiated = negotiated
                 guard let method = KeyExchangeMethod(rawValue: negotiated.keyExchange) else {
@@ -110,24 +126,56 @@ final class ExchangeSession {
                 let agreement = try method.makeAgreement(negotiated)
                 self.method = method
                 self.agreement = agreement
-                state = KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) ? .skipGuess : .reply
+                state = KexInit.serverGuessWasWrong(client: clientInit, server: serverInit) ? .skipGuess : .reply
                 return .send(outgoing + BinaryPacket.frame(agreement.firstMessage))
             case .skipGuess:
-                // As OpenSSH: the wrongly guessed packet is the next message that matters, not an
-                // IGNORE or DEBUG sent before it.
-                guard try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) != nil else { return .needMore }
+                // dispatch.c: the wrongly guessed packet is the next one handed to the dispatch
+                // table (not an IGNORE or DEBUG before it, unless strict), skipped if it has a handler.
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: strict) else {
+                    return .needMore
+                }
+                try Self.checkHandled(payload[0])
                 state = .reply
             case .reply:
-                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: strict) else {
+                    return .needMore
+                }
                 guard let agreement else { throw KeyExchangeFailures.kexFailed("a reply before the negotiation") }
-                if agreement.interimMessage == payload[0] || payload[0] != agreement.replyMessage {
+                if let interim = agreement.interimMessage {
+                    guard payload[0] == interim else {
+                        try dispatchUnexpected(payload[0])
+                        continue
+                    }
                     return .send(BinaryPacket.frame(try agreement.answer(payload)))
+                }
+                guard payload[0] == agreement.replyMessage else {
+                    try dispatchUnexpected(payload[0])
+                    continue
                 }
                 state = .finished
                 return .proved(try verify(ExchangeReply(payload)))
             case .finished:
                 throw KeyExchangeFailures.kexFailed("the exchange is over")
             }
+        }
+    }
+
+    /// A message the exchange does not wait for, as OpenSSH's client dispatches it during its first
+    /// key exchange (dispatch.c, kex.c): a transport message (1-49, a second KEXINIT too since the
+    /// kex-strict change) goes to `kex_protocol_error`, which answers UNIMPLEMENTED and goes on, or
+    /// under kex-strict ends the exchange; anything else has no handler and ends it.
+    private func dispatchUnexpected(_ type: UInt8) throws(ProbeFailure) {
+        try Self.checkHandled(type)
+        if strict {
+            throw KeyExchangeFailures.kexFailed("strict KEX violation: unexpected packet type \(type)")
+        }
+    }
+
+    /// dispatch.c: a type without a handler ends the connection ("protocol error: rcvd type");
+    /// during the key exchange messages 1-49 have one.
+    private static func checkHandled(_ type: UInt8) throws(ProbeFailure) {
+        guard (1...49).contains(type) else {
+            throw KeyExchangeFailures.kexFailed("protocol error: unexpected message \(type) during the key exchange")
         }
     }
 
@@ -204,11 +252,13 @@ private struct ExchangeReply {
     var signature: [UInt8]
 
     init(_ payload: [UInt8]) throws(ProbeFailure) {
+        // kexecdh.c, kexdh.c, kexgexc.c: each field is as large as the packet allows (a host
+        // certificate of over 16 KiB is a certificate).
         var reader = SSHWireReader(Array(payload.dropFirst()))
         do {
-            hostKeyBlob = try reader.readString(limit: 16 * 1024)
-            serverValue = try reader.readString(limit: 4096)
-            signature = try reader.readString(limit: 8192)
+            hostKeyBlob = try reader.readString(limit: BinaryPacket.maximumLength)
+            serverValue = try reader.readString(limit: BinaryPacket.maximumLength)
+            signature = try reader.readString(limit: BinaryPacket.maximumLength)
         } catch {
             throw KeyExchangeFailures.kexFailed("malformed key-exchange reply (message \(payload.first ?? 0))")
         }

@@ -30,18 +30,26 @@ extension KeyAgreement {
 }
 
 /// The key-exchange methods our client speaks, in the order `ssh` 9.2 prefers them, except that
-/// sntrup761x25519 comes after curve25519: its key pair costs about a hundred times the CPU of an
-/// X25519 key, and the method changes nothing about which host key is proved.
+/// sntrup761x25519 comes after curve25519 and ECDH: its key pair costs about a hundred times the
+/// CPU of an X25519 key, and the method changes nothing about which host key is proved.
 enum KeyExchangeMethod: String, CaseIterable, Sendable {
     case curve25519 = "curve25519-sha256"
     case curve25519LibSSH = "curve25519-sha256@libssh.org"
+    case ecdhP256 = "ecdh-sha2-nistp256"
+    case ecdhP384 = "ecdh-sha2-nistp384"
+    case ecdhP521 = "ecdh-sha2-nistp521"
     case sntrup761x25519 = "sntrup761x25519-sha512@openssh.com"
+    case groupExchangeSHA256 = "diffie-hellman-group-exchange-sha256"
+    case group16SHA512 = "diffie-hellman-group16-sha512"
+    case group18SHA512 = "diffie-hellman-group18-sha512"
+    case group14SHA256 = "diffie-hellman-group14-sha256"
 
     /// The hash of the exchange hash H (RFC 4253 §8, RFC 5656 §6.2.1, RFC 8268, RFC 8731).
     var exchangeHash: ExchangeHash {
         switch self {
-        case .curve25519, .curve25519LibSSH: return .sha256
-        case .sntrup761x25519: return .sha512
+        case .curve25519, .curve25519LibSSH, .ecdhP256, .groupExchangeSHA256, .group14SHA256: return .sha256
+        case .ecdhP384: return .sha384
+        case .ecdhP521, .sntrup761x25519, .group16SHA512, .group18SHA512: return .sha512
         }
     }
 
@@ -49,7 +57,14 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
     func makeAgreement(_ negotiated: NegotiatedAlgorithms) throws(ProbeFailure) -> any KeyAgreement {
         switch self {
         case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement()
+        case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
+        case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
+        case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)
+        case .group14SHA256: return try DiffieHellmanKeyAgreement(group: .group14)
+        case .group16SHA512: return try DiffieHellmanKeyAgreement(group: .group16)
+        case .group18SHA512: return try DiffieHellmanKeyAgreement(group: .group18)
         case .sntrup761x25519: return try Sntrup761X25519KeyAgreement()
+        case .groupExchangeSHA256: return GroupExchangeKeyAgreement(negotiated: negotiated)
         }
     }
 }
