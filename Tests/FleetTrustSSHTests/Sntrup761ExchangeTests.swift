@@ -40,6 +40,17 @@ final class Sntrup761ExchangeTests: XCTestCase {
         }
     }
 
+    /// What a scan does with the host: the event-driven engine's connections, one per key type,
+    /// each through the only method the server allows.
+    func testAWholeHostProbeProvesEveryKeyOfTheServer() throws {
+        let sshd = try server()
+        let result = HostProbe(host: InventoryHost(name: "pq-only", address: "127.0.0.1", port: sshd.port), timeout: .seconds(20))
+            .run(cancellation: ProbeCancellation())
+        XCTAssertEqual(result.failures.map(\.message.value), [])
+        XCTAssertEqual(Set(result.keys.map(\.key)), Set(try (0..<3).map { try sshd.publicKey($0) }))
+        XCTAssertEqual(Set(result.keys.compactMap(\.algorithms?.keyExchange)), [Self.method])
+    }
+
     /// Fresh key pairs each time: a rare slip (a decryption of the wrong weight, a carry in the
     /// encoding) would show as one exchange among several failing.
     func testRepeatedExchangesAllVerify() throws {
