@@ -61,4 +61,63 @@ final class Sntrup761ExchangeTests: XCTestCase {
             XCTAssertEqual(try report.outcome.get().key, expected, "attempt \(attempt)")
         }
     }
+
+    /// A hostile server's reply, with the real `ssh` as the oracle on the same server (its
+    /// known_hosts holds the key, so `ssh` gets as far as the KEM): a value of the wrong length
+    /// and a ciphertext of the right length that was never made for our key are both refused
+    /// (`ssh`: "incorrect signature"), never a trap and never a proved key.
+    func testAForgedOrMisshapenServerValueIsRefusedAsSshRefusesIt() throws {
+        let hostKey = try server().publicKey(0)
+        let x25519 = try Curve25519KeyAgreement().publicKey
+        let cases: [(name: String, value: [UInt8], code: FailureCode)] = [
+            ("one byte short", [UInt8](repeating: 7, count: Sntrup761.ciphertextBytes - 1) + x25519, .kexFailed),
+            ("a ciphertext for another key", [UInt8](repeating: 7, count: Sntrup761.ciphertextBytes) + x25519, .badSignature),
+        ]
+        for (name, value, code) in cases {
+            let script = Self.hostileScript(hostKey: hostKey, serverValue: value)
+            let server = try ScriptedServer { client in
+                ScriptedServer.send(client, script)
+                ScriptedServer.drain(client)
+            }
+            defer { server.close() }
+            let ssh = try Self.sshHandshake(port: server.port, hostKey: hostKey)
+            XCTAssertEqual(ssh.finding, .incorrectSignature, "\(name): ssh \(ssh.finding) (\(ssh.finalMessage))")
+            let ours = KeyExchangeProbe.run(host: "127.0.0.1", port: server.port, hostKeyAlgorithms: ["ssh-ed25519"], timeout: 20)
+            guard case .failure(let failure) = ours.outcome else { return XCTFail("\(name): ours proved a key ssh refused") }
+            XCTAssertEqual(failure.code, code, "\(name): \(failure.message)")
+        }
+    }
+
+    /// Identification, a KEXINIT allowing only the hybrid method, and at once the reply.
+    private static func hostileScript(hostKey: HostKey, serverValue: [UInt8]) -> [UInt8] {
+        var kexInit = SSHWireWriter()
+        kexInit.writeByte(20)
+        kexInit.writeRaw([UInt8](repeating: 1, count: 16))
+        for list in [method, "ssh-ed25519", "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""] {
+            kexInit.writeString(Array(list.utf8))
+        }
+        kexInit.writeByte(0)
+        kexInit.writeUInt32(0)
+        var signature = SSHWireWriter()
+        signature.writeString(Array("ssh-ed25519".utf8))
+        signature.writeString([UInt8](repeating: 0, count: 64))
+        var reply = SSHWireWriter()
+        reply.writeByte(KeyExchangeMessage.ecdhReply)
+        reply.writeString(hostKey.blob)
+        reply.writeString(serverValue)
+        reply.writeString(signature.bytes)
+        return Array("SSH-2.0-Hostile_1.0\r\n".utf8) + ScriptedServer.packet(kexInit.bytes) + ScriptedServer.packet(reply.bytes)
+    }
+
+    private static func sshHandshake(port: Int, hostKey: HostKey) throws -> SSHOracle.Handshake {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-sntrup-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let knownHosts = directory.appendingPathComponent("known_hosts").path
+        try "[127.0.0.1]:\(port) \(hostKey.openSSHLine)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("ssh_config").path
+        try "Host hostile\n  HostName 127.0.0.1\n  Port \(port)\n  UserKnownHostsFile \(knownHosts)\n  GlobalKnownHostsFile /dev/null\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        return try SSHOracle.handshake(host: "hostile", config: config)
+    }
 }
