@@ -69,7 +69,7 @@ enum Sntrup761Ring {
                 g.withUnsafeBufferPointer { g in
                     for j in 0..<p {
                         let factor = Int32(g[j])
-                        for i in 0..<p { product[i + j] &+= f[i] &* factor }
+                        for i in 0..<p { product[i &+ j] &+= f[i] &* factor }
                     }
                 }
             }
@@ -119,7 +119,7 @@ enum Sntrup761Ring {
                         for step in 0..<(2 * p - 1) {
                             // v and r have degree at most step + 1 so far: the rest of them is zeros.
                             let used = min(step + 1, p)
-                            for i in stride(from: used, to: 0, by: -1) { v[i] = v[i - 1] }
+                            for i in stride(from: used, to: 0, by: -1) { v[i] = v[i &- 1] }
                             v[0] = 0
                             let swap = Int16(truncatingIfNeeded: negativeMask(-delta) & nonzeroMask(Int32(g[0])))
                             delta ^= Int32(swap) & (delta ^ -delta)
@@ -135,7 +135,7 @@ enum Sntrup761Ring {
                                 r[i] ^= u
                             }
                             let (fScale, gScale) = F.eliminators(f0: Int32(f[0]), g0: Int32(g[0]))
-                            for i in 0..<p { g[i] = F.freeze(fScale &* Int32(g[i + 1]) &- gScale &* Int32(f[i + 1])) }
+                            for i in 0..<p { g[i] = F.freeze(fScale &* Int32(g[i &+ 1]) &- gScale &* Int32(f[i &+ 1])) }
                             g[p] = 0
                             for i in 0...used { r[i] = F.freeze(fScale &* Int32(r[i]) &- gScale &* Int32(v[i])) }
                         }
