@@ -9,7 +9,9 @@ import FleetTrustTestFleet
 /// the real `ssh` as the oracle on the same server: our client proves the server's key exactly
 /// when `ssh` reaches and accepts it, and fails exactly when `ssh` refuses the transport.
 final class TransportRuleTests: XCTestCase {
-    private func compare(mode: String, sshAccepts: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+    /// `because`: words our client's failure must give (the rule that refused, not another).
+    private func compare(mode: String, sshAccepts: Bool, because: String? = nil,
+                         file: StaticString = #filePath, line: UInt = #line) throws {
         let server = try HostileSSHServer(mode: mode)
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-transport-\(getpid())-\(mode)")
@@ -30,6 +32,7 @@ final class TransportRuleTests: XCTestCase {
             XCTAssertEqual(found.key, server.hostKey, "\(mode): ours met another key than ssh", file: file, line: line)
         case .failure(let failure):
             XCTAssertFalse(sshAccepts, "\(mode): ours failed (\(failure.message)) where ssh accepted", file: file, line: line)
+            if let because { XCTAssertTrue(failure.message.value.contains(because), "\(mode): \(failure.message)", file: file, line: line) }
         }
     }
 
@@ -39,28 +42,34 @@ final class TransportRuleTests: XCTestCase {
 
     func testTheIdentificationMayFollow1023LinesButNot1024() throws {
         try compare(mode: "preamble-1023", sshAccepts: true)
-        try compare(mode: "preamble-1024", sshAccepts: false)
+        try compare(mode: "preamble-1024", sshAccepts: false, because: "does not speak SSH")
     }
 
     func testANameListEndsAtItsFirstEmptyElementAndAfterFortyNames() throws {
-        try compare(mode: "kex-empty-element", sshAccepts: false)
-        try compare(mode: "kex-41", sshAccepts: false)
+        try compare(mode: "kex-empty-element", sshAccepts: false, because: "no common key exchange")
+        try compare(mode: "kex-41", sshAccepts: false, because: "no common key exchange")
     }
 
     func testStrictKeyExchangeRefusesAnyPacketOutsideTheExchangeAsSshDoes() throws {
         try compare(mode: "strict", sshAccepts: true)
-        try compare(mode: "strict-noise", sshAccepts: false)
-        try compare(mode: "strict-late-noise", sshAccepts: false)
+        try compare(mode: "strict-noise", sshAccepts: false, because: "KEXINIT was not the first packet")
+        try compare(mode: "strict-late-noise", sshAccepts: false, because: "strict KEX violation: unexpected packet type 2")
     }
 
     func testAWronglyGuessedDecoyReplyIsSkippedAndTheRealReplyRead() throws {
         try compare(mode: "decoy", sshAccepts: true)
     }
 
+    func testDiffieHellmanGroupsAndValuesAreCheckedAsSshChecksThem() throws {
+        try compare(mode: "gex", sshAccepts: true)
+        try compare(mode: "gex-small-group", sshAccepts: false, because: "group of 1024 bits is outside 2048-8192")
+        try compare(mode: "dh-f-one", sshAccepts: false, because: "DH public value is invalid")
+    }
+
     func testAnUnknownTransportMessageAndASecondKexInitAreSkipped() throws {
         try compare(mode: "odd-message", sshAccepts: true)
         try compare(mode: "late-kexinit", sshAccepts: true)
-        try compare(mode: "high-message", sshAccepts: false)
+        try compare(mode: "high-message", sshAccepts: false, because: "unexpected message 60")
     }
 
     /// sshkey.c bounds no certificate field: a host certificate of over 16 KiB (its key id) from a

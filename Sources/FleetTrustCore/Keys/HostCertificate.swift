@@ -112,7 +112,9 @@ extension KeyType {
     public func skipPublicFields(_ reader: inout SSHWireReader) throws {
         switch plain {
         case .ed25519: _ = try reader.readString(limit: 64)
+        case .skEd25519: _ = try reader.readString(limit: 64); _ = try reader.readString()
         case .ecdsaP256, .ecdsaP384, .ecdsaP521: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256)
+        case .skEcdsaP256: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256); _ = try reader.readString()
         case .rsa: _ = try reader.readString(limit: 4096); _ = try reader.readString(limit: 4096)
         case .dsa: for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
         default: break

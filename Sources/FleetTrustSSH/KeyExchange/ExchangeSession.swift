@@ -226,12 +226,15 @@ final class ExchangeSession {
     }
 
     /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies
-    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`), so a server cannot downgrade to SHA-1.
+    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`, the plain key's name for other
+    /// certificates), so a server cannot downgrade to SHA-1.
     private static func checkSignature(_ signature: [UInt8], over hash: [UInt8], key: HostKey,
                                        hostKeyAlgorithm: String) throws(ProbeFailure) {
         let certificateSuffix = "-cert-v01@openssh.com"
-        let expected = hostKeyAlgorithm.hasSuffix(certificateSuffix)
-            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count)) : hostKeyAlgorithm
+        let kind = KeyType(name: KeyType.canonicalName(hostKeyAlgorithm))
+        let expected = hostKeyAlgorithm.hasPrefix("rsa-sha2-") && hostKeyAlgorithm.hasSuffix(certificateSuffix)
+            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count))
+            : kind.map { $0.isCertificate ? $0.plain.name : hostKeyAlgorithm } ?? hostKeyAlgorithm
         var reader = SSHWireReader(signature)
         let algorithm = (try? reader.readUTF8(limit: 64)) ?? ""
         guard algorithm == expected else {
