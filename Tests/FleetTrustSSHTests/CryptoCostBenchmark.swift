@@ -39,6 +39,13 @@ final class CryptoCostBenchmark: XCTestCase {
             report("verify \(signed.name)", ours, try verifyFloor(signed, rounds))
             report("  + building its key (not kept yet)", measure(1000 * rounds) { VerificationKey(signed.key) != nil }, nil)
         }
+
+        let (sntrupPublicKey, sntrupSecretKey) = Sntrup761.generateKeyPair()
+        let (sntrupCiphertext, sntrupSecret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: sntrupPublicKey))
+        report("sntrup761 key pair", measure(20 * rounds) { Sntrup761.generateKeyPair().publicKey.count == 1158 }, nil)
+        report("sntrup761 decapsulation", measure(100 * rounds) {
+            Sntrup761.decapsulate(ciphertext: sntrupCiphertext, secretKey: sntrupSecretKey) == sntrupSecret
+        }, nil)
     }
 
     /// The signature check alone: key, context and signature prepared once; the digest per call.
