@@ -51,6 +51,18 @@ final class Sntrup761ExchangeTests: XCTestCase {
         XCTAssertEqual(Set(result.keys.compactMap(\.algorithms?.keyExchange)), [Self.method])
     }
 
+    /// Debian's sshd 9.2 also knows the method by its later standard name, without
+    /// `@openssh.com`; a server configured with only that name is met by the same exchange.
+    func testAServerConfiguredWithTheStandardNameIsMetToo() throws {
+        let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256", certificateCA: nil)],
+                                           extraConfig: ["KexAlgorithms sntrup761x25519-sha512"])
+        defer { sshd.stop() }
+        let report = KeyExchangeProbe.run(host: "127.0.0.1", port: sshd.port, hostKeyAlgorithms: ["ssh-ed25519"], timeout: 20)
+        let found = try report.outcome.get()
+        XCTAssertEqual(found.key, try sshd.publicKey(0))
+        XCTAssertEqual(found.algorithms?.keyExchange, "sntrup761x25519-sha512")
+    }
+
     /// Fresh key pairs each time: a rare slip (a decryption of the wrong weight, a carry in the
     /// encoding) would show as one exchange among several failing.
     func testRepeatedExchangesAllVerify() throws {

@@ -31,13 +31,16 @@ extension KeyAgreement {
 
 /// The key-exchange methods our client speaks, in the order `ssh` 9.2 prefers them, except that
 /// sntrup761x25519 comes after curve25519 and ECDH: its key pair costs about a hundred times the
-/// CPU of an X25519 key, and the method changes nothing about which host key is proved.
+/// CPU of an X25519 key, and the method changes nothing about which host key is proved. It has
+/// two names: Debian's ssh 9.2 offers `sntrup761x25519-sha512` (the later standard name) before
+/// `@openssh.com`, so a server configured with either one is met.
 enum KeyExchangeMethod: String, CaseIterable, Sendable {
     case curve25519 = "curve25519-sha256"
     case curve25519LibSSH = "curve25519-sha256@libssh.org"
     case ecdhP256 = "ecdh-sha2-nistp256"
     case ecdhP384 = "ecdh-sha2-nistp384"
     case ecdhP521 = "ecdh-sha2-nistp521"
+    case sntrup761x25519Standard = "sntrup761x25519-sha512"
     case sntrup761x25519 = "sntrup761x25519-sha512@openssh.com"
     case groupExchangeSHA256 = "diffie-hellman-group-exchange-sha256"
     case group16SHA512 = "diffie-hellman-group16-sha512"
@@ -49,7 +52,7 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
         switch self {
         case .curve25519, .curve25519LibSSH, .ecdhP256, .groupExchangeSHA256, .group14SHA256: return .sha256
         case .ecdhP384: return .sha384
-        case .ecdhP521, .sntrup761x25519, .group16SHA512, .group18SHA512: return .sha512
+        case .ecdhP521, .sntrup761x25519Standard, .sntrup761x25519, .group16SHA512, .group18SHA512: return .sha512
         }
     }
 
@@ -63,7 +66,7 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
         case .group14SHA256: return try DiffieHellmanKeyAgreement(group: .group14)
         case .group16SHA512: return try DiffieHellmanKeyAgreement(group: .group16)
         case .group18SHA512: return try DiffieHellmanKeyAgreement(group: .group18)
-        case .sntrup761x25519: return try Sntrup761X25519KeyAgreement()
+        case .sntrup761x25519Standard, .sntrup761x25519: return try Sntrup761X25519KeyAgreement()
         case .groupExchangeSHA256: return GroupExchangeKeyAgreement(negotiated: negotiated)
         }
     }
