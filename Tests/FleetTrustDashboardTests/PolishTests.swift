@@ -11,7 +11,7 @@ final class PolishTests: XCTestCase {
     }
 
     func testTheForgetDialogsKeySaysRemoveNotSave() {
-        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .changed)
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         let asking = Fixtures.press(state, .character("x")).0
         guard case .confirm(.forget) = asking.mode else { return XCTFail("\(asking.mode)") }
         let footer = DashboardView.view(asking).lines.last!.text
