@@ -56,6 +56,7 @@ struct SyncCommand: AsyncParsableCommand {
             let run = check ? SyncRun.diff(plan, hashed: hashed)
                 : SyncRun.write(plan, editor: TrustStoreEditor(hashNames: hashed), log: audit.log, user: audit.user)
             run.output.forEach { print($0) }
+            run.wouldAdd.forEach(printError)
             run.problems.forEach(printError)
             let summary = run.summary(plan, skipped: skipped.count, check: check)
             if check { printError(summary) } else { print(summary) }

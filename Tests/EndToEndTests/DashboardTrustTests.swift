@@ -3,6 +3,15 @@ import FleetTrustTestFleet
 import Foundation
 import XCTest
 
+private extension String {
+    func appendLine(to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(utf8))
+    }
+}
+
 /// The dashboard's decisions against real known_hosts files, the real fleet and real `ssh`.
 final class DashboardTrustTests: XCTestCase {
     private var fleet: TestFleet?
@@ -92,7 +101,9 @@ final class DashboardTrustTests: XCTestCase {
     }
 
     func testARevokedHostCannotBeTrustedAndTheDashboardSaysWhy() throws {
+        try ("@cert-authorty * " + fleet!.hosts[1].publicKeys[0].openSSHLine + "\n").appendLine(to: knownHosts)
         let terminal = try open()
+        XCTAssertTrue(terminal.capture().contains("ssh ignores line"), "the first notice names the line ssh ignores: \(terminal.capture())")
         select(terminal, host: 4)
         terminal.send("t")
         let (refused, screen) = terminal.waitFor { $0.contains("cannot be trusted here") }

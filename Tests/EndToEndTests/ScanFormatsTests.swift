@@ -173,6 +173,22 @@ final class ScanFormatsTests: XCTestCase {
                        "--trust-on-first-use means nothing for a table")
     }
 
+    /// Lines ssh ignores are named once on stderr, not only by tidy.
+    func testKnownHostsLinesSshIgnoresAreNamedOnce() throws {
+        let directory = NSTemporaryDirectory() + "ignored-lines-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICa+KH5Vx9v59VXPMsxNGf4dP8Zd8JjLkSjMzPVMUHCW"
+        try "web1 \(key)\nweb2 ssh-ed25519 not*base64\n@cert-authorty * \(key)\nweb3 ssh-ed25519\n"
+            .write(toFile: directory + "/kh", atomically: true, encoding: .utf8)
+        try "127.0.0.1:1\n".write(toFile: directory + "/hosts", atomically: true, encoding: .utf8)
+        let run = try scan(["--inventory", directory + "/hosts", "--known-hosts", directory + "/kh", "--no-history", "--timeout", "5"])
+        let warnings = run.stderrText.split(separator: "\n").filter { $0.contains("ssh ignores") }
+        XCTAssertEqual(warnings.count, 1, run.stderrText)
+        XCTAssertTrue(warnings.first?.contains("\(directory)/kh: ssh ignores line 2 (key data is not valid base64), line 3 (unknown marker), "
+                                               + "line 4 (key type without key data)") == true, run.stderrText)
+    }
+
     func testDryRunJsonListsHostsNamesFilesAndRoutesWithoutProbing() throws {
         let silent = try SilentListener()
         defer { silent.close() }

@@ -130,6 +130,8 @@ final class SyncCommandTests: XCTestCase {
         let diff = check.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(diff.prefix(2)), ["--- \(knownHosts)", "+++ \(knownHosts)"])
         XCTAssertTrue(check.stderrText.contains("would add 1 host (3 keys)"), check.stderrText)
+        XCTAssertTrue(check.stderrText.contains("would add \(fleet.hosts[2].endpoints[0].label) (\(fleet.hosts[2].endpoints[0].label)): 3 keys"),
+                      "--check names the hosts it would add: \(check.stderrText)")
 
         let run = try sync(arguments + ["--trust-on-first-use"])
         XCTAssertEqual(run.status, 0, run.stderrText)
