@@ -10,6 +10,15 @@ final class PolishTests: XCTestCase {
         XCTAssertTrue(DashboardView.view(Fixtures.state(hosts: 2)).lines[0].text.contains("(2 hosts) "))
     }
 
+    func testARecordingIsCalledOneAndOffersNoRescan() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" r  rescan "))
+        state.settings.recording = "scan.json"
+        let screen = DashboardView.view(state)
+        XCTAssertTrue(screen.lines[0].text.contains(" recording inv.txt"), screen.lines[0].text)
+        XCTAssertFalse(screen.lines.last!.text.contains("rescan"), screen.lines.last!.text)
+    }
+
     func testTheForgetDialogsKeySaysRemoveNotSave() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         let asking = Fixtures.press(state, .character("x")).0

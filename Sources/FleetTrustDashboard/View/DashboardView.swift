@@ -53,7 +53,7 @@ enum HeaderView {
             title.append("\(days) days ", days < 30 ? .danger : .header)
         }
 
-        title.append(" inventory ", .headerLabel)
+        title.append(state.settings.recording == nil ? " inventory " : " recording ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) host\(state.rows.count == 1 ? "" : "s")) ", .header)
         title.append(" known_hosts ", .headerLabel)
         for (number, file) in state.settings.knownHostsFiles.enumerated() {
@@ -184,7 +184,8 @@ enum StatusLineView {
             if !(row.judged?.recorded.isEmpty ?? true) { hints.append(("x", "forget")) }
         }
         if row.status == .trusted { hints.append(("c", "connect")) }
-        hints.append(("r", "rescan"))
+        // A recording is not probed: r only says so.
+        if state.settings.recording == nil { hints.append(("r", "rescan")) }
         return hints
     }
 }
