@@ -105,7 +105,9 @@ struct ScanCommand: AsyncParsableCommand {
         let (proved, problem) = await run.recordProved()
         var line = "interrupted by \(ScanInterruption.name(signal)): \(proved) of \(hosts) hosts proved their keys"
         if run.record != nil { line += problem.map { "; the history could not record them: \($0)" } ?? " and are recorded in the history" }
-        line += self.output.map { "; \($0) was left as it was" } ?? "; no report was printed"
+        line += self.output.map { path in
+            FileManager.default.fileExists(atPath: expandTilde(path)) ? "; \(path) was left as it was" : "; \(path) was not written"
+        } ?? "; no report was printed"
         printError(line)
         throw ExitCode(128 + signal)
     }
