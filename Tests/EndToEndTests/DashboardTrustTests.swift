@@ -231,6 +231,8 @@ final class DashboardTrustTests: XCTestCase {
         XCTAssertTrue(terminal.waitFor { $0.contains("* 1 marked") }.0, terminal.capture())
         show(highlighted)
         XCTAssertTrue(terminal.waitFor { $0.contains("* 1 marked (1 hidden by the filter)") }.0, terminal.capture())
+        XCTAssertTrue(terminal.waitFor { $0.contains(" t  trust ") && $0.contains(" c  connect ") && $0.contains(" Space  mark ") }.0,
+                      "at 80 columns the footer keeps the keys that act: \(terminal.capture())")
         terminal.send("t")
         let (asked, dialog) = terminal.waitFor { $0.contains("y saves") }
         XCTAssertTrue(asked, dialog)

@@ -10,6 +10,18 @@ final class PolishTests: XCTestCase {
         XCTAssertTrue(DashboardView.view(Fixtures.state(hosts: 2)).lines[0].text.contains("(2 hosts) "))
     }
 
+    func testAtEightyColumnsTheFooterKeepsTheKeysThatActOnTheHost() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .trusted)
+        state.size = TerminalSize(width: 80, height: 24)
+        let footer = DashboardView.view(state).lines.last!.text
+        for hint in [" p  pin ", " x  forget ", " c  connect ", " Space  mark ", " ?  help ", " q  quit "] {
+            XCTAssertTrue(footer.contains(hint), "\(hint) missing: \(footer)")
+        }
+        state = Fixtures.probed(state, 1, .new)
+        state = Fixtures.press(state, .down).0
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" t  trust "), DashboardView.view(state).lines.last!.text)
+    }
+
     func testARecordingIsCalledOneAndOffersNoRescan() {
         var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" r  rescan "))

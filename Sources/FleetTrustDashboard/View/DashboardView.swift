@@ -141,6 +141,8 @@ enum StatusLineView {
         let fixed = all.filter { $0.0 == "?" || $0.0 == "q" }
         all.removeAll { $0.0 == "?" || $0.0 == "q" }
         func used(_ pairs: [(String, String)]) -> Int { pairs.reduce(0) { $0 + DisplayWidth.of(" \($1.0)  \($1.1) ") } }
+        // Moving about gives way first, so at 80 columns the keys that act on the host still show.
+        for key in ["s", "f", "/", "Enter", "↑↓"] where used(all) + used(fixed) > width { all.removeAll { $0.0 == key } }
         while !all.isEmpty, used(all) + used(fixed) > width { all.removeLast() }
         for (key, label) in all + fixed {
             line.append(" \(key) ", .statusKey)
