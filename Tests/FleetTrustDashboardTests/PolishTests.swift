@@ -22,6 +22,13 @@ final class PolishTests: XCTestCase {
         XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" t  trust "), DashboardView.view(state).lines.last!.text)
     }
 
+    func testNotAnsweredYetGoesWhenTheHostAnswers() {
+        let waiting = Fixtures.press(Fixtures.state(hosts: 2), .character("t")).0
+        XCTAssertTrue(waiting.notice?.text.value.contains("host0 has not answered yet") == true, "\(String(describing: waiting.notice))")
+        XCTAssertNotNil(Fixtures.probed(waiting, 1, .new).notice, "another host answering changes nothing")
+        XCTAssertNil(Fixtures.probed(waiting, 0, .new).notice)
+    }
+
     func testARecordingIsCalledOneAndOffersNoRescan() {
         var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" r  rescan "))

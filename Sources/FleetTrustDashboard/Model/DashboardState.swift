@@ -110,6 +110,8 @@ public struct DashboardSettings: Equatable, Sendable {
 public struct Notice: Equatable, Sendable {
     public var text: CleanText
     public var isError: Bool
+    /// Hosts (indices into `rows`) the notice says have not answered: it goes when one answers.
+    public var untilAnswered: Set<Int> = []
 
     public init(_ text: String, isError: Bool = false) {
         self.text = CleanText(multiline: text, lineLimit: 400, maxLines: 8)

@@ -100,6 +100,7 @@ extension DashboardUpdate {
         }
         guard !items.isEmpty else {
             state.notice = Notice("Nothing to trust: " + skipped.joined(separator: "; ") + ".", isError: true)
+            state.notice?.untilAnswered = Set(indices.filter { state.rows[$0].judged == nil })
             return
         }
         state.mode = .confirm(.trust(items: items, skipped: skipped, marked: marked))
