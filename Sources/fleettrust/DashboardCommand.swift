@@ -26,6 +26,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Never write anything: no trust, pin, forget, no audit log, no history.")
     var readOnly = false
 
+    @Flag(name: .customLong("create"), help: "Let `t` create a --known-hosts file that does not exist yet (without it, a missing file is taken for a typo and refused).")
+    var create = false
+
     @OptionGroup var audit: AuditLogOptions
 
     @Option(name: .customLong("connect-command"),
@@ -57,6 +60,7 @@ struct DashboardCommand: AsyncParsableCommand {
             var settings = DashboardSettings(inventoryPath: replay ?? fleet.inventory.files.joined(separator: ", "), knownHostsFiles: fleet.knownHosts.all,
                                              pinFile: fleet.pins.path, readOnly: readOnly, auditLogPath: audit.log.path)
             settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
+            settings.createsMissingKnownHosts = create
             settings.recording = replay
             var launch = DashboardLaunch(
                 settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,

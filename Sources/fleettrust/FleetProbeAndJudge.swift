@@ -11,7 +11,7 @@ extension FleetOptions {
     }
 
     /// Judges every probe against the files and pins these options name (and the history, for
-    /// drift); warns about pin lines that apply to no host.
+    /// drift); warns about pin lines that apply to no host and known_hosts lines ssh ignores.
     func judge(_ hosts: [InventoryHost], _ results: [ProbeResult], history: FleetHistory? = nil) throws -> [JudgedHost] {
         let judging = try judging(hosts, results, history: history)
         return hosts.indices.map(judging.judged)
@@ -23,6 +23,7 @@ extension FleetOptions {
         for line in judging.judge.pinLinesApplyingToNone(of: hosts) {
             printError("warning: \(Sanitizer.clean(judging.judge.pins?.path ?? "")):\(line.number): this pin applies to no inventory host")
         }
+        IgnoredKnownHostsLines.warnings(judging.judge.knownHosts).forEach(printError)
         return judging
     }
 }

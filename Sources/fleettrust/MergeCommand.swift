@@ -24,6 +24,15 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         if reports.isEmpty { throw ValidationError("give at least one report to merge") }
+        // One report given twice would count each of its hosts twice.
+        var seen: [String: String] = [:]
+        for report in reports {
+            let canonical = FileSystemCalls.canonicalPath(expandTilde(report))
+            if let earlier = seen[canonical] {
+                throw ValidationError("\(Sanitizer.clean(earlier)) and \(Sanitizer.clean(report)) are the same report; give each report once")
+            }
+            seen[canonical] = report
+        }
     }
 
     func run() throws {

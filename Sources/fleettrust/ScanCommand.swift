@@ -25,8 +25,12 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Record nothing in the history (drift is still judged against it).")
     var readOnly = false
 
-    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts, ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics.")
+    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts a pin proves (all new hosts with --trust-on-first-use), ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics.")
     var format: ScanFormat = .table
+
+    @Flag(name: .customLong("trust-on-first-use"),
+          help: "With --format known-hosts: also print new hosts no pin proves, as sync --trust-on-first-use adds them.")
+    var trustOnFirstUse = false
 
     @Option(help: ArgumentHelp("Write the output to this file instead of standard output, atomically (a temporary file renamed over it).",
                                valueName: "file"))
@@ -54,6 +58,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if replay == nil && fleet.inventory.files.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
         if dryRun && format != .table && format != .json { throw ValidationError("--dry-run prints a table or a json plan") }
+        if trustOnFirstUse && format != .knownHosts { throw ValidationError("--trust-on-first-use goes with --format known-hosts") }
     }
 
     func run() async throws {
@@ -78,7 +83,7 @@ struct ScanCommand: AsyncParsableCommand {
             var sink = format.sink(ScanFormat.Context(write: output.write,
                                                       tableLayout: .standardOutput(toFile: self.output != nil, wide: wide),
                                                       hashesKnownHostsByDefault: { [fleet] in await fleet.hashKnownHosts.hashes() },
-                                                      warn: printError))
+                                                      warn: printError, trustOnFirstUse: trustOnFirstUse))
             let outcome = try await run.run(into: &sink)
             outcome.recordProblem.map(printError)
             try output.finish()
@@ -100,7 +105,9 @@ struct ScanCommand: AsyncParsableCommand {
         let (proved, problem) = await run.recordProved()
         var line = "interrupted by \(ScanInterruption.name(signal)): \(proved) of \(hosts) hosts proved their keys"
         if run.record != nil { line += problem.map { "; the history could not record them: \($0)" } ?? " and are recorded in the history" }
-        line += self.output.map { "; \($0) was left as it was" } ?? "; no report was printed"
+        line += self.output.map { path in
+            FileManager.default.fileExists(atPath: expandTilde(path)) ? "; \(path) was left as it was" : "; \(path) was not written"
+        } ?? "; no report was printed"
         printError(line)
         throw ExitCode(128 + signal)
     }

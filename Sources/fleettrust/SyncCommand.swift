@@ -56,10 +56,13 @@ struct SyncCommand: AsyncParsableCommand {
             let run = check ? SyncRun.diff(plan, hashed: hashed)
                 : SyncRun.write(plan, editor: TrustStoreEditor(hashNames: hashed), log: audit.log, user: audit.user)
             run.output.forEach { print($0) }
+            run.wouldAdd.forEach(printError)
             run.problems.forEach(printError)
             let summary = run.summary(plan, skipped: skipped.count, check: check)
             if check { printError(summary) } else { print(summary) }
-            let status = ScanDocument.exitStatus(plan.exitStatus(failedWrites: run.failed), skipped: skipped)
+            var status = ScanDocument.exitStatus(plan.exitStatus(failedWrites: run.failed), skipped: skipped)
+            // --check answers "would anything change?": a host it would add is a change.
+            if check && run.added > 0 { status = max(status, 1) }
             if status != 0 { throw ExitCode(status) }
         } catch let failure as CommandFailure {
             printError(failure.description)

@@ -61,15 +61,19 @@ struct TidyCommand: ParsableCommand {
         var files = readFiles()
         var hosts: [HygieneHost]?
         var presented: [String: Set<String>] = [:]
+        var decisionGuard = TidyDecisionGuard(files: files)
         if !inventory.files.isEmpty {
             do {
                 let read = try inventory.load()
                 hosts = read.hosts.map(HygieneHost.init)
-                presented = try KnownHostsHygiene.presentedKeyTypes(of: read.hosts, history: remembered(read.hosts))
+                let history = try remembered(read.hosts)
+                presented = KnownHostsHygiene.presentedKeyTypes(of: read.hosts, history: history)
+                decisionGuard = TidyDecisionGuard(files: files, hosts: read.hosts,
+                                                  presented: TidyDecisionGuard.presentedKeys(of: read.hosts, history: history))
             } catch { fail("\(error)") }
         }
         var findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
-        if fix, try removeSelected(findings, files: files) {
+        if fix, try removeSelected(findings, files: files, decisionGuard: decisionGuard) {
             // What is really left, at the line numbers the files have now.
             files = readFiles()
             findings = KnownHostsHygiene(files: files, inventory: hosts, presentedKeyTypes: presented).findings()
@@ -98,14 +102,15 @@ struct TidyCommand: ParsableCommand {
     }
 
     /// Asks (or takes --kind/--line/--yes), writes each file once, logs; true when a file was written.
-    private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile]) throws -> Bool {
-        let session = TidyFixSession(
+    private func removeSelected(_ findings: [TidyFinding], files: [KnownHostsFile], decisionGuard: TidyDecisionGuard) throws -> Bool {
+        var session = TidyFixSession(
             selection: TidySelection(kinds: kind, lines: line.compactMap(TidySelection.location).map { (expandTilde($0.path), $0.line) }),
             confirmed: yes, editor: TrustStoreEditor(hashNames: false), log: audit.log, user: audit.user,
             say: { text, terminator in
                 if format == .json { FileHandle.standardError.write(Data((text + terminator).utf8)) } else { print(text, terminator: terminator) }
             },
             ask: { readLine() }, complain: printError)
+        session.decisionGuard = decisionGuard
         let selected = session.selected(findings, files: files)
         if !yes && isatty(0) != 1 {
             printError("tidy: --fix asks for confirmation on a terminal; for scripts select with --kind or --line and add --yes")

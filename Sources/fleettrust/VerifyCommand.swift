@@ -24,8 +24,8 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var pins: PinOptions
 
-    @Option(help: "The port ssh connects to (other than 22, names are looked up as [host]:port).")
-    var port: Int = 22
+    @Option(help: "The port ssh connects to (other than 22, names are looked up as [host]:port); HOST:PORT or [HOST]:PORT says it too.")
+    var port: Int?
 
     @Option(name: .customLong("lookup-name"), help: ArgumentHelp(
         "Extension: another name to consult when the host name finds nothing. Repeatable.", valueName: "name"))
@@ -44,7 +44,26 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+        if let port { guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") } }
+        let endpoint = Self.endpoint(host)
+        if let given = port, let written = endpoint.port, given != written {
+            throw ValidationError("\(Sanitizer.clean(host)) names port \(written) and --port says \(given)")
+        }
+    }
+
+    /// HOST, HOST:PORT (as the scan table prints an endpoint) or [HOST]:PORT (as known_hosts
+    /// writes it); an address with several colons (IPv6) is a host alone.
+    static func endpoint(_ text: String) -> (host: String, port: Int?) {
+        var host = Substring(text), port: Substring?
+        if text.hasPrefix("["), let close = text.lastIndex(of: "]"), text[close...].hasPrefix("]:") {
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard let port, let number = Int(port), (1...65535).contains(number), port.allSatisfy(\.isASCII) else { return (text, nil) }
+        return (String(host), number)
     }
 
     func run() throws {
@@ -53,7 +72,8 @@ struct VerifyCommand: ParsableCommand {
         do {
             let presented = try HostKeyArgument.read(key, path: expandTilde(key))
             let files = try KnownHosts.read(paths: knownHosts.all, options: KnownHosts.Options(cidrPatterns: cidrPatterns))
-            report = VerifyReport(host: host, port: port, key: presented, hostKeyAlias: hostKeyAlias, checkHostIP: checkHostIP,
+            let endpoint = Self.endpoint(host)
+            report = VerifyReport(host: endpoint.host, port: endpoint.port ?? port ?? 22, key: presented, hostKeyAlias: hostKeyAlias, checkHostIP: checkHostIP,
                                   additionalNames: lookupNames, knownHosts: files, pins: try pins.load(), pinMode: pins.pinsMode)
         } catch {
             printError("\(error)")

@@ -130,6 +130,30 @@ final class ConcurrentWriterTests: XCTestCase {
             XCTAssertEqual(outcome.verdict, .trusted, outcome.transcript.suffix(300).description)
         }
     }
+
+    /// A writer that opened known_hosts for appending before `tidy --fix` replaced it, and
+    /// writes only a second and a half later (far past a lease's short wait): its line is carried
+    /// into the new file, and the fix is made too.
+    func testALateAppendToTheReplacedFileIsCarriedOver() throws {
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICa+KH5Vx9v59VXPMsxNGf4dP8Zd8JjLkSjMzPVMUHCW"
+        try scratch.write("known_hosts", "web1 \(key)\nweb1 \(key)\n")
+        let knownHosts = scratch.file("known_hosts"), ready = scratch.file("ready")
+        let late = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH6t3Xx4oL4VRJhh4Mmg/35/wjy85lnYtYs/TjdOvnBG"
+        let writer = try SpawnedProcess("/bin/sh", ["-c", "exec 3>>\"$1\"; : > \"$2\"; sleep 1.5; echo \"late-writer $3\" >&3",
+                                                    "sh", knownHosts, ready, late])
+        defer { writer.terminate() }
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: ready), Date() < deadline { usleep(10_000) }
+        let tidy = try ProgramRun.run(BuiltProducts.fleettrust, ["tidy", "--known-hosts", knownHosts, "--fix", "--kind", "duplicate",
+                                                                 "--yes", "--no-history", "--audit-log", scratch.file("audit.jsonl")],
+                                      limit: 60)
+        XCTAssertEqual(tidy.status, 0, tidy.stderrText)
+        while writer.isRunning, Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(writer.exitStatus, 0)
+        XCTAssertEqual(scratch.text("known_hosts"), "web1 \(key)\nlate-writer \(late)\n")
+        let found = try Tool.run("/usr/bin/ssh-keygen", ["-F", "late-writer", "-f", knownHosts])
+        XCTAssertEqual(found.status, 0, "ssh-keygen finds the late writer's host: \(found.stdout)")
+    }
 }
 
 /// Results filled in by concurrent workers.

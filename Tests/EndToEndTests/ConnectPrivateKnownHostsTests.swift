@@ -38,6 +38,7 @@ final class ConnectPrivateKnownHostsTests: XCTestCase {
         let wrapper = try write("connect.sh", """
             #!/bin/sh
             for a in "$@"; do case "$a" in UserKnownHostsFile=*) f="${a#UserKnownHostsFile=}";; esac; done
+            f=$(printf '%s' "$f" | tr -d '"')
             { echo "file=$f"; stat -c '%a %u %F' "$(dirname "$f")" "$f"; cat "$f"; } > '\(log)' 2>&1
             """)
         chmod(wrapper, 0o755)

@@ -64,6 +64,7 @@ final class DashboardReplayTests: XCTestCase {
         let (filled, screen) = terminal.waitFor { !$0.contains("scanning") && $0.contains("S 2 split-view") }
         XCTAssertTrue(filled, screen)
         XCTAssertTrue(screen.contains("Recorded scan"), screen)
+        XCTAssertTrue(screen.contains(" recording \(recording)"), "the header calls the recording one: \(screen)")
         let expected = ["T trusted", "T trusted", "N new", "C changed", "R revoked"]
         for (index, status) in expected.enumerated() {
             XCTAssertEqual(row(screen, host: fleet.hosts[index]).count, 1, screen)

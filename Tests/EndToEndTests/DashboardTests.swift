@@ -133,7 +133,8 @@ final class DashboardTests: XCTestCase {
         let host = fleet.hosts[0]
         let knownHosts = scratch + "/known_hosts"
         XCTAssertEqual(try SSHOracle.check(name: host.address, port: host.port, knownHosts: knownHosts).verdict, .unknown)
-        let terminal = try open(fleet)
+        // The file does not exist yet: --create says it is meant to be made.
+        let terminal = try open(fleet, ["--create"])
         XCTAssertTrue(terminal.waitFor { $0.contains("N new") }.0)
         terminal.send("t")
         let (asked, confirmation) = terminal.waitFor { $0.contains("Trust 1 host?") }

@@ -30,7 +30,7 @@ final class LookupNameSavingTests: XCTestCase {
 
     /// Parses `NAME TYPE BASE64` lines; fails the test on anything else.
     private func knownHostsLines(_ text: String, _ what: String) -> [(name: String, key: HostKey, line: String)] {
-        text.split(separator: "\n").compactMap { line -> (String, HostKey, String)? in
+        text.split(separator: "\n").filter { !$0.hasPrefix("# ") }.compactMap { line -> (String, HostKey, String)? in
             let fields = line.split(separator: " ", maxSplits: 1)
             guard fields.count == 2, let key = try? HostKey(openSSHLine: String(fields[1])) else {
                 XCTFail("\(what): not a known_hosts line: \(line)")
@@ -91,7 +91,8 @@ final class LookupNameSavingTests: XCTestCase {
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "known-hosts", "--inventory", config,
                                                                 "--inventory-format", "ssh-config", "--known-hosts", knownHosts,
-                                                                "--hash-known-hosts", "no", "--timeout", "10"], limit: 60)
+                                                                "--hash-known-hosts", "no", "--timeout", "10", "--trust-on-first-use"],
+                                     limit: 60)
         XCTAssertEqual(run.status, 1, "two new hosts: exit 1\n\(run.stderrText)")
         let lines = knownHostsLines(run.stdoutText, "scan --format known-hosts")
         XCTAssertEqual(lines.count, 2 * sshd.publicKeys.count, "one line per key per host:\n\(run.stdoutText)")

@@ -12,7 +12,17 @@ final class MergeCommandTests: XCTestCase {
         try ProgramRun.run(BuiltProducts.fleettrust, arguments, limit: 90)
     }
 
-    func testTwoScannersMergeIntoOneDocumentThatFlagsTheSplitViewAndReplays() throws {
+    func testOneReportGivenTwiceIsRefusedHoweverItIsSpelled() throws {
+        let directory = NSTemporaryDirectory() + "merge-twice-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "{}".write(toFile: directory + "/a.json", atomically: true, encoding: .utf8)
+        let run = try fleettrust(["merge", directory + "/a.json", directory + "/./a.json"])
+        XCTAssertEqual(run.status, 64, run.stderrText)
+        XCTAssertTrue(run.stderrText.contains("are the same report"), run.stderrText)
+    }
+
+        func testTwoScannersMergeIntoOneDocumentThatFlagsTheSplitViewAndReplays() throws {
         let east = try TestFleet.start(hosts: 2)
         defer { east.stop() }
         let west = try TestFleet.start(hosts: 1)

@@ -129,20 +129,64 @@ final class ScanFormatsTests: XCTestCase {
         let fleet = try TestFleet.start(hosts: 3)
         defer { fleet.stop() }
         let newHost = fleet.hosts[2]
-        let common = ["--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath, "--format", "known-hosts"]
+        let common = ["--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath, "--format", "known-hosts",
+                      "--trust-on-first-use"]
         let plain = try scan(common + ["--hash-known-hosts", "no"])
         XCTAssertEqual(plain.stdoutText.split(separator: "\n").map(String.init).sorted(),
-                       newHost.publicKeys.map { "\(newHost.knownHostsName) \($0.openSSHLine)" }.sorted())
+                       (["# \(newHost.endpoints[0].label) (\(newHost.endpoints[0].label)): proved by trust on first use"]
+                        + newHost.publicKeys.map { "\(newHost.knownHostsName) \($0.openSSHLine)" }).sorted())
         let hashed = try scan(common + ["--hash-known-hosts", "yes"])
         let lines = hashed.stdoutText.split(separator: "\n")
-        XCTAssertEqual(lines.count, newHost.publicKeys.count)
-        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("|1|") }, hashed.stdoutText)
+        XCTAssertEqual(lines.count, newHost.publicKeys.count + 1)
+        XCTAssertEqual(lines.first, "# a host whose name is hashed: proved by trust on first use", hashed.stdoutText)
+        XCTAssertTrue(lines.dropFirst().allSatisfy { $0.hasPrefix("|1|") }, hashed.stdoutText)
         for output in [plain, hashed] {
             let file = fleet.directory + "/scanned_known_hosts"
             try Data(output.stdout).write(to: URL(fileURLWithPath: file))
             let ssh = try SSHOracle.check(name: newHost.address, port: newHost.port, knownHosts: file)
             XCTAssertEqual(ssh.verdict, .trusted, ssh.transcript)
         }
+    }
+
+    /// The same gate as `sync`: a new host's keys, proved only by a key exchange, are printed
+    /// ready to append only with --trust-on-first-use or when a pin proves them.
+    func testKnownHostsFormatPrintsNoUnpinnedNewHostWithoutTrustOnFirstUse() throws {
+        let fleet = try TestFleet.start(hosts: 3)
+        defer { fleet.stop() }
+        let newHost = fleet.hosts[2]
+        let common = ["--inventory", fleet.inventoryPath, "--known-hosts", fleet.knownHostsPath, "--format", "known-hosts",
+                      "--hash-known-hosts", "no"]
+        let gated = try scan(common)
+        XCTAssertEqual(gated.stdoutText, "", "no unproved key is printed ready to append")
+        XCTAssertTrue(gated.stderrText.contains("\(newHost.endpoints[0].label): not printed: new, and no pin proves its keys"),
+                      gated.stderrText)
+        let pins = fleet.directory + "/scan-pins"
+        try "\(newHost.knownHostsName) \(newHost.publicKeys.map(\.sha256Fingerprint).joined(separator: " "))\n"
+            .write(toFile: pins, atomically: true, encoding: .utf8)
+        let pinned = try scan(common + ["--pins", pins])
+        XCTAssertTrue(pinned.stdoutText.hasPrefix("# \(newHost.endpoints[0].label) (\(newHost.endpoints[0].label)): proved by pin\n"),
+                      pinned.stdoutText + pinned.stderrText)
+        let file = fleet.directory + "/pinned_known_hosts"
+        try Data(pinned.stdout).write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try SSHOracle.check(name: newHost.address, port: newHost.port, knownHosts: file).verdict, .trusted)
+        XCTAssertEqual(try scan(["--inventory", fleet.inventoryPath, "--trust-on-first-use"]).status, 64,
+                       "--trust-on-first-use means nothing for a table")
+    }
+
+    /// Lines ssh ignores are named once on stderr, not only by tidy.
+    func testKnownHostsLinesSshIgnoresAreNamedOnce() throws {
+        let directory = NSTemporaryDirectory() + "ignored-lines-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICa+KH5Vx9v59VXPMsxNGf4dP8Zd8JjLkSjMzPVMUHCW"
+        try "web1 \(key)\nweb2 ssh-ed25519 not*base64\n@cert-authorty * \(key)\nweb3 ssh-ed25519\n"
+            .write(toFile: directory + "/kh", atomically: true, encoding: .utf8)
+        try "127.0.0.1:1\n".write(toFile: directory + "/hosts", atomically: true, encoding: .utf8)
+        let run = try scan(["--inventory", directory + "/hosts", "--known-hosts", directory + "/kh", "--no-history", "--timeout", "5"])
+        let warnings = run.stderrText.split(separator: "\n").filter { $0.contains("ssh ignores") }
+        XCTAssertEqual(warnings.count, 1, run.stderrText)
+        XCTAssertTrue(warnings.first?.contains("\(directory)/kh: ssh ignores line 2 (key data is not valid base64), line 3 (unknown marker), "
+                                               + "line 4 (key type without key data)") == true, run.stderrText)
     }
 
     func testDryRunJsonListsHostsNamesFilesAndRoutesWithoutProbing() throws {

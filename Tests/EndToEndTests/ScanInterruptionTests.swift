@@ -45,6 +45,20 @@ final class ScanInterruptionTests: XCTestCase {
         XCTAssertEqual(said, "fleettrust: interrupted by SIGTERM: 2 of 5 hosts proved their keys and are recorded in the history; "
                        + "\(report) was left as it was\n")
         XCTAssertEqual(recorded(), 2, "the finished probes are in the history")
+
+        // An --output that did not exist is not said to be left as it was: it was never written.
+        let fresh = directory + "/fresh.json", freshStderr = directory + "/fresh-stderr.txt"
+        let second = try SpawnedProcess(BuiltProducts.fleettrust,
+                                        ["scan", "--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--no-history",
+                                         "--timeout", "60", "--format", "json", "--output", fresh], stderrPath: freshStderr)
+        defer { second.terminate(grace: 1) }
+        Thread.sleep(forTimeInterval: 3)
+        kill(second.pid, SIGTERM)
+        let again = Date().addingTimeInterval(30)
+        while second.isRunning && Date() < again { Thread.sleep(forTimeInterval: 0.1) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh))
+        XCTAssertEqual(try String(contentsOfFile: freshStderr, encoding: .utf8),
+                       "fleettrust: interrupted by SIGTERM: 2 of 5 hosts proved their keys; \(fresh) was not written\n")
     }
 
     /// An inventory may name a FIFO as the host's `RevokedHostKeys` file; reading it never returns

@@ -36,6 +36,27 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try verdict(fleet.hosts[1], typo), .trusted, "with --create the new file is written as asked")
     }
 
+    /// The audit log opens its file by the rule every writer follows: another user's link in a
+    /// sticky world-writable directory is not followed.
+    func testTheAuditLogRefusesAnotherUsersLinkInASharedDirectory() throws {
+        guard geteuid() == 0 else { throw XCTSkip("planting another user's link needs root (lchown)") }
+        let fleet = try TestFleet.start(hosts: 3)
+        defer { fleet.stop() }
+        let knownHosts = fleet.directory + "/synced_known_hosts"
+        try FileManager.default.copyItem(atPath: fleet.knownHostsPath, toPath: knownHosts)
+        let victim = fleet.directory + "/victim", shared = fleet.directory + "/shared"
+        try "the user's own file\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(shared, 0o1777), 0)
+        XCTAssertEqual(symlink(victim, shared + "/audit.jsonl"), 0)
+        XCTAssertEqual(lchown(shared + "/audit.jsonl", 12_345, 12_345), 0)
+        let run = try sync(["--inventory", fleet.inventoryPath, "--known-hosts", knownHosts, "--trust-on-first-use",
+                            "--hash-known-hosts", "no", "--audit-log", shared + "/audit.jsonl"])
+        XCTAssertEqual(run.status, 1, run.stderrText)
+        XCTAssertTrue(run.stderrText.contains("symbolic link another user made in a shared directory"), run.stderrText)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "the user's own file\n")
+    }
+
     /// Hosts 0-4 play the sample roles (trusted by CA, trusted, new, changed, revoked); host 5
     /// is new as well. Only host 2 is pinned, so only host 2 is added.
     func testAddsOnlyPinProvedNewHostsAndNeverTouchesChangedOrRevoked() throws {
@@ -86,8 +107,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try auditRecords(audit).count, 1)
     }
 
-    /// `--check` prints exactly the lines the real run then appends, and writes nothing; a
-    /// second run is a no-op with exit 0 when every host ends trusted.
+    /// `--check` prints exactly the lines the real run then appends, writes nothing, and exits 1
+    /// while it would change anything; a second run is a no-op with exit 0 when every host ends trusted.
     func testCheckShowsTheDiffThenTrustOnFirstUseAddsItAndASecondRunIsANoOp() throws {
         let fleet = try TestFleet.start(hosts: 3)
         defer { fleet.stop() }
@@ -103,12 +124,14 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(unpinned.stderrText.contains("nothing would change"), unpinned.stderrText)
 
         let check = try sync(arguments + ["--check", "--trust-on-first-use"])
-        XCTAssertEqual(check.status, 0, check.stderrText)
+        XCTAssertEqual(check.status, 1, "--check exits 1 when it would change anything: \(check.stderrText)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: knownHosts)), before, "--check writes nothing")
         XCTAssertFalse(FileManager.default.fileExists(atPath: audit), "--check audits nothing")
         let diff = check.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(diff.prefix(2)), ["--- \(knownHosts)", "+++ \(knownHosts)"])
         XCTAssertTrue(check.stderrText.contains("would add 1 host (3 keys)"), check.stderrText)
+        XCTAssertTrue(check.stderrText.contains("would add \(fleet.hosts[2].endpoints[0].label) (\(fleet.hosts[2].endpoints[0].label)): 3 keys"),
+                      "--check names the hosts it would add: \(check.stderrText)")
 
         let run = try sync(arguments + ["--trust-on-first-use"])
         XCTAssertEqual(run.status, 0, run.stderrText)
@@ -120,6 +143,7 @@ final class SyncCommandTests: XCTestCase {
 
         let again = try sync(arguments + ["--trust-on-first-use"])
         XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(try sync(arguments + ["--check", "--trust-on-first-use"]).status, 0, "nothing would change")
         XCTAssertEqual(again.stdoutText, "sync: nothing changed; 3 already trusted\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: knownHosts)), after)
         XCTAssertEqual(try auditRecords(audit).map { $0["action"] as? String }, ["sync"])

@@ -145,6 +145,40 @@ final class TidyOracleTests: XCTestCase {
         }
     }
 
+    /// A pattern line that records another key for a name with its own line is "conflicting";
+    /// removing it would make ssh quieter for a host nothing here names (it calls that host
+    /// CHANGED through the pattern today): the fix keeps it, and says why.
+    func testFixNeverRemovesAPatternLineForAnotherNamesSake() throws {
+        let first = try freshKey("first")
+        let path = try write("known_hosts", ["[127.0.0.2]:\(port) \(first)", "[127.0.0.?]:\(port) \(otherKey)"])
+        XCTAssertEqual(try ssh(path).finding, .changed, "ssh calls the served host changed through the pattern line")
+        let (findings, _) = try tidy(["--known-hosts", path])
+        XCTAssertEqual(findings.map(\.kind), ["conflicting", "conflicting"])
+        let before = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        let fixed = try tidy(["--known-hosts", path, "--fix", "--kind", "conflicting", "--yes"])
+        XCTAssertTrue(fixed.run.stderrText.contains("kept \(path):2: a pattern line"), fixed.run.stderrText)
+        XCTAssertEqual(try XCTUnwrap(FileManager.default.contents(atPath: path)), before, "nothing is removed")
+        XCTAssertEqual(try ssh(path).finding, .changed, "ssh decides as before")
+    }
+
+    /// Of a conflicting pair, the fix keeps the line holding the key the host proved at its last
+    /// scan (the history says which), whichever comes first, and ssh still accepts the host.
+    func testFixKeepsTheLineHoldingTheKeyTheHostProves() throws {
+        let path = try write("known_hosts", ["\(lookupName) \(otherKey)", "\(lookupName) \(realKey)"])
+        let inventory = try write("hosts", ["127.0.0.1:\(port)"])
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory + "/state"
+        let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--inventory", inventory, "--known-hosts", path],
+                                      limit: 60, environment: environment)
+        XCTAssertEqual(scan.status, 0, scan.stdoutText + scan.stderrText)
+        let fixed = try ProgramRun.run(BuiltProducts.fleettrust, ["tidy", "--known-hosts", path, "--inventory", inventory,
+                                                                  "--fix", "--kind", "conflicting", "--yes"],
+                                       limit: 30, environment: environment)
+        XCTAssertEqual(fixed.status, 0, fixed.stdoutText + fixed.stderrText)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "\(lookupName) \(realKey)\n", fixed.stdoutText)
+        XCTAssertEqual(try ssh(path).finding, .accepted, "ssh still accepts the host after --fix")
+    }
+
     func testHashedAndPlainDuplicateBothMatchAndFixRemovesOnlyTheReportedLine() throws {
         let lines = ["# kept comment", "\(lookupName) \(realKey)", "other.fleet.test \(otherKey)", try hashedRealKeyLine(), ""]
         let path = try write("known_hosts", lines)

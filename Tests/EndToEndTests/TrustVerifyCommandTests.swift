@@ -35,6 +35,25 @@ final class TrustVerifyCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(compared, 16)
     }
 
+    /// HOST:PORT, as the scan table prints an endpoint, and [HOST]:PORT answer as --port does;
+    /// a --port that disagrees is refused.
+    func testVerifyTakesTheEndpointAsTheScanTablePrintsIt() throws {
+        let fleet = try TestFleet.start(hosts: 2)
+        defer { fleet.stop() }
+        let host = fleet.hosts[1]
+        let oracle = try SSHOracle.check(name: host.address, port: host.port, knownHosts: fleet.knownHostsPath,
+                                         extraOptions: ["-o", "HostKeyAlgorithms=ssh-ed25519"])
+        XCTAssertEqual(oracle.verdict, .trusted)
+        let file = host.publicKeyFiles[host.publicKeys.firstIndex { $0.type == "ssh-ed25519" }!]
+        for endpoint in ["\(host.address):\(host.port)", "[\(host.address)]:\(host.port)"] {
+            let run = try ProgramRun.run(BuiltProducts.fleettrust, ["verify", "--known-hosts", fleet.knownHostsPath, endpoint, file])
+            XCTAssertEqual(run.status, 0, "\(endpoint): \(run.stdoutText)\(run.stderrText)")
+        }
+        let clash = try ProgramRun.run(BuiltProducts.fleettrust, ["verify", "--known-hosts", fleet.knownHostsPath, "--port", "22",
+                                                                   "\(host.address):\(host.port)", file])
+        XCTAssertEqual(clash.status, 64, clash.stderrText)
+    }
+
     func testHostStatusJudgesTheKeySSHNegotiates() throws {
         let fleet = try TestFleet.start(hosts: 5)
         defer { fleet.stop() }

@@ -60,15 +60,27 @@ final class KnownHostsHygieneTests: XCTestCase {
         XCTAssertEqual(plan.kept.map(\.location.path), ["lab_kh"])
     }
 
-    func testFixIsRefusedWhenTheFileChangedSinceItWasRead() throws {
+    func testFixIsRefusedWhenTheFileChangedOtherwiseThanByAnAppend() throws {
         let path = NSTemporaryDirectory() + "tidy-cas-\(getpid())"
         defer { unlink(path) }
         let text = "web \(TestKeys.a.openSSHLine)\nweb \(TestKeys.a.openSSHLine)\n"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let file = try KnownHostsFile.read(path: path)
-        try (text + "db \(TestKeys.b.openSSHLine)\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try ("db \(TestKeys.b.openSSHLine)\n" + text).write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try TidyFix(file: file).apply(removing: [2]))
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), text + "db \(TestKeys.b.openSSHLine)\n")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "db \(TestKeys.b.openSSHLine)\n" + text)
+    }
+
+    func testAnAppendSinceTheFileWasReadIsKeptAfterTheFix() throws {
+        let path = NSTemporaryDirectory() + "tidy-append-\(getpid())"
+        defer { unlink(path) }
+        let text = "web \(TestKeys.a.openSSHLine)\nweb \(TestKeys.a.openSSHLine)\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try KnownHostsFile.read(path: path)
+        try (text + "db \(TestKeys.b.openSSHLine)\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try TidyFix(file: file).apply(removing: [2])
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       "web \(TestKeys.a.openSSHLine)\ndb \(TestKeys.b.openSSHLine)\n")
     }
 
     /// A plain list's `127.0.0.1:2222` is the line's text, not a name `ssh` looks up: a known_hosts

@@ -82,7 +82,7 @@ final class ScanRunTests: XCTestCase {
     func testEachFormatIsOneSinkRenderingTheSameHostsAndOutcome() async throws {
         func output(_ format: ScanFormat) async throws -> (String, ScanOutcome) {
             var out = Data()
-            var sink = format.sink(ScanFormat.Context(write: { out.append($0) }))
+            var sink = format.sink(ScanFormat.Context(write: { out.append($0) }, trustOnFirstUse: true))
             let outcome = try await run(skipped: [SkippedInventoryEntry(file: "h", line: 1, reason: "bad")], record: { _ in nil })
                 .run(into: &sink)
             return (String(decoding: out, as: UTF8.self), outcome)
@@ -92,7 +92,8 @@ final class ScanRunTests: XCTestCase {
         XCTAssertTrue(table.contains("3 hosts: 1 trusted, 1 new, 1 unreachable"), table)
         XCTAssertTrue(table.contains("Skipped inventory entries (not checked; exit status at least 1):\n  h:1: bad"), table)
         let (lines, _) = try await output(.knownHosts)
-        XCTAssertEqual(lines, "clone \(TestKeys.a.openSSHLine)\n", "only the new host's key, under its name")
+        XCTAssertEqual(lines, "# clone (clone:22): proved by trust on first use\nclone \(TestKeys.a.openSSHLine)\n",
+                       "only the new host's key, under its name, after a comment naming it")
         let (metrics, _) = try await output(.prometheus)
         XCTAssertTrue(metrics.contains("fleettrust_scan_exit_status \(outcome.exitStatus)\n"), metrics)
         XCTAssertTrue(metrics.contains("fleettrust_inventory_skipped_entries 1\n"), metrics)

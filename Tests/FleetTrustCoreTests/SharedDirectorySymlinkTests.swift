@@ -36,6 +36,11 @@ final class SharedDirectorySymlinkTests: XCTestCase {
         XCTAssertEqual(dir.entries(), ["shared", "victim"], "no temporary file beside the target")
         XCTAssertThrowsError(try HistoryStore.open(path: shared + "/report.json", readOnly: false))
         XCTAssertEqual(dir.text("victim"), "the user's own file\n")
+        let record = AuditEvent(time: Date(), user: "u", action: .synced(proof: "pin", file: "kh"), host: nil, outcome: .written).record
+        XCTAssertThrowsError(try AuditLog(path: shared + "/report.json").append([record])) { error in
+            XCTAssertEqual(error as? StoreError, .untrustedSymlink(path: shared + "/report.json", link: shared + "/report.json"))
+        }
+        XCTAssertEqual(dir.text("victim"), "the user's own file\n", "the audit log follows the same rule")
     }
 
     func testOwnLinksAndLinksOutsideSharedDirectoriesAreStillWrittenThrough() throws {
@@ -46,6 +51,9 @@ final class SharedDirectorySymlinkTests: XCTestCase {
         let own = try ReplacedFile(path: shared + "/mine.json")
         own.abandon()
         XCTAssertEqual(own.resolvedPath, dir.file("victim"))
+        let record = AuditEvent(time: Date(), user: "u", action: .synced(proof: "pin", file: "kh"), host: nil, outcome: .written).record
+        try AuditLog(path: shared + "/mine.json").append([record])
+        XCTAssertTrue(dir.text("victim").hasPrefix("old\n{"), "an own link is written through")
 
         let private_ = dir.file("private")
         try plant("theirs.json", in: private_, to: dir.file("victim"), owner: 12_345)

@@ -56,21 +56,41 @@ final class TidyFixSessionTests: XCTestCase {
     func testAFileChangedSinceItWasReadIsAFailureLoggedAsNotRemoved() throws {
         try dir.write("kh", text)
         let (files, findings) = try read()
-        try dir.write("kh", text + "appended \(TestKeys.b.openSSHLine)\n")
+        try dir.write("kh", "# edited by hand\n" + text)
         let fix = session(TidySelection(kinds: [.duplicate]), confirmed: true)
         XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .failed)
-        XCTAssertEqual(dir.text("kh"), text + "appended \(TestKeys.b.openSSHLine)\n")
+        XCTAssertEqual(dir.text("kh"), "# edited by hand\n" + text)
         XCTAssertEqual(complaints.count, 1, "\(complaints)")
         let record = try JSONDecoder().decode(AuditLog.Record.self, from: Data(dir.text("audit.jsonl").utf8))
         XCTAssertTrue(record.outcome.hasPrefix("not removed: "), record.outcome)
+    }
+
+    func testALineAppendedSinceTheFileWasReadIsKeptAfterTheFix() throws {
+        try dir.write("kh", text)
+        let (files, findings) = try read()
+        try dir.write("kh", text + "appended \(TestKeys.b.openSSHLine)\n")
+        let fix = session(TidySelection(kinds: [.duplicate]), confirmed: true)
+        XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .removed)
+        XCTAssertEqual(dir.text("kh"), "web \(TestKeys.a.openSSHLine)\n# end\nappended \(TestKeys.b.openSSHLine)\n")
     }
 
     func testANamesLastLineIsKeptAndSaidSo() throws {
         try dir.write("kh", "web \(TestKeys.a.openSSHLine)\nweb \(TestKeys.b.openSSHLine)\n")
         let (files, findings) = try read()
         let fix = session(TidySelection(lines: [(dir.file("kh"), 1), (dir.file("kh"), 2)]), confirmed: true)
-        XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .removed)
+        XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .nothingRemoved)
         XCTAssertTrue(said.contains("kept \(dir.file("kh")):1: the last line recording its name"), said)
+        XCTAssertTrue(said.contains("kept \(dir.file("kh")):2: removing it would change what ssh decides for web presenting"), said)
+        XCTAssertEqual(dir.text("kh"), "web \(TestKeys.a.openSSHLine)\nweb \(TestKeys.b.openSSHLine)\n")
+    }
+
+    func testTheLineHoldingTheKeyTheHostPresentedIsTheOneKept() throws {
+        try dir.write("kh", "web \(TestKeys.b.openSSHLine)\nweb \(TestKeys.a.openSSHLine)\n")
+        let (files, findings) = try read()
+        var fix = session(TidySelection(lines: [(dir.file("kh"), 1), (dir.file("kh"), 2)]), confirmed: true)
+        fix.decisionGuard = TidyDecisionGuard(files: files, hosts: [InventoryHost(name: "web", address: "web")],
+                                              presented: ["web": [TestKeys.a.sha256Fingerprint]])
+        XCTAssertEqual(fix.remove(fix.selected(findings, files: files), of: findings, files: files), .removed)
         XCTAssertEqual(dir.text("kh"), "web \(TestKeys.a.openSSHLine)\n")
     }
 }

@@ -144,6 +144,23 @@ final class DecisionFlowTests: XCTestCase {
         XCTAssertEqual(decision.items[0].previous, [recorded])
     }
 
+    func testForgettingAChangedHostTakesTypingItsNameAndIsRecordedAsSuch() {
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .changed)
+        let asking = Fixtures.press(state, .character("x")).0
+        XCTAssertTrue(DashboardView.view(asking).text.contains("IS CHANGED"), DashboardView.view(asking).text)
+        let (refused, none) = Fixtures.press(asking, .character("y"), .enter)
+        XCTAssertEqual(none, [])
+        XCTAssertTrue(refused.notice!.text.value.contains("did not match"), refused.notice!.text.value)
+        let typed = Fixtures.type(asking, state.rows[0].host.name)
+        let effects = Fixtures.press(typed, .enter).1
+        guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(decision.kind, .forget)
+        XCTAssertEqual(decision.alarm, .changed)
+        let record = decision.auditEvents(user: "u", time: Date(), outcome: .written)[0].record
+        XCTAssertEqual(record.action, "forget-changed")
+        XCTAssertFalse(record.newFingerprints.isEmpty, "the keys the host presented are recorded")
+    }
+
     func testForgetWithNothingRecordedSaysSo() {
         let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .new)
         let (after, effects) = Fixtures.press(state, .character("x"))

@@ -45,7 +45,21 @@ final class MarkedHostsTests: XCTestCase {
         state = Fixtures.probed(state, 2, .new)
         state = Fixtures.press(state, .character(" "), .down, .character(" "), .character("t")).0
         let text = DashboardView.view(state).text
-        XCTAssertTrue(text.contains("Trust a batch of 2 of your 2 marked hosts?"), text)
+        XCTAssertTrue(text.contains("Trust a batch of your 2 marked hosts?"), text)
+    }
+
+    func testABatchThatLeavesOutTheHighlightedHostSaysSoInItsFirstLineAtEightyColumns() {
+        var state = Fixtures.state(hosts: 3)
+        state.size = TerminalSize(width: 80, height: 24)
+        for index in 0..<3 { state = Fixtures.probed(state, index, .new) }
+        state = Fixtures.press(state, .character(" ")).0
+        state = Fixtures.type(Fixtures.press(state, .character("/")).0, "host2")
+        state = Fixtures.press(state, .enter, .character("t")).0
+        guard case .confirm(.trust(let items, _, _)) = state.mode else { return XCTFail("\(state.mode)") }
+        XCTAssertEqual(items.map(\.index), [0])
+        let screen = DashboardView.view(state)
+        XCTAssertTrue(screen.lines[1].text.hasPrefix(" * 1 marked (1 hidden by the filter)"), screen.lines[1].text)
+        XCTAssertTrue(screen.lines[2].text.contains("NOT the highlighted host host2"), screen.text)
     }
 
     func testTheHeaderCountsMarksAndSaysWhenAFilterHidesSome() {

@@ -10,8 +10,36 @@ final class PolishTests: XCTestCase {
         XCTAssertTrue(DashboardView.view(Fixtures.state(hosts: 2)).lines[0].text.contains("(2 hosts) "))
     }
 
+    func testAtEightyColumnsTheFooterKeepsTheKeysThatActOnTheHost() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 2), 0, .trusted)
+        state.size = TerminalSize(width: 80, height: 24)
+        let footer = DashboardView.view(state).lines.last!.text
+        for hint in [" p  pin ", " x  forget ", " c  connect ", " Space  mark ", " ?  help ", " q  quit "] {
+            XCTAssertTrue(footer.contains(hint), "\(hint) missing: \(footer)")
+        }
+        state = Fixtures.probed(state, 1, .new)
+        state = Fixtures.press(state, .down).0
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" t  trust "), DashboardView.view(state).lines.last!.text)
+    }
+
+    func testNotAnsweredYetGoesWhenTheHostAnswers() {
+        let waiting = Fixtures.press(Fixtures.state(hosts: 2), .character("t")).0
+        XCTAssertTrue(waiting.notice?.text.value.contains("host0 has not answered yet") == true, "\(String(describing: waiting.notice))")
+        XCTAssertNotNil(Fixtures.probed(waiting, 1, .new).notice, "another host answering changes nothing")
+        XCTAssertNil(Fixtures.probed(waiting, 0, .new).notice)
+    }
+
+    func testARecordingIsCalledOneAndOffersNoRescan() {
+        var state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
+        XCTAssertTrue(DashboardView.view(state).lines.last!.text.contains(" r  rescan "))
+        state.settings.recording = "scan.json"
+        let screen = DashboardView.view(state)
+        XCTAssertTrue(screen.lines[0].text.contains(" recording inv.txt"), screen.lines[0].text)
+        XCTAssertFalse(screen.lines.last!.text.contains("rescan"), screen.lines.last!.text)
+    }
+
     func testTheForgetDialogsKeySaysRemoveNotSave() {
-        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .changed)
+        let state = Fixtures.probed(Fixtures.state(hosts: 1), 0, .trusted)
         let asking = Fixtures.press(state, .character("x")).0
         guard case .confirm(.forget) = asking.mode else { return XCTFail("\(asking.mode)") }
         let footer = DashboardView.view(asking).lines.last!.text

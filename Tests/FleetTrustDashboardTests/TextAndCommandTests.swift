@@ -29,7 +29,7 @@ final class TextAndCommandTests: XCTestCase {
     func testTheDefaultConnectCommandChecksStrictlyAgainstTheFilesTheHostWasJudgedAgainst() {
         let host = InventoryHost(name: "web1", address: "10.1.2.3", port: 2222)
         XCTAssertEqual(try ConnectCommand().arguments(for: judged(host, files: ["/tmp/kh", "/tmp/my files/kh2"])),
-                       ["ssh", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=/tmp/kh \"/tmp/my files/kh2\"",
+                       ["ssh", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\"/tmp/kh\" \"/tmp/my files/kh2\"",
                         "-o", "GlobalKnownHostsFile=/dev/null", "-p", "2222", "10.1.2.3"])
     }
 
@@ -37,7 +37,7 @@ final class TextAndCommandTests: XCTestCase {
         let host = InventoryHost(name: "web1", address: "10.1.2.3", hostKeyAlias: "web1.prod",
                                  sshOptions: SSHHostOptions(hostKeyAlgorithms: "+ssh-rsa", checkHostIP: true))
         let arguments = try ConnectCommand().arguments(for: judged(host))
-        XCTAssertTrue(arguments.contains("HostKeyAlias=web1.prod"), "\(arguments)")
+        XCTAssertTrue(arguments.contains("HostKeyAlias=\"web1.prod\""), "\(arguments)")
         XCTAssertTrue(arguments.contains("HostKeyAlgorithms=+ssh-rsa"), "\(arguments)")
         XCTAssertTrue(arguments.contains("CheckHostIP=yes"), "\(arguments)")
     }

@@ -8,6 +8,9 @@ public struct AuditEvent: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
         /// A decision confirmed in the dashboard, written to `file`.
         case decided(Decision, file: String)
+        /// The dashboard removed the lines of a host that was in alarm (`changed`, `revoked`, …)
+        /// from `file`: not routine clean-up, since what the host presents can be trusted next.
+        case forgotInAlarm(status: String, file: String)
         /// `fleettrust sync` added proved keys to `file`; `proof` says what proved them.
         case synced(proof: String, file: String)
         /// `fleettrust tidy --fix` removed a line of `file` for a finding of this kind.
@@ -60,6 +63,8 @@ public struct AuditEvent: Sendable, Equatable {
         switch self.action {
         case .decided(let decision, let file):
             (action, method, done, undone) = (decision.rawValue, "dashboard \(decision.rawValue) -> \(file)", "saved", "not saved")
+        case .forgotInAlarm(let status, let file):
+            (action, method, done, undone) = ("forget-\(status)", "dashboard forget of a \(status) host -> \(file)", "saved", "not saved")
         case .synced(let proof, let file):
             (action, method, done, undone) = ("sync", "sync (\(proof)) -> \(file)", "saved", "not saved")
         case .tidied(let finding, let file):

@@ -54,8 +54,13 @@ public struct AuditLog: Sendable {
     /// the file never keeps half a line for the next record to be glued onto, and the error names
     /// the real cause. A file whose last line was left unfinished by an older writer gets a line
     /// break first, so each record stays a line of its own.
+    ///
+    /// The file is opened through the rule every writer of fleettrust follows
+    /// (`FileSystemCalls.resolveSymlinks`): a symbolic link is written through, unless another user
+    /// planted it in a sticky world-writable directory (`StoreError.untrustedSymlink`).
     public func append(_ records: [Record]) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let target = try FileSystemCalls.resolveSymlinks(path)
+        let directory = (target as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
@@ -66,7 +71,7 @@ public struct AuditLog: Sendable {
             data.append(0x0a)
         }
         guard !data.isEmpty else { return }
-        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
         defer { close(fd) }
         let deadline = ContinuousClock.now + .seconds(10)

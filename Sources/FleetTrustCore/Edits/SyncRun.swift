@@ -12,6 +12,9 @@ public struct SyncRun: Sendable {
     public var output: [String] = []
     /// For standard error: why a host was left alone or a write failed.
     public var problems: [String] = []
+    /// For standard error, with `--check`: each host the real run would add, named as it would
+    /// name it (the diff's lines may be hashed and name no one).
+    public var wouldAdd: [String] = []
 
     public init() {}
 
@@ -47,7 +50,7 @@ public struct SyncRun: Sendable {
         var run = SyncRun()
         var byFile: [(file: String, lines: [String])] = []
         for entry in plan.entries {
-            guard case .add(let keys, _, _) = entry.action else { continue }
+            guard case .add(let keys, _, let proof) = entry.action else { continue }
             let judged = entry.judged
             do {
                 let lines = try keys.flatMap {
@@ -60,6 +63,9 @@ public struct SyncRun: Sendable {
                 }
                 run.added += 1
                 run.keys += keys.count
+                run.wouldAdd.append("would add \(judged.labels.name) (\(judged.labels.endpoint)): \(keys.count) key\(keys.count == 1 ? "" : "s") "
+                                    + "under \(CleanText(judged.saveNames.joined(separator: ","), limit: 300)) to "
+                                    + "\(CleanText(judged.saveFile, limit: 1024)) (proved by \(proof.rawValue))")
             } catch {
                 run.problems.append("\(judged.labels.name): \(error)")
                 run.failed += 1

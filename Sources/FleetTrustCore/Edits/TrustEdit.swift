@@ -18,8 +18,8 @@ public struct TrustEdit: Sendable {
         /// `expecting` is what the file pinned (in force) for the names when decided; `spki`
         /// compares TLS SPKI pins instead of SSH fingerprints.
         case pin(names: [String], fingerprints: [String], expecting: Set<String>, spki: Bool)
-        /// Removes these lines (1-based) of `file` as it was read; refused if the file holds
-        /// anything else now. `@`-lines are never removed.
+        /// Removes these lines (1-based) of `file` as it was read; lines appended since are kept,
+        /// any other change refuses it. `@`-lines are never removed.
         case removeLines(Set<Int>, of: KnownHostsFile)
     }
 

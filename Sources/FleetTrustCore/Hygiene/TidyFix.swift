@@ -1,8 +1,8 @@
 /// Removes the lines of chosen findings from one known_hosts file through `GuardedFile`.
 ///
 /// The findings were computed from the bytes the user was shown; if the file holds anything
-/// else at write time (an `ssh` append, another editor), the removal is refused: the user
-/// confirmed exact lines of a file that no longer exists. Every byte of every other line is
+/// else at write time than those bytes and lines appended after them (an `ssh` append, which is
+/// kept), the removal is refused: the user confirmed exact lines of a file that no longer exists. Every byte of every other line is
 /// kept, a missing final newline included. `@`-lines are never removed.
 public struct TidyFix: Sendable {
     public let file: KnownHostsFile
@@ -46,10 +46,12 @@ public struct TidyFix: Sendable {
     public func apply(removing lines: Set<Int>) throws -> [String] {
         let output = try rendered(removing: lines)
         try GuardedFile(path: file.path).update { current in
-            guard current == file.bytes else {
+            // Lines appended since tidy read the file (`ssh` adding a host, a late writer to the
+            // replaced copy) are kept after the fix; any other change refuses it.
+            guard current.starts(with: file.bytes), current.count == file.bytes.count || file.bytes.isEmpty || file.bytes.last == 0x0a else {
                 throw StoreError.conflict(path: file.path, detail: "it was changed after tidy read it")
             }
-            return output
+            return output + current[file.bytes.count...]
         }
         return lines.sorted().map { String(decoding: file.lines.raw(at: $0 - 1), as: UTF8.self) }
     }
@@ -63,7 +65,10 @@ extension TidyFix {
     /// refuses it as changed today; and a host whose own UserKnownHostsFile is one of the files
     /// reads only that one. For each such name and file the first of its chosen lines is kept. Unknown-host and unmatchable findings are left as chosen: no inventory
     /// host uses those names, or nothing matches the line.
-    public static func keepingEveryNamesLastLine(_ chosen: [TidyFinding], files: [KnownHostsFile]) -> (remove: [TidyFinding], kept: [TidyFinding]) {
+    /// Of a name's lines, the one kept is the one recording a key the host presented at its last
+    /// scan (`presented`, fingerprints by lookup string), when one does: the line `ssh` trusts it by.
+    public static func keepingEveryNamesLastLine(_ chosen: [TidyFinding], files: [KnownHostsFile],
+                                                 presented: [String: Set<String>] = [:]) -> (remove: [TidyFinding], kept: [TidyFinding]) {
         let guardedKinds: Set<TidyFindingKind> = [.duplicate, .conflicting, .revokedRecorded]
         let names = Set(chosen.filter { guardedKinds.contains($0.kind) }.flatMap(\.names))
         guard !names.isEmpty else { return (chosen, []) }
@@ -71,12 +76,16 @@ extension TidyFix {
         var removing = Set(chosen.map(\.location))
         var keep = Set<TidyLocation>()
         for name in names.sorted() {
-            let plain = knownHosts.entries(matching: name).filter { $0.entry.marker == nil }.map { match in
+            let matches = knownHosts.entries(matching: name).filter { $0.entry.marker == nil }
+            let location = { (match: KnownHosts.Match) in
                 TidyLocation(path: match.path, line: match.line, fileIndex: files.firstIndex { $0.path == match.path } ?? 0)
             }
+            let plain = matches.map(location)
+            let proving = Set(matches.filter { presented[name]?.contains($0.entry.key.fingerprint) == true }.map(location))
             // Per file: a host may read only one of them (its own UserKnownHostsFile).
             for (_, inFile) in Dictionary(grouping: plain, by: \.path) {
-                guard inFile.allSatisfy(removing.contains), let first = inFile.min() else { continue }
+                guard inFile.allSatisfy(removing.contains),
+                      let first = inFile.filter(proving.contains).min() ?? inFile.min() else { continue }
                 removing.remove(first)
                 keep.insert(first)
             }

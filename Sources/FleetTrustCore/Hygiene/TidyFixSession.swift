@@ -17,6 +17,8 @@ public struct TidyFixSession {
     public var ask: () -> String?
     /// Reports a failure (standard error).
     public var complain: (String) -> Void
+    /// Proves the removal changes no decision of `ssh` before anything is written.
+    public var decisionGuard: TidyDecisionGuard?
 
     public init(selection: TidySelection, confirmed: Bool, editor: TrustStoreEditor, log: AuditLog, user: String,
                 say: @escaping (String, String) -> Void, ask: @escaping () -> String?, complain: @escaping (String) -> Void) {
@@ -55,11 +57,17 @@ public struct TidyFixSession {
             say("Remove which? Numbers (1 3 5-7), a kind, 'all', or nothing to cancel: ", "")
             chosen = TidySelection.answer(ask() ?? "", from: removable)
         }
-        let guarded = TidyFix.keepingEveryNamesLastLine(chosen, files: files)
+        let proved = decisionGuard?.presented ?? [:]
+        let guarded = TidyFix.keepingEveryNamesLastLine(chosen, files: files, presented: proved)
         for location in Set(guarded.kept.map(\.location)).sorted() {
             say("kept \(Sanitizer.clean(location.path)):\(location.line): the last line recording its name (removing every one would make a changed key look new)", "\n")
         }
-        let lines = Dictionary(grouping: guarded.remove, by: \.location).mapValues(\.[0]).sorted { $0.key < $1.key }
+        let decided = (decisionGuard ?? TidyDecisionGuard(files: files)).check(guarded.remove)
+        var reported = Set<TidyLocation>()
+        for (finding, why) in decided.kept where reported.insert(finding.location).inserted {
+            say("kept \(Sanitizer.clean(finding.location.path)):\(finding.location.line): \(Sanitizer.clean(why, limit: 600))", "\n")
+        }
+        let lines = Dictionary(grouping: decided.remove, by: \.location).mapValues(\.[0]).sorted { $0.key < $1.key }
         guard !lines.isEmpty else {
             say("nothing removed", "\n")
             return .nothingRemoved
@@ -76,7 +84,7 @@ public struct TidyFixSession {
             }
         }
         var removed = false, failed = false
-        for (edit, removing) in TidyFix.edits(removing: guarded.remove, files: files) {
+        for (edit, removing) in TidyFix.edits(removing: decided.remove, files: files) {
             var outcome = AuditEvent.Outcome.written
             do {
                 try editor.apply(edit)

@@ -144,7 +144,7 @@ enum KnownHostsEdit {
             case .hashed(let hashed):
                 if names.contains(where: { hashed.matches($0) }) { result[index] = .drop }
             case .patterns(let list):
-                guard list.literalNames != nil else { continue }
+                guard list.keptByForget == nil else { continue }
                 let elements = list.text.split(separator: ",", omittingEmptySubsequences: false)
                 let kept = elements.filter { !targets.contains(KnownHostsPattern.lowercased(Array($0.utf8))) }
                 guard kept.count != elements.count else { continue }

@@ -74,13 +74,17 @@ public enum ScanFormat: String, CaseIterable, Sendable {
         public var tableLayout: ScanTable.Layout
         public var hashesKnownHostsByDefault: () async -> Bool
         public var warn: (String) -> Void
+        /// known-hosts: also print new hosts no pin proves, as `sync --trust-on-first-use` adds them.
+        public var trustOnFirstUse: Bool
 
         public init(write: @escaping (Data) throws -> Void, tableLayout: ScanTable.Layout = ScanTable.Layout(),
-                    hashesKnownHostsByDefault: @escaping () async -> Bool = { false }, warn: @escaping (String) -> Void = { _ in }) {
+                    hashesKnownHostsByDefault: @escaping () async -> Bool = { false }, warn: @escaping (String) -> Void = { _ in },
+                    trustOnFirstUse: Bool = false) {
             self.write = write
             self.tableLayout = tableLayout
             self.hashesKnownHostsByDefault = hashesKnownHostsByDefault
             self.warn = warn
+            self.trustOnFirstUse = trustOnFirstUse
         }
     }
 
@@ -88,7 +92,8 @@ public enum ScanFormat: String, CaseIterable, Sendable {
         switch self {
         case .table: TableScanSink(write: context.write, layout: context.tableLayout)
         case .json: JSONScanSink(write: context.write)
-        case .knownHosts: KnownHostsScanSink(write: context.write, hashesByDefault: context.hashesKnownHostsByDefault, warn: context.warn)
+        case .knownHosts: KnownHostsScanSink(write: context.write, hashesByDefault: context.hashesKnownHostsByDefault, warn: context.warn,
+                                             trustOnFirstUse: context.trustOnFirstUse)
         case .prometheus: PrometheusScanSink(write: context.write)
         }
     }

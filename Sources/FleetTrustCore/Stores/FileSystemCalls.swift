@@ -129,31 +129,44 @@ public enum FileSystemCalls {
         return stat(path, &s) == 0 ? s : nil
     }
 
-    /// Waits until no other process has the (now unlinked) inode open, then reads it.
+    /// How long a write waits, after its rename, for a process that holds the replaced copy
+    /// open for writing to close it (`writerWait`); past it the bytes are read as they are.
+    static let writerWait = 10_000
+
+    /// Waits until no other process may still write to the (now unlinked) inode, then reads it.
     ///
     /// `ssh` appends to known_hosts without any lock: one that opened the old file just before
-    /// our rename may still be writing to it. A write lease can be taken only while nobody else
-    /// has the file open, and it is broken by anyone opening it, so holding one while reading
-    /// proves the bytes read are final. Where leases are unavailable (not the owner, some
-    /// network file systems), a short pause stands in for that proof. `ssh` holds the file
-    /// open only for the microseconds of one append, so a holder that outlasts the bound
-    /// (a pager, `tail -f`) is not a writer, and the write does not wait for it.
+    /// our rename may still be writing to it, a moment or seconds later (a slow disk, a stopped
+    /// process). A write lease can be taken only while nobody else has the file open, and it is
+    /// broken by anyone opening it, so holding one while reading proves the bytes read are final.
+    /// When it cannot be had after a short pause (someone still has the file open, or leases are
+    /// unavailable: not the owner, some network file systems), the holders are looked up
+    /// (`InodeWriters`): readers (a pager, `tail -f`) are not waited for; a process holding it
+    /// open for writing is, up to `writerWait`, and whatever it appended is then carried over
+    /// by the caller.
     static func settledContent(_ fd: Int32, path: String) throws -> [UInt8] {
         _ = fcntl(fd, setSignal, SIGURG)
-        let deadline = monotonicMilliseconds() + 250
-        while monotonicMilliseconds() < deadline {
-            if fcntl(fd, setLease, Int32(F_WRLCK)) == 0 {
-                let bytes = try readAll(fd, path: path)
-                let held = fcntl(fd, getLease)
-                _ = fcntl(fd, setLease, Int32(F_UNLCK))
-                if held == Int32(F_WRLCK) { return bytes }
-                continue
+        let start = monotonicMilliseconds()
+        var leases = true
+        while true {
+            if leases {
+                if fcntl(fd, setLease, Int32(F_WRLCK)) == 0 {
+                    let bytes = try readAll(fd, path: path)
+                    let held = fcntl(fd, getLease)
+                    _ = fcntl(fd, setLease, Int32(F_UNLCK))
+                    if held == Int32(F_WRLCK) { return bytes }
+                    continue
+                }
+                leases = errno == EAGAIN || errno == EINTR
             }
-            guard errno == EAGAIN || errno == EINTR else { break }
-            usleep(1_000)
+            let elapsed = monotonicMilliseconds() - start
+            if elapsed >= (leases ? 250 : 20) {
+                guard elapsed < writerWait, !InodeWriters.holding(fd).isEmpty else { return try readAll(fd, path: path) }
+                usleep(10_000)
+            } else {
+                usleep(1_000)
+            }
         }
-        usleep(20_000)
-        return try readAll(fd, path: path)
     }
 
     static func monotonicMilliseconds() -> Int {

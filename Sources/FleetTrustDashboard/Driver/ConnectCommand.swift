@@ -32,8 +32,10 @@ public struct ConnectCommand: Equatable, Sendable {
         self.followsProbedRoute = followsProbedRoute
     }
 
-    /// For hosts whose policy decides without known_hosts (`pin-only`, `ca`): the lines to hand
-    /// `ssh` instead, so it still checks the key strictly: the pinned keys the host presented, or a
+    /// For hosts whose policy decides without known_hosts or beyond it (`pin-only`, `ca`,
+    /// `pinned`): the lines to hand `ssh` instead, so it meets exactly the keys judged trusted: the
+    /// pinned keys the host presented (under `pinned`, those known_hosts records too; a recorded key
+    /// no pin names was not judged trusted, and `ssh` must not accept it), or a
     /// `@cert-authority` line for the pinned CA that signed its certificate, and always first a
     /// `@revoked` line for every revoked key the judgement found, so `ssh` refuses what was judged
     /// revoked under every policy. Nil for other hosts (their own files, revocations and all, are used).
@@ -44,6 +46,11 @@ public struct ConnectCommand: Equatable, Sendable {
         case .pinOnly:
             trusted = judged.keys.compactMap { key -> String? in
                 guard let plain = key.key, !plain.isCertificate, key.pin == .matched else { return nil }
+                return "\(name) \(plain.openSSHLine)"
+            }
+        case .pinned:
+            trusted = judged.keys.compactMap { key -> String? in
+                guard let plain = key.key, !plain.isCertificate, key.pin == .matched, key.verdict == .trusted else { return nil }
                 return "\(name) \(plain.openSSHLine)"
             }
         case .ca:
@@ -75,8 +82,9 @@ public struct ConnectCommand: Equatable, Sendable {
     }
 
     /// The options that make `ssh` judge this host exactly as it was judged; `knownHosts` replaces
-    /// the files (for `policyKnownHosts`).
-    public func options(for judged: JudgedHost, knownHosts: [String]? = nil) -> [String] {
+    /// the files (for `policyKnownHosts`). Every file is written so that `ssh` reads back that very
+    /// file (`SSHOptionValue`), or refused.
+    public func options(for judged: JudgedHost, knownHosts: [String]? = nil) throws(UnsafeTarget) -> [String] {
         let host = judged.host
         var options: [String] = []
         if let file = host.sshConfigFile {
@@ -95,16 +103,28 @@ public struct ConnectCommand: Equatable, Sendable {
         // ssh merges all its files into one list before judging, so naming every file judged
         // against as user files (and no global ones) gives the same answer.
         let files = knownHosts ?? (judged.knownHostsFiles.isEmpty ? ["/dev/null"] : judged.knownHostsFiles)
-        options += ["-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=\(Self.list(files))",
-                    "-o", "GlobalKnownHostsFile=/dev/null"]
-        if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=\(alias)"] }
-        options += host.sshOptions.commandLineOptions
-        if let revoked = host.sshOptions.revokedHostKeys?.first { options += ["-o", "RevokedHostKeys=\(Self.list([revoked]))"] }
+        let revoked = host.sshOptions.revokedHostKeys ?? []
+        // ssh 9.2 reads one RevokedHostKeys file; judged against several, no command line says the same.
+        guard revoked.count <= 1 else {
+            throw UnsafeTarget(reason: "it was judged against \(revoked.count) RevokedHostKeys files, and ssh reads only one")
+        }
+        do throws(SSHOptionValue.Refusal) {
+            options += ["-o", "StrictHostKeyChecking=yes",
+                        "-o", "UserKnownHostsFile=" + (try Self.expandedFiles(files)),
+                        "-o", "GlobalKnownHostsFile=/dev/null"]
+            if let alias = host.hostKeyAlias { options += ["-o", "HostKeyAlias=" + (try SSHOptionValue.literal(alias))] }
+            options += host.sshOptions.commandLineOptions
+            if let file = revoked.first { options += ["-o", "RevokedHostKeys=" + (try SSHOptionValue.unexpandedFile(file))] }
+        } catch {
+            throw UnsafeTarget(reason: error.reason)
+        }
         return options
     }
 
-    private static func list(_ files: [String]) -> String {
-        files.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+    private static func expandedFiles(_ files: [String]) throws(SSHOptionValue.Refusal) -> String {
+        var written: [String] = []
+        for file in files { written.append(try SSHOptionValue.expandedFile(file)) }
+        return written.joined(separator: " ")
     }
 
     /// Why connect will not hand a host to `ssh`: a name, address or user `ssh` refuses on its
@@ -129,8 +149,9 @@ public struct ConnectCommand: Equatable, Sendable {
         let name = host.format == .sshConfig && host.source != nil && host.source?.file != "<stdin>"
             ? destination.alias : destination.hostName
         let target = login.map { "\($0.value)@\(name.value)" } ?? name.value
+        let judgedOptions = try options(for: judged, knownHosts: knownHosts)
         return template.split(whereSeparator: { $0 == " " || $0 == "\t" }).flatMap { word -> [String] in
-            if word == "{options}" { return options(for: judged, knownHosts: knownHosts) }
+            if word == "{options}" { return judgedOptions }
             return [String(word)
                 .replacingAll("{port}", with: String(host.port))
                 .replacingAll("{target}", with: target)

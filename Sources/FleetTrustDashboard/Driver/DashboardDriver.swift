@@ -103,7 +103,7 @@ public final class DashboardDriver {
             var saved: [String] = [], failed: [String] = []
             var events: [AuditEvent] = []
             for item in decision.items {
-                let single = Decision(kind: decision.kind, items: [item])
+                let single = Decision(kind: decision.kind, items: [item], alarm: decision.alarm)
                 do {
                     for edit in single.edits { try services.editor.apply(edit) }
                     saved.append(single.summary)

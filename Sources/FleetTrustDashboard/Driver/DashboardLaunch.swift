@@ -63,7 +63,12 @@ public struct DashboardLaunch {
             return judge
         }
         let unusedPins: [PinLine]
-        do { unusedPins = try load().pinLinesApplyingToNone(of: hosts) } catch { throw Problem(description: "\(error)") }
+        let ignoredLines: [String]
+        do {
+            let judge = try load()
+            unusedPins = judge.pinLinesApplyingToNone(of: hosts)
+            ignoredLines = IgnoredKnownHostsLines.warnings(judge.knownHosts)
+        } catch { throw Problem(description: "\(error)") }
         let readOnly = settings.readOnly
         let services = DashboardServices(
             prober: prober, judge: LiveFleetJudge(watching: trustFiles.watchedPaths(for: hosts), hosts: hosts, splitViews: splitViews, load: load),
@@ -75,6 +80,10 @@ public struct DashboardLaunch {
             let pinFile = trustFiles.pinFile ?? ""
             state.notice = Notice("Warning: pin lines that apply to no inventory host: "
                                   + unusedPins.map { "\(pinFile):\($0.number)" }.joined(separator: ", "), isError: true)
+        }
+        // A warning printed before the screen opens is never seen: the first notice says it.
+        if !ignoredLines.isEmpty {
+            state.notice = Notice(([state.notice?.text.value].compactMap { $0 } + ignoredLines).joined(separator: "\n"), isError: true)
         }
         return await DashboardThread.run(state: state, services: services, theme: theme, noColor: noColor)
     }

@@ -32,9 +32,12 @@ extension Decision {
     public func auditEvents(user: String, time: Date, outcome: AuditEvent.Outcome) -> [AuditEvent] {
         let decision = AuditEvent.Decision(rawValue: kind.rawValue) ?? .trust
         return items.map { item in
-            AuditEvent(time: time, user: user, action: .decided(decision, file: item.file), host: item.host, names: item.names,
-                       oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: kind == .forget ? [] : pinned(item),
-                       oldEntries: item.previous.map { "\($0.location): \($0.text)" }, outcome: outcome)
+            let action: AuditEvent.Action = alarm.map { .forgotInAlarm(status: $0.rawValue, file: item.file) }
+                ?? .decided(decision, file: item.file)
+            // A host forgotten in alarm is recorded with the keys it presented: what may be trusted next.
+            return AuditEvent(time: time, user: user, action: action, host: item.host, names: item.names,
+                              oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: pinned(item),
+                              oldEntries: item.previous.map { "\($0.location): \($0.text)" }, outcome: outcome)
         }
     }
 
@@ -45,7 +48,11 @@ extension Decision {
         switch kind {
         case .trust: return "Trusted \(hosts); entries appended to \(files)."
         case .replace: return "Replaced the key of \(hosts) in \(files); the old entry is in the audit log."
-        case .forget: return "Forgot \(hosts): its entries were removed from \(files)."
+        case .forget:
+            let kept = items.flatMap(\.kept)
+            guard !kept.isEmpty else { return "Forgot \(hosts): its entries were removed from \(files)." }
+            return "Forgot \(hosts): the lines shown were removed from \(files); "
+                + "kept, as shown: " + kept.map { "\($0.location)" }.joined(separator: ", ") + "."
         case .pin: return "Pinned the keys of \(hosts) in \(files)."
         }
     }

@@ -18,10 +18,14 @@ public struct Decision: Equatable, Sendable {
 
     public var kind: Kind
     public var items: [DecisionItem]
+    /// For a forget: the alarm the host was in when the person decided (changed, revoked, …), so
+    /// the audit log records the forgetting of a key in dispute as that, not as routine clean-up.
+    public var alarm: HostStatus?
 
-    public init(kind: Kind, items: [DecisionItem]) {
+    public init(kind: Kind, items: [DecisionItem], alarm: HostStatus? = nil) {
         self.kind = kind
         self.items = items
+        self.alarm = alarm
     }
 }
 
@@ -34,6 +38,8 @@ public struct DecisionItem: Equatable, Sendable {
     public var keys: [HostKey]
     /// Recorded lines being superseded (replace) or removed (forget).
     public var previous: [RecordedLine]
+    /// Forget: recorded lines for the host that forget leaves, each for its `keptByForget` reason.
+    public var kept: [RecordedLine] = []
     /// The file written.
     public var file: String
     /// Every recorded line for the host the person was shown when deciding: a write is refused

@@ -90,6 +90,8 @@ public struct DashboardSettings: Equatable, Sendable {
     /// (most often a typo): the header marks them, since a warning printed before the screen
     /// opened is never seen.
     public var missingKnownHostsFiles: Set<String> = []
+    /// `--create`: a trust may create a missing known_hosts file named on the command line.
+    public var createsMissingKnownHosts = false
     /// The recorded scan the rows come from (`--replay`): nothing is probed, so rescans are refused.
     public var recording: String?
 
@@ -108,6 +110,8 @@ public struct DashboardSettings: Equatable, Sendable {
 public struct Notice: Equatable, Sendable {
     public var text: CleanText
     public var isError: Bool
+    /// Hosts (indices into `rows`) the notice says have not answered: it goes when one answers.
+    public var untilAnswered: Set<Int> = []
 
     public init(_ text: String, isError: Bool = false) {
         self.text = CleanText(multiline: text, lineLimit: 400, maxLines: 8)
@@ -132,7 +136,36 @@ public enum Confirmation: Equatable, Sendable {
     /// A changed key: saving takes typing the host name.
     case replace(item: DecisionItem, typed: String)
     case pin(items: [DecisionItem], marked: Int)
-    case forget(item: DecisionItem)
+    /// Forgetting a host's lines. A host in alarm (`alarm`: changed, revoked, …) is forgotten only
+    /// by typing its name, as a changed key is replaced: forgetting it and then trusting what it
+    /// presents is a replace in two steps, and must not be cheaper than one.
+    case forget(item: DecisionItem, alarm: HostStatus?, typed: String)
+
+    /// The name the person must type to confirm, or nil when `y` confirms.
+    public var requiredName: String? {
+        switch self {
+        case .replace(let item, _): return item.host.name
+        case .forget(let item, let alarm, _) where alarm != nil: return item.host.name
+        default: return nil
+        }
+    }
+
+    /// What has been typed towards `requiredName`.
+    public var typed: String {
+        switch self {
+        case .replace(_, let typed), .forget(_, _, let typed): return typed
+        default: return ""
+        }
+    }
+
+    /// The same confirmation with `typed` as the text typed so far.
+    func typing(_ typed: String) -> Confirmation {
+        switch self {
+        case .replace(let item, _): return .replace(item: item, typed: typed)
+        case .forget(let item, let alarm, _): return .forget(item: item, alarm: alarm, typed: typed)
+        default: return self
+        }
+    }
 }
 
 public enum StatusFilter: String, Equatable, Sendable, CaseIterable {

@@ -61,10 +61,22 @@ extension DashboardUpdate {
         }
     }
 
+    /// A known_hosts file named on the command line that did not exist at start is most often a
+    /// typo: trusting into it would make a new file that a later scan of it calls trusted. As
+    /// `sync` wants `--create`, so does the dashboard.
+    static func refuseIfMissing(_ file: String, _ state: inout DashboardState) -> Bool {
+        guard state.settings.missingKnownHostsFiles.contains(file), !state.settings.createsMissingKnownHosts else { return false }
+        state.notice = Notice("\(file) did not exist when the dashboard opened (a typo?); nothing was saved. "
+                              + "Start with --create to create it.", isError: true)
+        return true
+    }
+
     static func startTrust(in state: inout DashboardState) {
         if refuseIfReadOnly(&state) { return }
         let (indices, marked) = targets(state)
         guard !indices.isEmpty else { return }
+        let rows = state.rows
+        if let file = indices.lazy.compactMap({ rows[$0].judged?.saveFile }).first, refuseIfMissing(file, &state) { return }
         if indices.count == 1, let replacement = state.rows[indices[0]].judged?.replacement {
             if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
                 state.mode = .confirm(.replace(item: item, typed: ""))
@@ -88,6 +100,7 @@ extension DashboardUpdate {
         }
         guard !items.isEmpty else {
             state.notice = Notice("Nothing to trust: " + skipped.joined(separator: "; ") + ".", isError: true)
+            state.notice?.untilAnswered = Set(indices.filter { state.rows[$0].judged == nil })
             return
         }
         state.mode = .confirm(.trust(items: items, skipped: skipped, marked: marked))
@@ -157,28 +170,45 @@ extension DashboardUpdate {
     static func startForget(in state: inout DashboardState) {
         if refuseIfReadOnly(&state) { return }
         guard let index = state.selectedIndex else { return }
-        let lines = state.rows[index].judged?.recorded ?? []
-        guard !lines.isEmpty, let item = item(index, state, keys: [], previous: lines, file: lines[0].location.file) else {
-            state.notice = Notice("\(state.rows[index].host.name) has no known_hosts entries to forget.")
+        let row = state.rows[index]
+        let recorded = row.judged?.recorded ?? []
+        let removable = recorded.filter { $0.keptByForget == nil }
+        let alarm = row.status.alarmLevel == 2 ? row.status : nil
+        // In alarm, the item carries what the host presents now, for the audit log.
+        let presented = alarm == nil ? [] : (row.judged?.keys.compactMap(\.key) ?? [])
+        guard let first = removable.first,
+              var item = item(index, state, keys: presented, previous: removable, file: first.location.file) else {
+            let kept = recorded.map { "\($0.location) is \($0.keptByForget ?? "")" }
+            state.notice = Notice(recorded.isEmpty ? "\(row.host.name) has no known_hosts entries to forget."
+                                  : "Nothing to forget for \(row.host.name): " + kept.joined(separator: "; ") + ".",
+                                  isError: !recorded.isEmpty)
             return
         }
-        state.mode = .confirm(.forget(item: item))
+        item.kept = recorded.filter { $0.keptByForget != nil }
+        state.mode = .confirm(.forget(item: item, alarm: alarm, typed: ""))
     }
 
     static func handleConfirmation(_ confirmation: Confirmation, _ key: Key, in state: inout DashboardState) -> [DashboardEffect] {
-        if case .replace(let item, let typed) = confirmation {
+        if let name = confirmation.requiredName {
+            let typed = confirmation.typed
             switch key {
             case .character(let c) where !c.unicodeScalars.contains(where: Sanitizer.isControl):
-                state.mode = .confirm(.replace(item: item, typed: String((typed + String(c)).suffix(300))))
+                state.mode = .confirm(confirmation.typing(String((typed + String(c)).suffix(300))))
                 return []
             case .backspace:
-                state.mode = .confirm(.replace(item: item, typed: String(typed.dropLast())))
+                state.mode = .confirm(confirmation.typing(String(typed.dropLast())))
                 return []
-            case .enter where typed == item.host.name:
-                return confirm(Decision(kind: .replace, items: [item]), in: &state)
+            case .enter where typed == name:
+                switch confirmation {
+                case .forget(let item, let alarm, _): return confirm(Decision(kind: .forget, items: [item], alarm: alarm), in: &state)
+                case .replace(let item, _): return confirm(Decision(kind: .replace, items: [item]), in: &state)
+                default: return []
+                }
             case .enter:
                 state.mode = .list
-                state.notice = Notice("The name did not match '\(item.host.name)'; nothing was saved.", isError: true)
+                let undone: String
+                if case .forget = confirmation { undone = "nothing was removed" } else { undone = "nothing was saved" }
+                state.notice = Notice("The name did not match '\(name)'; \(undone).", isError: true)
                 return []
             default:
                 state.mode = .list
@@ -194,7 +224,7 @@ extension DashboardUpdate {
         switch confirmation {
         case .trust(let items, _, _): return confirm(Decision(kind: .trust, items: items), in: &state)
         case .pin(let items, _): return confirm(Decision(kind: .pin, items: items), in: &state)
-        case .forget(let item): return confirm(Decision(kind: .forget, items: [item]), in: &state)
+        case .forget(let item, _, _): return confirm(Decision(kind: .forget, items: [item]), in: &state)
         case .replace: return []
         }
     }

@@ -24,6 +24,10 @@ public enum DashboardUpdate {
                 }
                 state.rows[update.index].judged = update.judged
             }
+            // "X has not answered yet" is wrong once X answers.
+            if let waiting = state.notice?.untilAnswered, updates.contains(where: { waiting.contains($0.index) && $0.judged != nil }) {
+                state.notice = nil
+            }
             state.refreshVisible()
             return []
         case .writeFinished(let succeeded, let message):
@@ -154,7 +158,7 @@ public enum DashboardUpdate {
         case .cycleStatusFilter:
             state.statusFilter = state.statusFilter.next
             state.refreshVisible()
-            state.notice = Notice("Showing: \(state.statusFilter.rawValue) (\(state.visible.count) hosts).")
+            state.notice = Notice("Showing: \(state.statusFilter.rawValue) (\(state.visible.count) host\(state.visible.count == 1 ? "" : "s")).")
         case .cycleSort:
             state.sort = state.sort.next
             state.refreshVisible()

@@ -7,14 +7,16 @@ enum ConfirmationView {
     static func lines(_ confirmation: Confirmation, state: DashboardState, width: Int) -> [ScreenLine] {
         switch confirmation {
         case .trust(let items, let skipped, let marked):
-            var lines = wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
+            var lines = batchWarning(items, marked: marked, state: state, width: width)
+            lines += wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
                              width, .dialogTitle)
             for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
         case .pin(let items, let marked):
-            var lines = wrap(" Pin the presented keys of \(subject(items, marked: marked)) in \(clean(items[0].file))?",
+            var lines = batchWarning(items, marked: marked, state: state, width: width)
+            lines += wrap(" Pin the presented keys of \(subject(items, marked: marked)) in \(clean(items[0].file))?",
                              width, .dialogTitle)
             for item in items {
                 lines += itemLines(item, randomart: items.count == 1, width: width)
@@ -24,12 +26,31 @@ enum ConfirmationView {
             }
             lines.append(ScreenLine(" y pins these fingerprints; any other key cancels.", .statusKey))
             return lines
-        case .forget(let item):
-            var lines = wrap(" Forget \(clean(item.host.name))? These known_hosts lines will be removed:", width, .dialogTitle)
+        case .forget(let item, let alarm, let typed):
+            var lines: [ScreenLine] = []
+            if let alarm {
+                lines += wrap(" \(clean(item.host.name)) IS \(alarm.rawValue.uppercased()): forgetting it lets its present key be trusted next",
+                              width, .statusChanged)
+                lines += wrap(" Someone may be intercepting the connection, or the host was rebuilt. Check with its owner.", width, .danger)
+            }
+            lines += wrap(" Forget \(clean(item.host.name))? These known_hosts lines will be removed:", width, .dialogTitle)
             for line in item.previous {
                 lines += wrap("  \(clean(line.location.description)) \(line.text)", width, .normal)
             }
-            lines.append(ScreenLine(" y removes them (the audit log keeps a copy); any other key cancels.", .statusKey))
+            if !item.kept.isEmpty {
+                lines += wrap(" These lines are KEPT, so ssh may still know the host through them:", width, .warning)
+                for line in item.kept {
+                    lines += wrap("  \(clean(line.location.description)) \(line.text)", width, .normal)
+                    lines += wrap("    kept: \(line.keptByForget ?? "")", width, .dim)
+                }
+            }
+            guard alarm != nil else {
+                lines.append(ScreenLine(" y removes them (the audit log keeps a copy); any other key cancels.", .statusKey))
+                return lines
+            }
+            lines += wrap(" y does NOT remove here. To forget it, type the host name and press Enter (the audit log keeps a copy); "
+                          + "Esc cancels.", width, .warning)
+            lines.append(ScreenLine([Span(" host name> ", .statusKey), Span(clean(typed), .filter)]))
             return lines
         case .replace(let item, _):
             return replaceLines(item, state: state, width: width)
@@ -63,7 +84,23 @@ enum ConfirmationView {
     /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
     static func subject(_ items: [DecisionItem], marked: Int) -> String {
         guard marked > 0 else { return "\(items.count) host\(items.count == 1 ? "" : "s")" }
-        return "a batch of \(items.count) of your \(marked) marked host\(marked == 1 ? "" : "s")"
+        let hosts = "marked host\(marked == 1 ? "" : "s")"
+        return items.count == marked ? "a batch of your \(marked) \(hosts)" : "a batch of \(items.count) of your \(marked) \(hosts)"
+    }
+
+    /// The first line of a batch dialog when the batch is not what the cursor suggests: the
+    /// highlighted host is not in it, or marked hosts in it are hidden by the filter. Said first
+    /// and in alarm colours, so no terminal width cuts it away.
+    static func batchWarning(_ items: [DecisionItem], marked: Int, state: DashboardState, width: Int) -> [ScreenLine] {
+        guard marked > 0 else { return [] }
+        var parts: [String] = []
+        if let selected = state.selectedIndex, !items.contains(where: { $0.index == selected }) {
+            parts.append("NOT the highlighted host \(clean(state.rows[selected].host.name)), but your marked hosts")
+        }
+        let hidden = Set(state.markedIndices).subtracting(state.visible).count
+        if hidden > 0 { parts.append("\(hidden) of them hidden by the filter") }
+        guard !parts.isEmpty else { return [] }
+        return wrap(" " + parts.joined(separator: "; ") + ":", width, .danger)
     }
 
     static func wrap(_ text: String, _ width: Int, _ role: StyleRole) -> [ScreenLine] {

@@ -27,7 +27,9 @@ public enum DashboardView {
         while body.count < bodyHeight { body.append(ScreenLine()) }
         lines += body
         if state.mode == .filterInput { cursor = (lines.count, min(width - 1, status[0].width)) }
-        if case .confirm(.replace) = state.mode { cursor = (lines.count, min(width - 1, status[0].width)) }
+        if case .confirm(let confirmation) = state.mode, confirmation.requiredName != nil {
+            cursor = (lines.count, min(width - 1, status[0].width))
+        }
         lines += status
         return Screen(width: width, height: height, lines: Array(lines.prefix(height)).map { $0.clipped(to: width) },
                       cursor: cursor)
@@ -51,7 +53,7 @@ enum HeaderView {
             title.append("\(days) days ", days < 30 ? .danger : .header)
         }
 
-        title.append(" inventory ", .headerLabel)
+        title.append(state.settings.recording == nil ? " inventory " : " recording ", .headerLabel)
         title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) host\(state.rows.count == 1 ? "" : "s")) ", .header)
         title.append(" known_hosts ", .headerLabel)
         for (number, file) in state.settings.knownHostsFiles.enumerated() {
@@ -66,6 +68,14 @@ enum HeaderView {
 
 
         var counts = ScreenLine()
+        // Marks first: a batch that `t` acts on is never cut away by a narrow terminal.
+        let marked = state.markedIndices
+        if !marked.isEmpty {
+            let hidden = Set(marked).subtracting(state.visible).count
+            counts.append(" * \(marked.count) marked" + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "") + " ",
+                          hidden > 0 ? .warning : .marked)
+            counts.append(" ")
+        }
         for status in HostStatus.allCases {
             guard let n = state.statusCounts[status], n > 0 else { continue }
             counts.append(" \(status.letter) \(n) \(status.rawValue) ", StyleRole.status(status))
@@ -80,13 +90,6 @@ enum HeaderView {
             let filled = progress.total == 0 ? 0 : barWidth * progress.done / progress.total
             counts.append(String(repeating: " ", count: filled), .progressDone)
             counts.append(String(repeating: "·", count: barWidth - filled), .progressTodo)
-        }
-        let marked = state.markedIndices
-        if !marked.isEmpty {
-            let hidden = Set(marked).subtracting(state.visible).count
-            counts.append(" * \(marked.count) marked" + (hidden > 0 ? " (\(hidden) hidden by the filter)" : "") + " ",
-                          hidden > 0 ? .warning : .marked)
-            counts.append(" ")
         }
         var view = " \(state.visible.count) shown · sort \(state.sort.rawValue) · \(state.statusFilter.rawValue)"
         if !state.filterText.isEmpty { view += " · /\(CleanText(state.filterText, limit: 200))" }
@@ -138,6 +141,8 @@ enum StatusLineView {
         let fixed = all.filter { $0.0 == "?" || $0.0 == "q" }
         all.removeAll { $0.0 == "?" || $0.0 == "q" }
         func used(_ pairs: [(String, String)]) -> Int { pairs.reduce(0) { $0 + DisplayWidth.of(" \($1.0)  \($1.1) ") } }
+        // Moving about gives way first, so at 80 columns the keys that act on the host still show.
+        for key in ["s", "f", "/", "Enter", "↑↓"] where used(all) + used(fixed) > width { all.removeAll { $0.0 == key } }
         while !all.isEmpty, used(all) + used(fixed) > width { all.removeLast() }
         for (key, label) in all + fixed {
             line.append(" \(key) ", .statusKey)
@@ -152,6 +157,9 @@ enum StatusLineView {
         case .help: return [("j/k", "scroll"), ("any other key", "back"), ("q", "back")]
         case .confirm(.replace(let item, let typed)):
             return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to replace"), ("Enter", "confirm"),
+                    ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
+        case .confirm(.forget(let item, .some, let typed)):
+            return [("type", "the host name '\(CleanText(item.host.name, limit: 80))' to forget"), ("Enter", "confirm"),
                     ("Esc", "cancel"), (">", CleanText(typed, limit: 80).value)]
         case .confirm(.forget): return [("y", "remove"), ("any other key", "cancel")]
         case .confirm(.pin): return [("y", "pin"), ("any other key", "cancel")]
@@ -178,7 +186,8 @@ enum StatusLineView {
             if !(row.judged?.recorded.isEmpty ?? true) { hints.append(("x", "forget")) }
         }
         if row.status == .trusted { hints.append(("c", "connect")) }
-        hints.append(("r", "rescan"))
+        // A recording is not probed: r only says so.
+        if state.settings.recording == nil { hints.append(("r", "rescan")) }
         return hints
     }
 }
