@@ -47,11 +47,15 @@ final class DashboardTmux {
         shellPID = pid_t(try tmux(["display-message", "-p", "-t", session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
-    /// `NAME=value` words for `env`: the tests' UTF-8 locale and terminal type, then `overrides`.
+    /// `NAME=value` words for `env`: the tests' UTF-8 locale and terminal type, a state directory
+    /// of the test process's own (so no test writes the user's history or audit log), then `overrides`.
     static func environment(_ overrides: [String: String] = [:]) -> String {
-        (["LANG": "C.UTF-8", "TERM": "screen-256color"].merging(overrides) { $1 })
+        (["LANG": "C.UTF-8", "TERM": "screen-256color", "XDG_STATE_HOME": sharedState].merging(overrides) { $1 })
             .map { "\($0.key)=\(quote($0.value))" }.sorted().joined(separator: " ")
     }
+
+    /// The state directory of tests that start a command with `init(script:)` and name none.
+    static let sharedState = NSTemporaryDirectory() + "ft-tmux-state-\(getpid())"
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 

@@ -21,9 +21,9 @@ final class DemoTests: XCTestCase {
     func testTheDemoNamesItsFilesKeepsItsOwnStateAndConnectLogsIn() throws {
         let demo = [DashboardTmux.built("testfleet"), "demo", "--hosts", "3", "--rsa-bits", "2048", "--",
                     DashboardTmux.executable].map(DashboardTmux.quote).joined(separator: " ")
-        // HOME and no XDG_STATE_HOME: anything the demo wrote to the user's own state would land under `home`.
-        let environment = DashboardTmux.environment(["HOME": home])
-        let terminal = try DashboardTmux(script: "env -u XDG_STATE_HOME \(environment) \(demo); echo DEMO-EXIT=$?; exec sleep 600",
+        // The user's state where it is without XDG_STATE_HOME: anything the demo wrote to it would land under `home`.
+        let environment = DashboardTmux.environment(["HOME": home, "XDG_STATE_HOME": home + "/.local/state"])
+        let terminal = try DashboardTmux(script: "env \(environment) \(demo); echo DEMO-EXIT=$?; exec sleep 600",
                                          width: 140, height: 40)
         self.terminal = terminal
         let (listed, screen) = terminal.waitFor(timeout: 90) { $0.contains("T 2 trusted") && $0.contains("N 1 new") }
