@@ -42,6 +42,9 @@ struct StartTLSDialogue {
     let service: StartTLSProtocol
     private var state = State.greeting
     private var pending: [UInt8] = []
+    /// How much of `pending` is known to hold no line end: a line dribbled byte by byte is
+    /// searched once, not once per byte.
+    private var searched = 0
     private var received = 0
     private var reply: [String] = []
     private var offered = false
@@ -93,7 +96,11 @@ struct StartTLSDialogue {
 
     /// One line, without its line end; a failure when it is too long.
     private mutating func takeLine() -> Result<String, Failure>? {
-        guard let end = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        guard let end = pending[searched...].firstIndex(of: UInt8(ascii: "\n")) else {
+            searched = pending.count
+            return nil
+        }
+        searched = 0
         guard end <= Self.maximumLineBytes else {
             return .failure(Failure(kind: .broken, message: "the \(service.displayName) server sent a line longer than \(Self.maximumLineBytes / 1024) KiB"))
         }

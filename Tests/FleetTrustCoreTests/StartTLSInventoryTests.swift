@@ -13,14 +13,16 @@ final class StartTLSInventoryTests: XCTestCase {
             pop3://mail.example.com:1110
             LDAP://dir.example.com
             postgres://192.0.2.5
+            postgresql://db.example.com:5433
 
             """, format: .plain)
         XCTAssertEqual(inventory.diagnostics, [])
         XCTAssertEqual(inventory.hosts.map(\.name), ["mx.example.com:25/smtp", "mx.example.com:587/submission", "mail.example.com:143/imap",
-                                                     "mail.example.com:1110/pop3", "dir.example.com:389/ldap", "192.0.2.5:5432/postgres"])
-        XCTAssertEqual(inventory.hosts.map(\.tls?.startTLS), [.smtp, .submission, .imap, .pop3, .ldap, .postgres])
+                                                     "mail.example.com:1110/pop3", "dir.example.com:389/ldap", "192.0.2.5:5432/postgres",
+                                                     "db.example.com:5433/postgres"])
+        XCTAssertEqual(inventory.hosts.map(\.tls?.startTLS), [.smtp, .submission, .imap, .pop3, .ldap, .postgres, .postgres])
         XCTAssertEqual(inventory.hosts.map(\.tls?.serverName), ["mx.example.com", "mx.example.com", "mail.example.com", "mail.example.com",
-                                                                "dir.example.com", nil])
+                                                                "dir.example.com", nil, "db.example.com"])
         XCTAssertEqual(Set(inventory.hosts.map(\.endpointProtocol)), [.tls])
     }
 
