@@ -5,11 +5,12 @@ import XCTest
 
 /// STARTTLS endpoints against real servers from Debian packages (Postfix, Dovecot, slapd,
 /// PostgreSQL) on loopback, with `openssl s_client -starttls -verify_return_error` as the oracle:
-/// one scan of every service, then the same document replayed into JSON, the table and
-/// Prometheus. Slow-ish (a PostgreSQL cluster is made for it): `make test-integration`.
+/// one scan of every service, then the same document replayed into JSON, the table, Prometheus
+/// and the dashboard (in tmux). Slow-ish (a PostgreSQL cluster is made for it): `make test-integration`.
 final class StartTLSServerTests: XCTestCase {
     private var lab: TLSTestLab!
     private var servers: StartTLSServers!
+    private var terminal: DashboardTmux?
 
     override func setUpWithError() throws {
         for tool in ["/usr/lib/postfix/sbin/master", "/usr/sbin/dovecot", "/usr/sbin/slapd", "/usr/lib/postgresql/15/bin/postgres"]
@@ -21,6 +22,7 @@ final class StartTLSServerTests: XCTestCase {
     }
 
     override func tearDown() {
+        terminal?.stop()
         servers?.stop()
         lab?.stop()
     }
@@ -90,5 +92,18 @@ final class StartTLSServerTests: XCTestCase {
         XCTAssertTrue(metrics.stdoutText.split(separator: "\n").contains {
             $0.hasPrefix("fleettrust_host_status{name=\"localhost:\(ldapWrongName)/ldap\"") && $0.contains("status=\"name-mismatch\"")
         }, metrics.stdoutText)
+
+        let terminal = try DashboardTmux(arguments: ["--replay", lab.path("scan.json"), "--known-hosts", lab.path("known_hosts"),
+                                                     "--tls-ca-file", lab.path("root.pem"), "--audit-log", lab.path("audit.jsonl")])
+        self.terminal = terminal
+        let (listed, screen) = terminal.waitFor { $0.contains("localhost:\(postgres)/postgres") && $0.contains("localhost:\(postfix.offered)/smtp") }
+        XCTAssertTrue(listed, screen)
+        terminal.send("/")
+        terminal.type(":\(dovecot.pop3)/")
+        terminal.send("Enter")
+        XCTAssertTrue(terminal.waitFor { $0.contains("1 shown") }.0, terminal.capture())
+        terminal.send("Enter")
+        let (detailed, detail) = terminal.waitFor { $0.contains("upgrade: plain POP3 on port \(dovecot.pop3), upgraded to TLS with STARTTLS") }
+        XCTAssertTrue(detailed, detail)
     }
 }
