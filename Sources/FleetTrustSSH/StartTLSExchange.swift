@@ -33,6 +33,8 @@ struct StartTLSExchange {
                         ? failure(.startTLSTimeout, "stopped answering before the upgrade to TLS")
                         : failure(.tlsTimeout, "did not answer in time")
                 }
+                // A cancel shuts the socket down, which reads as the server's end: it is ours.
+                if cancellation.isCancelled { return ProbeFailures.cancelled }
                 let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                 if count > 0 {
                     dialogue.receive(buffer[..<count])

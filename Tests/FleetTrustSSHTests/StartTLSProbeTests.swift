@@ -98,6 +98,34 @@ final class StartTLSProbeTests: XCTestCase {
         XCTAssertEqual(unanswered.failures.first.map(FleetJudge.failureStatus), .unreachable)
     }
 
+    func testACancelWakesAProbeWaitingOnAStalledPreludeAtOnce() throws {
+        let heard = Heard()
+        let port = try serve { client in
+            ScriptedServer.send(client, Array("220 relay.test ESMTP\r\n".utf8))
+            if let line = StartTLSProbeTests.line(client) { heard.append(line) }
+            ScriptedServer.drain(client)
+        }
+        var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: .smtp), address: "127.0.0.1", port: port)
+        host.tls = TLSEndpoint(serverName: "localhost", startTLS: .smtp)
+        let cancellation = ProbeCancellation()
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Heard()
+        Thread.detachNewThread { [host] in
+            let result = TLSProbe(host: host, timeout: .seconds(60)).run(cancellation: cancellation)
+            outcome.append(result.failures.map(\.code.rawValue).joined(separator: ","))
+            finished.signal()
+        }
+        // The server has the EHLO: the probe is waiting for its answer, which never comes.
+        let deadline = Date().addingTimeInterval(20)
+        while heard.lines.isEmpty && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(heard.lines, ["EHLO mail.example.com"])
+        let cancelled = ContinuousClock.now
+        cancellation.cancel()
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success, "the cancel did not wake the prelude")
+        XCTAssertLessThan(ContinuousClock.now - cancelled, .seconds(5))
+        XCTAssertEqual(outcome.lines, [FailureCode.cancelled.rawValue])
+    }
+
     // MARK: What the scripts use
 
     /// One line from the client, without its line end; nil once it is gone.
