@@ -3,7 +3,8 @@ import FleetTrustCore
 import Glibc
 
 /// One TLS handshake with one endpoint through OpenSSL's libssl, on the calling (dedicated)
-/// thread: the chain the server sends, the negotiated version and cipher, and whether it stapled
+/// thread, after the plain-text upgrade for a STARTTLS service (`StartTLSExchange`): the chain
+/// the server sends, the negotiated version and cipher, and whether it stapled
 /// an OCSP response. Nothing is verified here (the judge does that from the recorded DER), and
 /// nothing is sent after the handshake: not even a close_notify.
 ///
@@ -46,7 +47,15 @@ public struct TLSProbe: Sendable {
                 }
                 result.peerAddress = address.numeric
                 cancellation.enter(.tlsHandshake)
-                let outcome = handshake(fd: connection.fd, start: start, deadline: .now + timeout, cancellation: cancellation)
+                // A STARTTLS service's plain-text prelude and the handshake share one timeout.
+                let handshakeDeadline = ContinuousClock.now + timeout
+                let outcome: Result<TLSHandshake, ProbeFailure>
+                if let service = host.tls?.startTLS,
+                   let refusal = StartTLSExchange(service: service).run(fd: connection.fd, deadline: handshakeDeadline, cancellation: cancellation) {
+                    outcome = .failure(refusal)
+                } else {
+                    outcome = handshake(fd: connection.fd, start: start, deadline: handshakeDeadline, cancellation: cancellation)
+                }
                 connection.close(cancellation: cancellation)
                 switch outcome {
                 case .success(let handshake):

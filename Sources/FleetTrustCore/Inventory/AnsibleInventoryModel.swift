@@ -147,6 +147,13 @@ struct AnsibleInventoryModel {
                         log.error(at: ports.location ?? host.location, "host \(InventoryDiagnostic.quote(name)): \(error.text); its TLS endpoints are skipped", skipping: 1)
                     }
                 }
+                if let services = vars["fleettrust_starttls"] {
+                    switch TLSInventoryEndpoints.startTLS(services.value, for: item) {
+                    case .success(let endpoints): result += endpoints
+                    case .failure(let error):
+                        log.error(at: services.location ?? host.location, "host \(InventoryDiagnostic.quote(name)): \(error.text); its STARTTLS endpoints are skipped", skipping: 1)
+                    }
+                }
             }
         }
         return result

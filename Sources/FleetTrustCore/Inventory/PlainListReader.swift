@@ -1,5 +1,6 @@
 /// Reads the simplest inventory: one `[user@]host[:port]` per line, `#` comments, blank lines;
-/// a line `https://host[:port]` or `tls://host:port` is a TLS endpoint (`TLSInventoryEndpoints`).
+/// a line `https://host[:port]`, `tls://host:port` or a STARTTLS service (`smtp://host`, `postgres://host:5433`)
+/// is a TLS endpoint (`TLSInventoryEndpoints`).
 ///
 /// Hosts are written as `host`, `host:port`, `[host]:port`, `[v6addr]:port` or a bare IPv6
 /// literal. The name is the line's host text (with its port), so the same address on two ports

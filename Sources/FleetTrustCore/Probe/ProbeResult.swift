@@ -66,6 +66,12 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case tlsTimeout = "tls-timeout"
     case notTLS = "not-tls"
     case noCertificate = "no-certificate"
+    /// STARTTLS (stage `tls-handshake`, before the handshake): the server does not offer the
+    /// upgrade (not in its capabilities, or refused when asked), broke the protocol, or stopped
+    /// answering part-way.
+    case startTLSNotOffered = "starttls-not-offered"
+    case startTLSFailed = "starttls-failed"
+    case startTLSTimeout = "starttls-timeout"
     /// Anything else (a recorded scan with a code this version does not know).
     case other
 }

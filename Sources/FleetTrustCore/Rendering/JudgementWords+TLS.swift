@@ -14,10 +14,13 @@ extension JudgementWords {
         return "the chain validates to \(tls.chain.anchor?.subject.value ?? "a trusted CA") (\(tls.anchorsSource)) and names \(CleanText(tls.checkedName))"
     }
 
-    /// Evidence sentences for a TLS endpoint: the chain, the name check, the pin.
+    /// Evidence sentences for a TLS endpoint: the STARTTLS upgrade, the chain, the name check, the pin.
     public static func tlsEvidence(_ judged: JudgedHost) -> [String] {
         guard let tls = judged.tls else { return [] }
         var lines: [String] = []
+        if let service = judged.host.tls?.startTLS {
+            lines.append("upgrade: plain \(service.displayName) on port \(judged.host.port), upgraded to TLS with STARTTLS")
+        }
         if tls.chain.validates {
             lines.append("chain: validates to \(tls.chain.anchor?.subject.value ?? "?") from \(tls.anchorsSource)")
         } else {

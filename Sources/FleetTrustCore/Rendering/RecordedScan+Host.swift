@@ -34,6 +34,7 @@ extension RecordedScan {
         public var scannedAt: String?
         public var endpointProtocol: EndpointProtocol
         public var tlsSession: ScanReport.TLSSession?
+        public var startTLS: StartTLSProtocol?
         public var certificates: [ScanReport.TLSCertificateEntry]?
         public var expiresInDays: ScanReport.TLSExpiry?
         public var warnings: [CertificateWarning]?
@@ -76,6 +77,7 @@ extension RecordedScan {
             scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)
             endpointProtocol = try c.decodeIfPresent(EndpointProtocol.self, forKey: .endpointProtocol) ?? .ssh
             tlsSession = try c.decodeIfPresent(ScanReport.TLSSession.self, forKey: .tlsSession)
+            startTLS = try c.decodeIfPresent(StartTLSProtocol.self, forKey: .startTLS)
             certificates = try c.decodeIfPresent([ScanReport.TLSCertificateEntry].self, forKey: .certificates)
             expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
             warnings = try c.decodeIfPresent([CertificateWarning].self, forKey: .warnings)

@@ -83,7 +83,7 @@ public enum ScanReplay {
         if entry.policySource == "inventory" { host.policy = entry.policy }
         host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
-            host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host))
+            host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host), startTLS: entry.startTLS)
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
             result.tls = try entry.recordedHandshake()
             if result.tls == nil { result.failures = entry.failure.map { [$0] } ?? [] }

@@ -11,7 +11,7 @@ extension ScanReport.Host {
         key != .sharesKeysWith && !tlsKeys.contains(key)
     })
     private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { $0 != .sharesKeysWith })
-    private static let tlsKeys: [CodingKeys] = [.tlsSession, .certificates, .expiresInDays, .warnings, .evidence]
+    private static let tlsKeys: [CodingKeys] = [.tlsSession, .startTLS, .certificates, .expiresInDays, .warnings, .evidence]
 
     /// Appends the host's line (no line break) to `json`. Throws `CompactJSON.NonFiniteNumber` for a
     /// value the encoder refuses.
@@ -57,6 +57,7 @@ extension ScanReport.Host {
                 json.endArray()
             case .endpointProtocol: json.string(endpointProtocol.rawValue)
             case .tlsSession: try json.optional(tlsSession) { try $0.encoded($1) }
+            case .startTLS: json.optional(startTLS) { $0.string($1.rawValue) }
             case .certificates: try json.optional(certificates) { try $0.encoded($1) }
             case .expiresInDays: try json.optional(expiresInDays) { try $0.encoded($1) }
             case .warnings: json.optional(warnings) { $0.rawValues($1) }

@@ -282,13 +282,16 @@ public struct ScanReport: Sendable {
         /// TLS entries only (see `ScanReport+TLS`): the handshake, the chain leaf first, days
         /// left, certificate warnings and evidence sentences.
         public var tlsSession: ScanReport.TLSSession?
+        /// The STARTTLS protocol that upgraded the connection (`smtp`, `postgres`…); null on a
+        /// TLS entry that speaks TLS from the first byte.
+        public var startTLS: StartTLSProtocol?
         public var certificates: [ScanReport.TLSCertificateEntry]?
         public var expiresInDays: ScanReport.TLSExpiry?
         public var warnings: [CertificateWarning]?
         public var evidence: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case endpointProtocol = "protocol", tlsSession = "tls", certificates, expiresInDays = "expires_in_days", warnings, evidence
+            case endpointProtocol = "protocol", tlsSession = "tls", startTLS = "starttls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
@@ -318,7 +321,8 @@ public struct ScanReport: Sendable {
             try c.encode(route, forKey: .route)
             try c.encode(endpointProtocol, forKey: .endpointProtocol)
             if endpointProtocol == .tls {
-                try c.encode(tlsSession, forKey: .tlsSession); try c.encode(certificates, forKey: .certificates)
+                try c.encode(tlsSession, forKey: .tlsSession); try c.encode(startTLS, forKey: .startTLS)
+                try c.encode(certificates, forKey: .certificates)
                 try c.encode(expiresInDays, forKey: .expiresInDays); try c.encode(warnings, forKey: .warnings)
                 try c.encode(evidence, forKey: .evidence)
             }

@@ -1,5 +1,5 @@
-/// Which protocol an endpoint speaks: an SSH host or a TLS endpoint (HTTPS, LDAPS, a BMC console).
-/// Both are rows of the same fleet, judged by the same `FleetJudge` into the same `JudgedHost`.
+/// Which protocol an endpoint speaks: an SSH host or a TLS endpoint (HTTPS, LDAPS, a BMC console,
+/// or a plain-text service upgraded with STARTTLS). Both are rows of the same fleet, judged by the same `FleetJudge` into the same `JudgedHost`.
 public enum EndpointProtocol: String, Hashable, Sendable, Codable, CaseIterable {
     case ssh, tls
 }
@@ -13,9 +13,13 @@ public struct TLSEndpoint: Hashable, Sendable, Codable {
     /// The DNS name sent as SNI and checked against the certificate; nil when the endpoint has
     /// no name but its address.
     public var serverName: String?
+    /// For a service that starts in plain text: the protocol whose upgrade precedes the
+    /// handshake; nil for an endpoint that speaks TLS from the first byte.
+    public var startTLS: StartTLSProtocol?
 
-    public init(serverName: String?) {
+    public init(serverName: String?, startTLS: StartTLSProtocol? = nil) {
         self.serverName = serverName
+        self.startTLS = startTLS
     }
 
     /// `name` when it can be a DNS name in SNI (not an IP literal, only LDH labels and dots).
@@ -30,9 +34,10 @@ public struct TLSEndpoint: Hashable, Sendable, Codable {
         return name.lowercased()
     }
 
-    /// The row name of a TLS endpoint: `host:port/tls` (`[v6]:port/tls`).
-    public static func rowName(host: String, port: Int) -> String {
-        (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") + "/tls"
+    /// The row name of a TLS endpoint: `host:port/tls` (`[v6]:port/tls`), or with the STARTTLS
+    /// protocol in place of `tls` (`host:25/smtp`).
+    public static func rowName(host: String, port: Int, startTLS: StartTLSProtocol? = nil) -> String {
+        (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") + "/" + (startTLS?.rawValue ?? "tls")
     }
 }
 
