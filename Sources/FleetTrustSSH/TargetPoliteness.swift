@@ -11,27 +11,57 @@ import FleetTrustCore
 /// `Exceeded MaxStartups` line) counts as a refusal for load:
 /// the endpoint's limit halves (down to one) and the attempt is retried after a growing, jittered
 /// pause, a bounded number of times, so a busy server costs time, never a key. Each success
-/// raises the limit by one again, up to the ceiling. Waiting for a permit or backing off does
-/// not eat into an attempt's timeout: the timeout starts when the connection really starts.
+/// raises the limit by one again, up to the ceiling. A banner or key-exchange timeout halves the
+/// endpoint's limit too, and the scan-wide `ConnectionWindow` (the machine itself may be the
+/// bottleneck); it is retried once under the lower window when other connections were in
+/// flight beside it. Waiting for a permit or backing off does not eat into an attempt's
+/// timeout: the timeout starts when the connection really starts.
 final class TargetPoliteness: @unchecked Sendable {
     private struct Entry {
         var active = 0
         var limit: Int
-        /// Attempts of the event-driven engine waiting for a permit, oldest first.
-        var waiters: [(ticket: UInt64, grant: @Sendable () -> Void)] = []
+        /// Attempts of the event-driven engine waiting for this endpoint, in `waiters`.
+        var waiting = 0
+    }
+
+    /// An attempt of the event-driven engine waiting for a permit.
+    private struct Waiter {
+        var address: String
+        var ticket: UInt64
+        var grant: @Sendable (Permit) -> Void
+    }
+
+    /// Leave to open one connection: to which endpoint, and under which scan-wide window.
+    struct Permit: Sendable {
+        var address: String
+        var window: ConnectionWindow.Ticket
+    }
+
+    /// What a failed attempt says about load.
+    enum LoadSignal: Sendable {
+        /// The server shed the connection (`MaxStartups`).
+        case refused
+        /// The server's identification or its key-exchange reply came too late.
+        case timedOut
     }
 
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
     let ceiling: Int
     /// Retries after a refusal for load, before the refusal is reported as the host's failure.
     static let retries = 5
+    /// Retries after a timeout the scan's own load may explain: one, under the lower window.
+    static let timeoutRetries = 1
     static let firstPause: Duration = .milliseconds(200)
 
     private let condition = NSCondition()
     private var entries: [String: Entry] = [:]
+    /// Every waiting attempt of the event-driven engine, oldest first.
+    private var waiters: [Waiter] = []
+    private var window: ConnectionWindow
 
-    init(ceiling: Int = 8) {
+    init(ceiling: Int = 8, windowFloor: Int = 16) {
         self.ceiling = max(1, ceiling)
+        self.window = ConnectionWindow(floor: windowFloor)
     }
 
     /// Whether a failure is a server shedding load, which a later attempt may well get past:
@@ -43,8 +73,15 @@ final class TargetPoliteness: @unchecked Sendable {
             || failure.code == .notSSH && failure.message.description.contains("\"Exceeded MaxStartups\"")
     }
 
-    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit;
-    /// retries it, after a pause, while the server refuses it for load.
+    /// What a failure says about load: a refusal, a timeout after the server was connected to,
+    /// or nothing.
+    static func loadSignal(_ failure: ProbeFailure) -> LoadSignal? {
+        if isRefusalForLoad(failure) { return .refused }
+        return failure.code == .bannerTimeout || failure.code == .kexTimeout ? .timedOut : nil
+    }
+
+    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit and
+    /// the scan's window; retries it, after a pause, while load explains its failure.
     /// `attempt` is told whether it is a fresh start (a retry, or one that waited for a permit),
     /// whose timeout must count from now.
     func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
@@ -53,31 +90,37 @@ final class TargetPoliteness: @unchecked Sendable {
         let address = Self.key(numeric, port: port)
         var backOff = BackOff()
         while true {
-            guard let waited = acquire(address, cancellation: cancellation) else {
+            guard let (permit, waited) = acquire(address, cancellation: cancellation) else {
                 return AttemptOutcome(failure: ProbeFailures.cancelled)
             }
             let outcome = attempt(waited || backOff.retried)
-            let refused = outcome.failure.map(Self.isRefusalForLoad) ?? false
-            release(address, refused: refused)
-            guard refused, let pause = backOff.next() else { return outcome }
+            guard let pause = release(permit, after: outcome, backOff: &backOff), !cancellation.isCancelled else { return outcome }
             cancellation.enterBackOff()
             guard cancellation.sleep(pause) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
         }
     }
 
-    /// The pauses before retrying a connection refused for load: `firstPause`, then doubling,
-    /// each ±50 %, `retries` in all; shared by the thread-bound and the event-driven attempts.
+    /// The pauses before retrying a connection that load explains: `firstPause`, then doubling,
+    /// each ±50 %; `retries` after refusals and `timeoutRetries` after timeouts. Shared by the
+    /// thread-bound and the event-driven attempts.
     struct BackOff {
-        private var tries = 0
+        private var refusals = 0
+        private var timeouts = 0
         private var pause = TargetPoliteness.firstPause
 
         /// Whether a retry has been taken (its timeout then counts from its own start).
-        var retried: Bool { tries > 0 }
+        var retried: Bool { refusals + timeouts > 0 }
 
-        /// The next pause, nil when the retries are spent.
-        mutating func next() -> Duration? {
-            guard tries < TargetPoliteness.retries else { return nil }
-            tries += 1
+        /// The next pause after `signal`, nil when its retries are spent.
+        mutating func next(after signal: LoadSignal) -> Duration? {
+            switch signal {
+            case .refused:
+                guard refusals < TargetPoliteness.retries else { return nil }
+                refusals += 1
+            case .timedOut:
+                guard timeouts < TargetPoliteness.timeoutRetries else { return nil }
+                timeouts += 1
+            }
             defer { pause = pause * 2 }
             return pause * Double.random(in: 0.5...1.5)
         }
@@ -86,21 +129,22 @@ final class TargetPoliteness: @unchecked Sendable {
     /// The name permits are counted under: one server is one address and port.
     static func key(_ numeric: String, port: Int) -> String { "[\(numeric)]:\(port)" }
 
-    /// Takes a permit for `address` at once (true), or queues `granted`, which is called with
-    /// the permit taken, on the thread that freed it, once one is free (false). For callers that
-    /// cannot block (`ExchangeEngine`); each grant is returned with `release`.
-    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable () -> Void) -> Bool {
+    /// Takes a permit for `address` at once, or queues `granted`, which is called with the
+    /// permit, on the thread that freed it, once the endpoint and the window have room (nil).
+    /// For callers that cannot block (`ExchangeEngine`); each permit is returned with `release`.
+    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable (Permit) -> Void) -> Permit? {
         condition.lock()
         defer { condition.unlock() }
         var entry = entries[address] ?? Entry(limit: ceiling)
-        if entry.active < entry.limit && entry.waiters.isEmpty {
+        if entry.active < entry.limit && entry.waiting == 0 && window.hasRoom {
             entry.active += 1
             entries[address] = entry
-            return true
+            return Permit(address: address, window: window.open())
         }
-        entry.waiters.append((ticket, granted))
+        entry.waiting += 1
         entries[address] = entry
-        return false
+        waiters.append(Waiter(address: address, ticket: ticket, grant: granted))
+        return nil
     }
 
     /// Takes back a queued request (a cancelled attempt); false when its grant is already on
@@ -108,53 +152,82 @@ final class TargetPoliteness: @unchecked Sendable {
     func withdraw(_ address: String, ticket: UInt64) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard var entry = entries[address], let index = entry.waiters.firstIndex(where: { $0.ticket == ticket }) else {
-            return false
-        }
-        entry.waiters.remove(at: index)
-        entries[address] = entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty ? nil : entry
+        guard let index = waiters.firstIndex(where: { $0.address == address && $0.ticket == ticket }),
+              var entry = entries[address] else { return false }
+        waiters.remove(at: index)
+        entry.waiting -= 1
+        entries[address] = isIdle(entry) ? nil : entry
         return true
     }
 
     /// Takes a permit; whether it had to wait for one, nil when cancelled meanwhile.
-    private func acquire(_ address: String, cancellation: ProbeCancellation) -> Bool? {
+    private func acquire(_ address: String, cancellation: ProbeCancellation) -> (Permit, Bool)? {
         condition.lock()
         defer { condition.unlock() }
         var waited = false
         while true {
             if cancellation.isCancelled { return nil }
             var entry = entries[address] ?? Entry(limit: ceiling)
-            if entry.active < entry.limit {
+            if entry.active < entry.limit && window.hasRoom {
                 entry.active += 1
                 entries[address] = entry
-                return waited
+                return (Permit(address: address, window: window.open()), waited)
             }
             waited = true
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
     }
 
-    /// Returns a permit; a refusal for load halves the server's limit, a success raises it by one.
-    func release(_ address: String, refused: Bool) {
+    /// Returns a permit after its attempt's `outcome`: a refusal or a timeout halves the
+    /// endpoint's limit, a success raises it by one, and the window learns the same. Returns
+    /// the pause before retrying the attempt, nil when its outcome is to be reported.
+    func release(_ permit: Permit, after outcome: AttemptOutcome, backOff: inout BackOff) -> Duration? {
+        let signal = outcome.failure.flatMap(Self.loadSignal)
+        let loaded = release(permit, congested: signal != nil, succeeded: outcome.key != nil, timedOut: signal == .timedOut)
+        switch signal {
+        case .refused: return backOff.next(after: .refused)
+        case .timedOut where loaded: return backOff.next(after: .timedOut)
+        case .timedOut, nil: return nil
+        }
+    }
+
+    /// Returns a permit whose attempt was cancelled or never started.
+    func release(_ permit: Permit) {
+        release(permit, congested: false, succeeded: false, timedOut: false)
+    }
+
+    /// Returns a permit; whether load may explain its timeout.
+    @discardableResult
+    private func release(_ permit: Permit, congested: Bool, succeeded: Bool, timedOut: Bool) -> Bool {
         condition.lock()
-        guard var entry = entries[address] else {
-            condition.unlock()
-            return
+        let loaded = window.close(permit.window, succeeded: succeeded, timedOut: timedOut)
+        if var entry = entries[permit.address] {
+            entry.active -= 1
+            entry.limit = congested ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
+            entries[permit.address] = isIdle(entry) ? nil : entry
         }
-        entry.active -= 1
-        entry.limit = refused ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
-        var granted: [@Sendable () -> Void] = []
-        while entry.active < entry.limit, !entry.waiters.isEmpty {
+        var granted: [(@Sendable (Permit) -> Void, Permit)] = []
+        var index = 0
+        while index < waiters.count && window.hasRoom {
+            let waiter = waiters[index]
+            guard var entry = entries[waiter.address], entry.active < entry.limit else {
+                index += 1
+                continue
+            }
             entry.active += 1
-            granted.append(entry.waiters.removeFirst().grant)
-        }
-        if entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty {
-            entries[address] = nil
-        } else {
-            entries[address] = entry
+            entry.waiting -= 1
+            entries[waiter.address] = entry
+            waiters.remove(at: index)
+            granted.append((waiter.grant, Permit(address: waiter.address, window: window.open())))
         }
         condition.broadcast()
         condition.unlock()
-        for grant in granted { grant() }
+        for (grant, permit) in granted { grant(permit) }
+        return loaded
+    }
+
+    /// An endpoint with nothing in flight, nothing waiting and its full limit needs no entry.
+    private func isIdle(_ entry: Entry) -> Bool {
+        entry.active == 0 && entry.waiting == 0 && entry.limit == ceiling
     }
 }

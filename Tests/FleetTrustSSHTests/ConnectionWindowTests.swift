@@ -1,0 +1,93 @@
+import XCTest
+import Synchronization
+@testable import FleetTrustSSH
+import FleetTrustCore
+
+/// The scan-wide window of connections in flight (additive increase, multiplicative decrease on
+/// timeouts) and the retry it grants a timeout that the scan's own load may explain.
+final class ConnectionWindowTests: XCTestCase {
+    func testATimeoutAmongManyConnectionsHalvesTheWindowToHalfOfWhatWasInFlight() {
+        var window = ConnectionWindow(floor: 16)
+        let tickets = (0..<100).map { _ in window.open() }
+        XCTAssertEqual(window.limit, Int.max, "unbounded until something times out")
+        window.close(tickets[99], succeeded: false, timedOut: true)
+        XCTAssertEqual(window.limit, 50)
+        XCTAssertEqual(window.inFlight, 99)
+        XCTAssertFalse(window.hasRoom, "99 in flight under a limit of 50: nothing new starts")
+    }
+
+    func testTimeoutsOfOneRoundDecreaseOnceAndALaterRoundAgainNeverBelowTheFloor() {
+        var window = ConnectionWindow(floor: 16)
+        let first = (0..<100).map { _ in window.open() }
+        for ticket in first { window.close(ticket, succeeded: false, timedOut: true) }
+        XCTAssertEqual(window.limit, 50, "the connections of one round, timing out together, decrease it once")
+        let second = (0..<50).map { _ in window.open() }
+        XCTAssertTrue(window.close(second[49], succeeded: false, timedOut: true))
+        XCTAssertEqual(window.limit, 25, "a connection started after the decrease decreases it again")
+        XCTAssertTrue(window.close(second[48], succeeded: false, timedOut: true), "still retried: it ran beside 48 others")
+        XCTAssertEqual(window.limit, 25, "but started before the last decrease: the window stays")
+        for ticket in second.dropLast(2) { window.close(ticket, succeeded: false, timedOut: false) }
+        let third = (0..<20).map { _ in window.open() }
+        window.close(third[19], succeeded: false, timedOut: true)
+        XCTAssertEqual(window.limit, 16, "never below the floor")
+    }
+
+    func testATimeoutOfAConnectionThatRanWithFewOthersLeavesTheWindowAlone() {
+        var window = ConnectionWindow(floor: 16)
+        let tickets = (0..<16).map { _ in window.open() }
+        XCTAssertFalse(window.close(tickets[15], succeeded: false, timedOut: true),
+                       "16 in flight cannot load the machine: the host is slow or silent")
+        XCTAssertEqual(window.limit, Int.max)
+    }
+
+    func testEverySuccessRaisesTheWindowByOne() {
+        var window = ConnectionWindow(floor: 4)
+        let tickets = (0..<40).map { _ in window.open() }
+        window.close(tickets[39], succeeded: false, timedOut: true)
+        XCTAssertEqual(window.limit, 20)
+        for ticket in tickets.prefix(5) { window.close(ticket, succeeded: true, timedOut: false) }
+        XCTAssertEqual(window.limit, 25)
+        window.close(tickets[5], succeeded: false, timedOut: false)
+        XCTAssertEqual(window.limit, 25, "a failure that is not a timeout neither raises nor lowers it")
+    }
+
+    func testATimeoutBesideManyIsRetriedOnceAndALoneOneIsReportedAtOnce() throws {
+        let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 4)
+        let permits = (0..<10).compactMap { politeness.acquire("[127.0.0.1]:\(2000 + $0)", orWhenFree: { _ in }) }
+        XCTAssertEqual(permits.count, 10)
+        var backOff = TargetPoliteness.BackOff()
+        XCTAssertNotNil(politeness.release(permits[9], after: AttemptOutcome(failure: ProbeFailures.bannerTimeout), backOff: &backOff),
+                        "ran beside 9 others: retried")
+        XCTAssertTrue(backOff.retried)
+        XCTAssertNil(backOff.next(after: .timedOut), "one retry per timeout, then it is reported")
+        XCTAssertNotNil(backOff.next(after: .refused), "refusals keep their own retries")
+        for permit in permits.prefix(9) { politeness.release(permit) }
+
+        let lone = TargetPoliteness(ceiling: 8, windowFloor: 4)
+        var alone = TargetPoliteness.BackOff()
+        let permit = try XCTUnwrap(lone.acquire("[127.0.0.1]:22", orWhenFree: { _ in }))
+        XCTAssertNil(lone.release(permit, after: AttemptOutcome(failure: KeyExchangeFailures.transport(.timeout, stage: .keyExchange)),
+                                  backOff: &alone), "alone on the machine: a lower window could not help")
+    }
+
+    func testAQueuedAttemptIsGrantedWhenTheWindowHasRoomAgain() {
+        let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 2)
+        let permits = (0..<8).compactMap { politeness.acquire("[127.0.0.2]:\(2000 + $0)", orWhenFree: { _ in }) }
+        var backOff = TargetPoliteness.BackOff()
+        _ = politeness.release(permits[7], after: AttemptOutcome(failure: ProbeFailures.bannerTimeout), backOff: &backOff)
+        let granted = Atomic<Int>(0)
+        XCTAssertNil(politeness.acquire("[127.0.0.2]:2007", orWhenFree: { _ in granted.add(1, ordering: .relaxed) }))
+        for permit in permits.prefix(3) { politeness.release(permit) }
+        XCTAssertEqual(granted.load(ordering: .relaxed), 0, "4 still in flight under a window of 4")
+        politeness.release(permits[3])
+        XCTAssertEqual(granted.load(ordering: .relaxed), 1)
+    }
+
+    func testOnlyBannerAndKeyExchangeTimeoutsAndRefusalsAreLoadSignals() {
+        XCTAssertEqual(TargetPoliteness.loadSignal(ProbeFailures.bannerTimeout), .timedOut)
+        XCTAssertEqual(TargetPoliteness.loadSignal(KeyExchangeFailures.transport(.timeout, stage: .keyExchange)), .timedOut)
+        XCTAssertEqual(TargetPoliteness.loadSignal(ProbeFailures.closedBeforeBanner()), .refused)
+        XCTAssertNil(TargetPoliteness.loadSignal(ProbeFailures.connectTimeout), "a silent address is not a loaded server")
+        XCTAssertNil(TargetPoliteness.loadSignal(ProbeFailures.cancelled))
+    }
+}
