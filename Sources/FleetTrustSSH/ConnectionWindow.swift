@@ -6,10 +6,11 @@
 /// or its key-exchange reply may come after the timeout although the server is up. Such a
 /// timeout is not the host's failure but the scan's own load, so it must not become `unreachable`
 /// (for a changed host, exit 1 where `ssh` says CHANGED). The window starts unbounded; a timeout
-/// of a connection that ran beside more than `floor` others halves it (to half of what was in
+/// of a server known to be there (`TargetPoliteness` decides) on a connection that ran beside
+/// more than `floor` others halves it (to half of what was in
 /// flight beside that connection, never below `floor`), once per round: connections that
 /// started before the last decrease do not decrease it again. Every success raises it by one.
-/// The connection that timed out may be retried once under the lower window (see
+/// The connection that timed out may be retried under the lower window (see
 /// `TargetPoliteness.BackOff`); one that ran with `floor` or fewer connections in flight timed
 /// out on its own, and a lower window could not help it.
 ///
@@ -50,8 +51,8 @@ struct ConnectionWindow: Sendable {
     @discardableResult
     mutating func close(_ ticket: Ticket, succeeded: Bool, timedOut: Bool) -> Bool {
         let beside = max(ticket.concurrency, inFlight)
+        let loaded = timedOut && ranBesideMany(ticket)
         inFlight = max(0, inFlight - 1)
-        let loaded = timedOut && beside > floor
         if loaded && ticket.epoch == epoch {
             limit = max(floor, min(limit, beside / 2))
             epoch += 1
@@ -59,5 +60,11 @@ struct ConnectionWindow: Sendable {
             limit += 1
         }
         return loaded
+    }
+
+    /// Whether a connection started under `ticket` and ending now ran beside more than `floor`
+    /// others (counted when it started or now, whichever is more).
+    func ranBesideMany(_ ticket: Ticket) -> Bool {
+        max(ticket.concurrency, inFlight) > floor
     }
 }

@@ -91,6 +91,9 @@ public struct HostProbe: Sendable {
         let early = EarlyExchanges()
         let opened = ours(claims.map { claim in
             .afterServer { offered in
+                // A retry (the exchange timed out under load) asks again for what it claimed.
+                if claim.claimed { return claim.exchange?.offered }
+                claim.claimed = true
                 claim.exchange = board.claim(serverAlgorithms: offered)
                 let surplus = board.claimSurplus(beyond: opening)
                 if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
@@ -382,4 +385,6 @@ private final class EarlyExchanges: Sendable {
 /// The exchange one connection claimed, set on that connection's own thread.
 private final class Claim: @unchecked Sendable {
     var exchange: ExchangeBoard.Exchange?
+    /// Whether the connection has claimed (nil when nothing was left to claim).
+    var claimed = false
 }

@@ -11,10 +11,10 @@ import FleetTrustCore
 /// `Exceeded MaxStartups` line) counts as a refusal for load:
 /// the endpoint's limit halves (down to one) and the attempt is retried after a growing, jittered
 /// pause, a bounded number of times, so a busy server costs time, never a key. Each success
-/// raises the limit by one again, up to the ceiling. A banner or key-exchange timeout halves the
-/// endpoint's limit too, and the scan-wide `ConnectionWindow` (the machine itself may be the
-/// bottleneck); it is retried once under the lower window when other connections were in
-/// flight beside it. Waiting for a permit or backing off does not eat into an attempt's
+/// raises the limit by one again, up to the ceiling. A timeout of a server known to be there (it
+/// answered this scan) halves the endpoint's limit too, and the scan-wide `ConnectionWindow`
+/// (the machine itself may be the bottleneck); a timeout beside many other connections is
+/// retried, under the lower window (see `BackOff` for how often). Waiting for a permit or backing off does not eat into an attempt's
 /// timeout: the timeout starts when the connection really starts.
 final class TargetPoliteness: @unchecked Sendable {
     private struct Entry {
@@ -41,16 +41,23 @@ final class TargetPoliteness: @unchecked Sendable {
     enum LoadSignal: Sendable {
         /// The server shed the connection (`MaxStartups`).
         case refused
-        /// The server's identification or its key-exchange reply came too late.
-        case timedOut
+        /// The server did not identify itself in time and has not answered any connection of
+        /// this scan: loaded, or silent (a tarpit, a wedged daemon), which no retry cures.
+        case silent
+        /// The server did not finish in time (or, having answered another connection of this
+        /// scan, did not even accept or identify itself in time): it is there, and slow.
+        case slow
     }
 
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
     let ceiling: Int
     /// Retries after a refusal for load, before the refusal is reported as the host's failure.
     static let retries = 5
-    /// Retries after a timeout the scan's own load may explain: one, under the lower window.
-    static let timeoutRetries = 1
+    /// Retries, each under a lower window, after a timeout the scan's own load may explain: one
+    /// for a server that never answered (a silent one costs one more timeout, not several),
+    /// three for one that answered and then was slow.
+    static let silentRetries = 1
+    static let slowRetries = 3
     static let firstPause: Duration = .milliseconds(200)
 
     private let condition = NSCondition()
@@ -58,6 +65,8 @@ final class TargetPoliteness: @unchecked Sendable {
     /// Every waiting attempt of the event-driven engine, oldest first.
     private var waiters: [Waiter] = []
     private var window: ConnectionWindow
+    /// Endpoints that have answered a connection of this scan (identified themselves).
+    private var answered: Set<String> = []
 
     init(ceiling: Int = 8, windowFloor: Int = 16) {
         self.ceiling = max(1, ceiling)
@@ -77,7 +86,11 @@ final class TargetPoliteness: @unchecked Sendable {
     /// or nothing.
     static func loadSignal(_ failure: ProbeFailure) -> LoadSignal? {
         if isRefusalForLoad(failure) { return .refused }
-        return failure.code == .bannerTimeout || failure.code == .kexTimeout ? .timedOut : nil
+        switch failure.code {
+        case .bannerTimeout: return .silent
+        case .kexTimeout: return .slow
+        default: return nil
+        }
     }
 
     /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit and
@@ -101,15 +114,17 @@ final class TargetPoliteness: @unchecked Sendable {
     }
 
     /// The pauses before retrying a connection that load explains: `firstPause`, then doubling,
-    /// each ±50 %; `retries` after refusals and `timeoutRetries` after timeouts. Shared by the
+    /// each ±50 %; `retries` after refusals, `silentRetries` and `slowRetries` after
+    /// timeouts. Shared by the
     /// thread-bound and the event-driven attempts.
     struct BackOff {
         private var refusals = 0
-        private var timeouts = 0
+        private var silences = 0
+        private var slowOnes = 0
         private var pause = TargetPoliteness.firstPause
 
         /// Whether a retry has been taken (its timeout then counts from its own start).
-        var retried: Bool { refusals + timeouts > 0 }
+        var retried: Bool { refusals + silences + slowOnes > 0 }
 
         /// The next pause after `signal`, nil when its retries are spent.
         mutating func next(after signal: LoadSignal) -> Duration? {
@@ -117,9 +132,12 @@ final class TargetPoliteness: @unchecked Sendable {
             case .refused:
                 guard refusals < TargetPoliteness.retries else { return nil }
                 refusals += 1
-            case .timedOut:
-                guard timeouts < TargetPoliteness.timeoutRetries else { return nil }
-                timeouts += 1
+            case .silent:
+                guard silences < TargetPoliteness.silentRetries else { return nil }
+                silences += 1
+            case .slow:
+                guard slowOnes < TargetPoliteness.slowRetries else { return nil }
+                slowOnes += 1
             }
             defer { pause = pause * 2 }
             return pause * Double.random(in: 0.5...1.5)
@@ -182,13 +200,26 @@ final class TargetPoliteness: @unchecked Sendable {
     /// endpoint's limit, a success raises it by one, and the window learns the same. Returns
     /// the pause before retrying the attempt, nil when its outcome is to be reported.
     func release(_ permit: Permit, after outcome: AttemptOutcome, backOff: inout BackOff) -> Duration? {
-        let signal = outcome.failure.flatMap(Self.loadSignal)
-        let loaded = release(permit, congested: signal != nil, succeeded: outcome.key != nil, timedOut: signal == .timedOut)
-        switch signal {
-        case .refused: return backOff.next(after: .refused)
-        case .timedOut where loaded: return backOff.next(after: .timedOut)
-        case .timedOut, nil: return nil
-        }
+        var signal = outcome.failure.flatMap(Self.loadSignal)
+        // A server that answered this scan before and now does not even take the connection in
+        // time (its listen queue overflowed) or identify itself is loaded, not gone.
+        let spoke = hasAnswered(permit.address, now: outcome.serverVersion != nil || outcome.key != nil)
+        if spoke && (signal == .silent || outcome.failure?.code == .connectTimeout) { signal = .slow }
+        // Only a refusal or a slow server is evidence of load; a silent one gets its one retry
+        // (it may have been the load's first victim) without lowering anyone's limits, or a
+        // subnet of tarpits would throttle the whole scan.
+        let besideMany = release(permit, congested: signal == .refused || signal == .slow, succeeded: outcome.key != nil,
+                                 timedOut: signal == .slow)
+        guard let signal, signal == .refused || besideMany else { return nil }
+        return backOff.next(after: signal)
+    }
+
+    /// Whether `address` has answered a connection of this scan, counting this one if it did (`now`).
+    private func hasAnswered(_ address: String, now: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if now { answered.insert(address) }
+        return answered.contains(address)
     }
 
     /// Returns a permit whose attempt was cancelled or never started.
@@ -196,11 +227,12 @@ final class TargetPoliteness: @unchecked Sendable {
         release(permit, congested: false, succeeded: false, timedOut: false)
     }
 
-    /// Returns a permit; whether load may explain its timeout.
+    /// Returns a permit; whether its connection ran beside more than the window's floor of others.
     @discardableResult
     private func release(_ permit: Permit, congested: Bool, succeeded: Bool, timedOut: Bool) -> Bool {
         condition.lock()
-        let loaded = window.close(permit.window, succeeded: succeeded, timedOut: timedOut)
+        let besideMany = window.ranBesideMany(permit.window)
+        window.close(permit.window, succeeded: succeeded, timedOut: timedOut)
         if var entry = entries[permit.address] {
             entry.active -= 1
             entry.limit = congested ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
@@ -223,7 +255,7 @@ final class TargetPoliteness: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for (grant, permit) in granted { grant(permit) }
-        return loaded
+        return besideMany
     }
 
     /// An endpoint with nothing in flight, nothing waiting and its full limit needs no entry.

@@ -51,7 +51,7 @@ final class ConnectionWindowTests: XCTestCase {
         XCTAssertEqual(window.limit, 25, "a failure that is not a timeout neither raises nor lowers it")
     }
 
-    func testATimeoutBesideManyIsRetriedOnceAndALoneOneIsReportedAtOnce() throws {
+    func testATimeoutBesideManyIsRetriedAndALoneOneIsReportedAtOnce() throws {
         let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 4)
         let permits = (0..<10).compactMap { politeness.acquire("[127.0.0.1]:\(2000 + $0)", orWhenFree: { _ in }) }
         XCTAssertEqual(permits.count, 10)
@@ -59,7 +59,14 @@ final class ConnectionWindowTests: XCTestCase {
         XCTAssertNotNil(politeness.release(permits[9], after: AttemptOutcome(failure: ProbeFailures.bannerTimeout), backOff: &backOff),
                         "ran beside 9 others: retried")
         XCTAssertTrue(backOff.retried)
-        XCTAssertNil(backOff.next(after: .timedOut), "one retry per timeout, then it is reported")
+        let next = politeness.acquire("[127.0.0.1]:2010", orWhenFree: { _ in })
+        XCTAssertNotNil(next, "a silent server is no evidence of load: the window stays open")
+        next.map { politeness.release($0) }
+        XCTAssertNil(backOff.next(after: .silent), "one retry for a server that never spoke, then it is reported")
+        XCTAssertNotNil(backOff.next(after: .slow), "a slow exchange keeps its own retries")
+        XCTAssertNotNil(backOff.next(after: .slow))
+        XCTAssertNotNil(backOff.next(after: .slow))
+        XCTAssertNil(backOff.next(after: .slow), "three for an exchange that was slow")
         XCTAssertNotNil(backOff.next(after: .refused), "refusals keep their own retries")
         for permit in permits.prefix(9) { politeness.release(permit) }
 
@@ -70,11 +77,38 @@ final class ConnectionWindowTests: XCTestCase {
                                   backOff: &alone), "alone on the machine: a lower window could not help")
     }
 
+    func testABannerTimeoutOfAServerThatAnsweredBeforeIsRetriedAsASlowOne() throws {
+        let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 2)
+        let permits = (0..<4).compactMap { _ in politeness.acquire("[127.0.0.3]:22", orWhenFree: { _ in }) }
+        var answered = TargetPoliteness.BackOff()
+        XCTAssertNil(politeness.release(permits[0], after: AttemptOutcome(serverVersion: "SSH-2.0-OpenSSH_9.2"), backOff: &answered))
+        var backOff = TargetPoliteness.BackOff()
+        for permit in permits[1...] {
+            XCTAssertNotNil(politeness.release(permit, after: AttemptOutcome(failure: ProbeFailures.bannerTimeout), backOff: &backOff),
+                            "the server answered this scan before: it is slow, not silent")
+        }
+        XCTAssertNil(backOff.next(after: .slow), "three retries, then the timeout is reported")
+    }
+
+    func testAConnectTimeoutIsLoadOnlyAtAServerThatAnsweredBefore() throws {
+        let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 2)
+        let permits = (0..<5).compactMap { _ in politeness.acquire("[127.0.0.3]:22", orWhenFree: { _ in }) }
+        let elsewhere = try XCTUnwrap(politeness.acquire("[127.0.0.4]:22", orWhenFree: { _ in }))
+        var backOff = TargetPoliteness.BackOff()
+        XCTAssertNil(politeness.release(elsewhere, after: AttemptOutcome(failure: ProbeFailures.connectTimeout), backOff: &backOff),
+                     "an address that never answered: a connect timeout is the host's")
+        XCTAssertNil(politeness.release(permits[0], after: AttemptOutcome(serverVersion: "SSH-2.0-OpenSSH_9.2"), backOff: &backOff))
+        XCTAssertNotNil(politeness.release(permits[1], after: AttemptOutcome(failure: ProbeFailures.connectTimeout), backOff: &backOff),
+                        "a server that answered before and now lets a connect time out has a full listen queue")
+        for permit in permits[2...] { politeness.release(permit) }
+    }
+
     func testAQueuedAttemptIsGrantedWhenTheWindowHasRoomAgain() {
         let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 2)
         let permits = (0..<8).compactMap { politeness.acquire("[127.0.0.2]:\(2000 + $0)", orWhenFree: { _ in }) }
         var backOff = TargetPoliteness.BackOff()
-        _ = politeness.release(permits[7], after: AttemptOutcome(failure: ProbeFailures.bannerTimeout), backOff: &backOff)
+        _ = politeness.release(permits[7], after: AttemptOutcome(failure: KeyExchangeFailures.transport(.timeout, stage: .keyExchange)),
+                               backOff: &backOff)
         let granted = Atomic<Int>(0)
         XCTAssertNil(politeness.acquire("[127.0.0.2]:2007", orWhenFree: { _ in granted.add(1, ordering: .relaxed) }))
         for permit in permits.prefix(3) { politeness.release(permit) }
@@ -84,8 +118,8 @@ final class ConnectionWindowTests: XCTestCase {
     }
 
     func testOnlyBannerAndKeyExchangeTimeoutsAndRefusalsAreLoadSignals() {
-        XCTAssertEqual(TargetPoliteness.loadSignal(ProbeFailures.bannerTimeout), .timedOut)
-        XCTAssertEqual(TargetPoliteness.loadSignal(KeyExchangeFailures.transport(.timeout, stage: .keyExchange)), .timedOut)
+        XCTAssertEqual(TargetPoliteness.loadSignal(ProbeFailures.bannerTimeout), .silent)
+        XCTAssertEqual(TargetPoliteness.loadSignal(KeyExchangeFailures.transport(.timeout, stage: .keyExchange)), .slow)
         XCTAssertEqual(TargetPoliteness.loadSignal(ProbeFailures.closedBeforeBanner()), .refused)
         XCTAssertNil(TargetPoliteness.loadSignal(ProbeFailures.connectTimeout), "a silent address is not a loaded server")
         XCTAssertNil(TargetPoliteness.loadSignal(ProbeFailures.cancelled))
