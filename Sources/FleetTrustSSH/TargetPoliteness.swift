@@ -201,6 +201,10 @@ final class TargetPoliteness: @unchecked Sendable {
     /// the pause before retrying the attempt, nil when its outcome is to be reported.
     func release(_ permit: Permit, after outcome: AttemptOutcome, backOff: inout BackOff) -> Duration? {
         var signal = outcome.failure.flatMap(Self.loadSignal)
+        // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
+        // speaks only after the client's (its own KEXINIT follows its identification at once
+        // otherwise): the probe's offers sent up front reach it, a retry would not.
+        if outcome.failure?.code == .kexTimeout && (outcome.serverHostKeyAlgorithms ?? []).isEmpty { signal = nil }
         // A server that answered this scan before and now does not even take the connection in
         // time (its listen queue overflowed) or identify itself is loaded, not gone.
         let spoke = hasAnswered(permit.address, now: outcome.serverVersion != nil || outcome.key != nil)

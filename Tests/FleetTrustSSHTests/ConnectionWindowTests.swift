@@ -70,6 +70,12 @@ final class ConnectionWindowTests: XCTestCase {
         XCTAssertNotNil(backOff.next(after: .refused), "refusals keep their own retries")
         for permit in permits.prefix(9) { politeness.release(permit) }
 
+        let waiting = (0..<10).compactMap { _ in politeness.acquire("[127.0.0.1]:3000", orWhenFree: { _ in }) }
+        var late = TargetPoliteness.BackOff()
+        XCTAssertNil(politeness.release(waiting[9], after: AttemptOutcome(failure: KeyExchangeFailures.transport(.timeout, stage: .keyExchange)),
+                                        backOff: &late), "no KEXINIT came: a server waiting for the client's, not a slow one")
+        for permit in waiting.prefix(9) { politeness.release(permit) }
+
         let lone = TargetPoliteness(ceiling: 8, windowFloor: 4)
         var alone = TargetPoliteness.BackOff()
         let permit = try XCTUnwrap(lone.acquire("[127.0.0.1]:22", orWhenFree: { _ in }))
@@ -107,8 +113,8 @@ final class ConnectionWindowTests: XCTestCase {
         let politeness = TargetPoliteness(ceiling: 1000, windowFloor: 2)
         let permits = (0..<8).compactMap { politeness.acquire("[127.0.0.2]:\(2000 + $0)", orWhenFree: { _ in }) }
         var backOff = TargetPoliteness.BackOff()
-        _ = politeness.release(permits[7], after: AttemptOutcome(failure: KeyExchangeFailures.transport(.timeout, stage: .keyExchange)),
-                               backOff: &backOff)
+        _ = politeness.release(permits[7], after: AttemptOutcome(failure: KeyExchangeFailures.transport(.timeout, stage: .keyExchange),
+                                                                 serverHostKeyAlgorithms: ["ssh-ed25519"]), backOff: &backOff)
         let granted = Atomic<Int>(0)
         XCTAssertNil(politeness.acquire("[127.0.0.2]:2007", orWhenFree: { _ in granted.add(1, ordering: .relaxed) }))
         for permit in permits.prefix(3) { politeness.release(permit) }
