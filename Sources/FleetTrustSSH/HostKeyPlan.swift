@@ -11,6 +11,8 @@ import FleetTrustCore
 /// or certificates (`*-cert-v01@openssh.com`), so those are never asked for.
 struct HostKeyPlan: Sendable {
     static let ecdsaAlgorithms = ["ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"]
+    /// Security-key types, asked for only when the server lists them (our own client verifies them).
+    static let securityKeyAlgorithms = ["sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"]
     static let rsaAlgorithms = ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]
 
     private(set) var pending: [[String]] = [["ssh-ed25519"], ecdsaAlgorithms, ["rsa-sha2-512"]]
@@ -39,6 +41,7 @@ struct HostKeyPlan: Sendable {
         var plan: [[String]] = []
         if offered.contains("ssh-ed25519") { plan.append(["ssh-ed25519"]) }
         for curve in Self.ecdsaAlgorithms where offered.contains(curve) { plan.append([curve]) }
+        for securityKey in Self.securityKeyAlgorithms where offered.contains(securityKey) { plan.append([securityKey]) }
         if let rsa = Self.rsaAlgorithms.first(where: offered.contains) { plan.append([rsa]) }
         pending = plan
     }

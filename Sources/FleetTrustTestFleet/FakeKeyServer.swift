@@ -61,6 +61,25 @@ public enum KeyFiles {
         return "\(type) \(Data(blob).base64EncodedString())"
     }
 
+    /// A security-key public key file (`sk-ssh-ed25519@openssh.com` or `sk-ecdsa-sha2-nistp256@openssh.com`)
+    /// at `output`, for the Ed25519 or P-256 key pair at `privateKeyPath`: its public fields and
+    /// `application`. `ssh-keygen -t ed25519-sk` needs a token; a fake server signs as one with the pair.
+    @discardableResult
+    public static func securityKey(privateKeyPath: String, application: String = "ssh:", output: String) throws -> String {
+        var reader = CertificateReader(try blob(publicKeyFile: privateKeyPath + ".pub"))
+        let type = String(decoding: try reader.string(), as: UTF8.self)
+        var fields: [[UInt8]]
+        switch type {
+        case "ssh-ed25519": fields = [Array("sk-ssh-ed25519@openssh.com".utf8), try reader.string()]
+        case "ecdsa-sha2-nistp256": fields = [Array("sk-ecdsa-sha2-nistp256@openssh.com".utf8), try reader.string(), try reader.string()]
+        default: throw TestFleetError.toolFailed("\(privateKeyPath): no security-key type for \(type)")
+        }
+        var bytes: [UInt8] = []
+        for field in fields + [Array(application.utf8)] { OddCertificates.appendString(field, to: &bytes) }
+        try "\(line(blob: bytes)) fake-security-key\n".write(toFile: output, atomically: true, encoding: .utf8)
+        return output
+    }
+
     /// Makes a key pair at `path` and `path.pub` with ssh-keygen (`type`: ed25519, ecdsa, rsa, dsa).
     /// RSA keys under 1024 bits, which ssh-keygen refuses, are made with `openssl genrsa` and
     /// converted by Python's `cryptography` into OpenSSH files.
@@ -186,7 +205,7 @@ public enum OddCertificates {
         return out
     }
 
-    private static func appendString(_ bytes: [UInt8], to out: inout [UInt8]) {
+    static func appendString(_ bytes: [UInt8], to out: inout [UInt8]) {
         let n = UInt32(bytes.count)
         out += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + bytes
     }
@@ -235,7 +254,8 @@ struct CertificateReader {
 /// A fake SSH server (Python 3 with `cryptography`, run as its own process and stopped by PID)
 /// that serves whatever host keys it is given, including what a stock sshd refuses to serve:
 /// forged, undecodable, relabelled or user certificates, certificates `cert_parse` refuses (a NUL in the
-/// key id, an RSA-768 CA), SHA-1-only RSA, RSA keys under 1024 bits, zero-padded RSA keys (`OddKeys`).
+/// key id, an RSA-768 CA), SHA-1-only RSA, RSA keys under 1024 bits, zero-padded RSA keys (`OddKeys`),
+/// and security-key host keys and their certificates (`KeyFiles.securityKey`), signed as a token signs.
 ///
 /// It sends its identification and a KEXINIT offering `curve25519-sha256` (and the libssh.org
 /// name) and the union of the keys' algorithms, in order; negotiates the host-key algorithm as
@@ -362,9 +382,29 @@ for key in keys:
             by_algorithm[name] = key
             offered.append(name)
 
-def sign(private, algorithm, data):
+def sk_application(blob):
+    # The application string of a security-key blob (plain or certificate): after the public fields.
+    fields, offset = [], 0
+    while offset + 4 <= len(blob):
+        n = struct.unpack(">I", blob[offset:offset + 4])[0]
+        fields.append(blob[offset + 4:offset + 4 + n])
+        offset += 4 + n
+    skip = 1 if fields[0].endswith(b"-cert-v01@openssh.com") else 0
+    return fields[2 + skip] if fields[0].startswith(b"sk-ssh-ed25519") else fields[3 + skip]
+
+def sign(private, algorithm, data, blob=b""):
     # The signature over the exchange hash: its algorithm follows the key type, and for RSA the negotiated name.
     base = algorithm[: -len("-cert-v01@openssh.com")] if algorithm.endswith("-cert-v01@openssh.com") else algorithm
+    if base.startswith("sk-"):
+        # A security key signs SHA-256(application) || flags || counter || SHA-256(data); flags 0: no
+        # user presence, which ssh does not ask of a host key.
+        flags, counter = 0, 7
+        signed = hashlib.sha256(sk_application(blob)).digest() + bytes([flags]) + struct.pack(">I", counter) + hashlib.sha256(data).digest()
+        tail = bytes([flags]) + struct.pack(">I", counter)
+        if isinstance(private, ed25519.Ed25519PrivateKey):
+            return s(b"sk-ssh-ed25519@openssh.com") + s(private.sign(signed)) + tail
+        r, s_ = utils.decode_dss_signature(private.sign(signed, ec.ECDSA(hashes.SHA256())))
+        return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(mpint(r) + mpint(s_)) + tail
     if isinstance(private, ed25519.Ed25519PrivateKey):
         return s(b"ssh-ed25519") + s(private.sign(data))
     if isinstance(private, ec.EllipticCurvePrivateKey):
@@ -441,7 +481,7 @@ def handle(conn):
     key = by_algorithm[host_key_algorithm]
     k_s = key["blob"]
     h = hashlib.sha256(s(v_c) + s(V_S) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint_bytes(k)).digest()
-    signature = sign(key["private"], host_key_algorithm, h)
+    signature = sign(key["private"], host_key_algorithm, h, k_s)
     conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
     # Wait for the client's NEWKEYS (our own prober disconnects before it), then for its first
     # encrypted packet or a short while, and close without sending anything encrypted.

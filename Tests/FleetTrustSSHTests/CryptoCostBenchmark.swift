@@ -22,11 +22,11 @@ final class CryptoCostBenchmark: XCTestCase {
         let clientInit = [UInt8](repeating: 7, count: 300), serverInit = [UInt8](repeating: 9, count: 1100)
         let x25519 = measure(2000 * rounds) {
             guard let agreement = try? Curve25519KeyAgreement(),
-                  let secret = agreement.sharedSecret(serverPublicKey: serverPublicKey) else { return false }
-            return Curve25519KeyAgreement.exchangeHash(
+                  let values = try? agreement.hashedValues(serverValue: serverPublicKey) else { return false }
+            return ExchangeHash.sha256.exchangeHash(
                 clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
                 clientKexInit: clientInit, serverKexInit: serverInit, hostKeyBlob: serverPublicKey,
-                clientPublicKey: agreement.publicKey, serverPublicKey: serverPublicKey, sharedSecret: secret).count == 32
+                methodValues: values).count == 32
         }
         let floor = try x25519Floor(rounds)
         report("x25519 keygen + derive + exchange hash", x25519, floor)
@@ -39,6 +39,13 @@ final class CryptoCostBenchmark: XCTestCase {
             report("verify \(signed.name)", ours, try verifyFloor(signed, rounds))
             report("  + building its key (not kept yet)", measure(1000 * rounds) { VerificationKey(signed.key) != nil }, nil)
         }
+
+        let (sntrupPublicKey, sntrupSecretKey) = Sntrup761.generateKeyPair()
+        let (sntrupCiphertext, sntrupSecret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: sntrupPublicKey))
+        report("sntrup761 key pair", measure(20 * rounds) { Sntrup761.generateKeyPair().publicKey.count == 1158 }, nil)
+        report("sntrup761 decapsulation", measure(100 * rounds) {
+            Sntrup761.decapsulate(ciphertext: sntrupCiphertext, secretKey: sntrupSecretKey) == sntrupSecret
+        }, nil)
     }
 
     /// The signature check alone: key, context and signature prepared once; the digest per call.

@@ -96,6 +96,17 @@ final class KeyExchangeTestSSHD {
 /// before the guessed packet), `second-ident` (identifies itself twice), `reset` (RST after the
 /// client's ECDH_INIT), `reply-and-close` (its reply and its FIN together), `client-first` (honest,
 /// but speaks only once it has read the client's identification, which `ssh` sends at once).
+/// Transport-rule modes, each honest but at one of OpenSSH's limits (`ssh` is the oracle against
+/// them; they close after the client's NEWKEYS): `long-ident` (an 8008-byte identification),
+/// `preamble-1023` / `preamble-1024` (that many lines before it), `kex-empty-element` (the only
+/// common method after an empty name-list element), `kex-41` (the only common method 41st),
+/// `strict` (kex-strict-s, nothing before KEXINIT), `strict-noise` (kex-strict-s after an IGNORE),
+/// `strict-late-noise` (kex-strict-s, an IGNORE before the reply), `decoy` (a wrong guess flagged,
+/// then a valid reply by another key before the real one), `odd-message` (an unknown transport
+/// message 40 before the reply), `late-kexinit` (a second KEXINIT before the reply), `high-message`
+/// (message 60 before the reply, which no handler takes). Diffie-Hellman modes: `gex` (an honest
+/// group exchange in RFC 3526's 2048-bit group), `gex-small-group` (a 1024-bit group, below what
+/// was asked for), `dh-f-one` (group14 with the server's value f = 1, validly signed).
 final class HostileSSHServer {
     let port: Int
     /// The host key it presents.
@@ -148,6 +159,18 @@ def read_packet(f):
     length, pad = struct.unpack(">IB", read_exact(f, 5))
     return read_exact(f, length - 1)[: length - 1 - pad]
 
+import ctypes
+libcrypto = ctypes.CDLL("libcrypto.so.3")
+def openssl_prime(name):
+    getter = getattr(libcrypto, name)
+    getter.restype, getter.argtypes = ctypes.c_void_p, [ctypes.c_void_p]
+    libcrypto.BN_bn2hex.restype, libcrypto.BN_bn2hex.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
+    return int(libcrypto.BN_bn2hex(getter(None)), 16)
+def mpint_int(n): return mpint(n.to_bytes((n.bit_length() + 7) // 8 or 1, "big"))
+def read_mpint(data, offset):
+    n = struct.unpack(">I", data[offset:offset + 4])[0]
+    return int.from_bytes(data[offset + 4:offset + 4 + n], "big"), offset + 4 + n
+
 host_key = ed25519.Ed25519PrivateKey.generate()
 other_key = ed25519.Ed25519PrivateKey.generate()
 server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -156,6 +179,14 @@ server.bind(("127.0.0.1", 0))
 server.listen(16)
 sys.stderr.write("%d\nssh-ed25519 %s\n" % (server.getsockname()[1], base64.b64encode(blob(host_key)).decode()))
 sys.stderr.flush()
+
+def await_newkeys(conn, f):
+    # The client's NEWKEYS ends a transport-rule case: ssh has decided by then; close.
+    conn.settimeout(3)
+    try:
+        while read_packet(f)[:1] != bytes([21]): pass
+    except Exception:
+        pass
 
 def handle(conn):
     if mode == "silent":
@@ -178,10 +209,12 @@ def handle(conn):
             conn.sendall(data[i:i + 1])
             time.sleep(0.0005)
     f = conn.makefile("rb")
-    v_s = b"SSH-2.0-Hostile_1.0"
+    v_s = b"SSH-2.0-" + b"x" * 8000 if mode == "long-ident" else b"SSH-2.0-Hostile_1.0"
+    preamble = b"hello operator\r\n"
+    if mode.startswith("preamble-"): preamble = b"line\r\n" * int(mode[9:])
     if mode == "client-first":
         v_c = f.readline().rstrip(b"\r\n")
-    send(b"hello operator\r\n" + v_s + b"\r\n" + (v_s + b"\r\n" if mode == "second-ident" else b""))
+    send(preamble + v_s + b"\r\n" + (v_s + b"\r\n" if mode == "second-ident" else b""))
     if mode != "client-first":
         v_c = f.readline().rstrip(b"\r\n")
     i_c = read_packet(f)
@@ -192,15 +225,41 @@ def handle(conn):
     if mode == "disconnect":
         conn.sendall(frame(bytes([1]) + struct.pack(">I", 3) + s(b"no matching host key type\x1b[2J") + s(b"")))
         return
-    guess = mode == "wrong-guess"
-    lists = [b"ecdh-sha2-nistp256,curve25519-sha256" if guess else b"curve25519-sha256", b"ssh-ed25519",
+    guess = mode in ("wrong-guess", "decoy")
+    kex = {"kex-empty-element": b"curve9999-sha256,,curve25519-sha256",
+           "kex-41": b",".join(b"x%d-sha256" % i for i in range(40)) + b",curve25519-sha256"}.get(mode, b"curve25519-sha256")
+    if guess: kex = b"ecdh-sha2-nistp256," + kex
+    if mode.startswith("strict"): kex += b",kex-strict-s-v00@openssh.com"
+    if mode.startswith("gex"): kex = b"diffie-hellman-group-exchange-sha256"
+    if mode == "dh-f-one": kex = b"diffie-hellman-group14-sha256"
+    lists = [kex, b"ssh-ed25519",
              b"aes128-ctr", b"aes128-ctr", b"hmac-sha2-256", b"hmac-sha2-256", b"none", b"none", b"", b""]
     i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + (b"\1" if guess else b"\0") + struct.pack(">I", 0)
-    guessed = frame(bytes([2]) + s(b"before the guess")) + frame(bytes([30]) + s(os.urandom(65))) if guess else b""
-    send(frame(bytes([2]) + s(b"noise")) + frame(i_s) + guessed)
+    guessed = frame(bytes([2]) + s(b"before the guess")) + frame(bytes([30]) + s(os.urandom(65))) if mode == "wrong-guess" else b""
+    noise = b"" if mode == "strict" or mode == "strict-late-noise" else frame(bytes([2]) + s(b"noise"))
+    send(noise + frame(i_s) + guessed)
     if mode == "stall":
         while conn.recv(4096): pass
         return
+    if mode.startswith("gex") or mode == "dh-f-one":
+        p, g, prefix = openssl_prime("BN_get_rfc3526_prime_2048"), 2, b""
+        if mode.startswith("gex"):
+            request = read_packet(f)
+            while request[:1] != bytes([34]): request = read_packet(f)
+            if mode == "gex-small-group": p = openssl_prime("BN_get_rfc2409_prime_1024")
+            send(frame(bytes([31]) + mpint_int(p) + mpint_int(g)))
+            prefix = request[1:13] + mpint_int(p) + mpint_int(g)
+        init = read_packet(f)
+        while init[:1] not in (bytes([30]), bytes([32])): init = read_packet(f)
+        e, _ = read_mpint(init, 1)
+        y = int.from_bytes(os.urandom(64), "big")
+        f_value, k_value = (1, 1) if mode == "dh-f-one" else (pow(g, y, p), pow(e, y, p))
+        k_s = blob(host_key)
+        h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + prefix + mpint_int(e) + mpint_int(f_value)
+                           + mpint_int(k_value)).digest()
+        reply = bytes([33 if mode.startswith("gex") else 31]) + s(k_s) + mpint_int(f_value) + s(s(b"ssh-ed25519") + s(host_key.sign(h)))
+        send(frame(reply) + frame(bytes([21])))
+        return await_newkeys(conn, f)
     init = read_packet(f)
     if mode == "reset":
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -211,13 +270,19 @@ def handle(conn):
     k = ephemeral.exchange(x25519.X25519PublicKey.from_public_bytes(q_c))
     if mode == "zero-point":
         q_s = bytes(32)
-    k_s = blob(host_key)
-    h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
-    signer = other_key if mode == "swap" else host_key
-    signed = hashlib.sha256(h).digest() if mode == "forge" else h
-    signature = s(b"ssh-ed25519") + s(signer.sign(signed))
-    send(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
+    def reply(key, forge=False, signer=None):
+        k_s = blob(key)
+        h = hashlib.sha256(s(v_c) + s(v_s) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint(k)).digest()
+        signature = s(b"ssh-ed25519") + s((signer or key).sign(hashlib.sha256(h).digest() if forge else h))
+        return frame(bytes([31]) + s(k_s) + s(q_s) + s(signature))
+    before = {"decoy": reply(other_key), "strict-late-noise": frame(bytes([2]) + s(b"late noise")),
+              "odd-message": frame(bytes([40]) + s(b"unknown")), "late-kexinit": frame(i_s),
+              "high-message": frame(bytes([60]) + s(b"no handler"))}.get(mode, b"")
+    send(before + reply(host_key, forge=mode == "forge", signer=other_key if mode == "swap" else None) + frame(bytes([21])))
     if mode == "reply-and-close": return
+    if mode in ("long-ident", "preamble-1023", "preamble-1024", "kex-empty-element", "kex-41", "strict",
+                "strict-noise", "strict-late-noise", "decoy", "odd-message", "late-kexinit", "high-message"):
+        return await_newkeys(conn, f)
     while conn.recv(4096): pass
 
 def serve(conn):

@@ -63,20 +63,21 @@ public struct HostCertificate: Hashable, Sendable {
     /// The fields after the certified key, with `cert_parse`'s rules: the key id and principals
     /// are C strings (a NUL inside is an error), at most 256 principals, options in pairs, a CA key
     /// OpenSSH accepts as a signing key, nothing after the signature. The role is kept as read, so
-    /// that a user certificate can be reported as one.
+    /// that a user certificate can be reported as one. `cert_parse` bounds no field's size: only
+    /// the blob (a packet of at most 256 KiB, or a file's line) does, so no field is bounded here.
     static func parseTail(_ reader: inout SSHWireReader) throws(HostKey.ParseError) -> Tail {
         let serial = try KeyBlobParser.wire { try reader.readUInt64() }
         let role = try KeyBlobParser.wire { try reader.readUInt32() }
-        let keyID = try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }, field: "key id").0
-        let principals = try nameList(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
+        let keyID = try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString() }, field: "key id").0
+        let principals = try nameList(try KeyBlobParser.wire { try reader.readString() })
         let validAfter = try KeyBlobParser.wire { try reader.readUInt64() }
         let validBefore = try KeyBlobParser.wire { try reader.readUInt64() }
-        let critical = try optionNames(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
-        let extensions = try optionNames(try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) })
-        _ = try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }
-        let caKey = try HostKey(signingKeyBlob: try KeyBlobParser.wire { try reader.readString(limit: 8192) })
+        let critical = try optionNames(try KeyBlobParser.wire { try reader.readString() })
+        let extensions = try optionNames(try KeyBlobParser.wire { try reader.readString() })
+        _ = try KeyBlobParser.wire { try reader.readString() }
+        let caKey = try HostKey(signingKeyBlob: try KeyBlobParser.wire { try reader.readString() })
         let signatureOffset = reader.offset
-        let signature = try KeyBlobParser.wire { try reader.readString(limit: 8192) }
+        let signature = try KeyBlobParser.wire { try reader.readString() }
         guard reader.isAtEnd else { throw .malformedBlob("trailing bytes after certificate signature") }
         return Tail(serial: serial, role: role, keyID: keyID, principals: principals,
                     validAfter: validAfter, validBefore: validBefore,
@@ -89,7 +90,7 @@ public struct HostCertificate: Hashable, Sendable {
         var names: [String] = []
         while !reader.isAtEnd {
             guard names.count < maximumPrincipals else { throw .malformedBlob("more than \(maximumPrincipals) principals") }
-            names.append(try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString(limit: 4096) }, field: "principal").0)
+            names.append(try KeyBlobParser.cString(try KeyBlobParser.wire { try reader.readString() }, field: "principal").0)
         }
         return names
     }
@@ -98,8 +99,8 @@ public struct HostCertificate: Hashable, Sendable {
         var reader = SSHWireReader(bytes)
         var names: [String] = []
         while !reader.isAtEnd {
-            names.append(try KeyBlobParser.wire { try reader.readUTF8(limit: 4096) })
-            _ = try KeyBlobParser.wire { try reader.readString(limit: 1 << 16) }
+            names.append(try KeyBlobParser.wire { try reader.readUTF8() })
+            _ = try KeyBlobParser.wire { try reader.readString() }
         }
         return names
     }
@@ -111,7 +112,9 @@ extension KeyType {
     public func skipPublicFields(_ reader: inout SSHWireReader) throws {
         switch plain {
         case .ed25519: _ = try reader.readString(limit: 64)
+        case .skEd25519: _ = try reader.readString(limit: 64); _ = try reader.readString()
         case .ecdsaP256, .ecdsaP384, .ecdsaP521: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256)
+        case .skEcdsaP256: _ = try reader.readString(limit: 32); _ = try reader.readString(limit: 256); _ = try reader.readString()
         case .rsa: _ = try reader.readString(limit: 4096); _ = try reader.readString(limit: 4096)
         case .dsa: for _ in 0..<4 { _ = try reader.readString(limit: 4096) }
         default: break

@@ -78,12 +78,12 @@ enum KeyBlobParser {
     private static func readPublicFields(_ kind: KeyType, _ reader: inout SSHWireReader, into writer: inout SSHWireWriter?,
                                          refusingShortRSA: Bool) throws(HostKey.ParseError) -> Bool {
         switch kind.plain {
-        case .ed25519:
+        case .ed25519, .skEd25519:
             let point = try wire { try reader.readString(limit: 64) }
             guard point.count == 32 else { throw .malformedBlob("ed25519 key is not 32 bytes") }
             writer?.writeString(point)
-            return true
-        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
+            return try kind.plain == .skEd25519 ? application(&reader, into: &writer) : true
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521, .skEcdsaP256:
             let (name, exact) = try cString(try wire { try reader.readString(limit: 64) }, field: "curve name")
             guard name == kind.curveName, let ec = curve(kind) else { throw .curveMismatch(Sanitizer.clean(name, limit: 32)) }
             let point = try wire { try reader.readString(limit: ECPublicPoint.maximumLength) }
@@ -94,7 +94,8 @@ enum KeyBlobParser {
             }
             writer?.writeString(name)
             writer?.writeString(point)
-            return exact
+            let applicationExact = try kind.plain == .skEcdsaP256 ? application(&reader, into: &writer) : true
+            return exact && applicationExact
         case .rsa:
             let eCanonical = try integer(&reader, into: &writer)
             let (nCanonical, bits) = try integerBits(&reader, into: &writer)
@@ -107,6 +108,15 @@ enum KeyBlobParser {
         default:
             throw .unknownType(kind.name)
         }
+    }
+
+    /// A security key's application (`sshbuf_get_cstring` in `sshkey_deserialize_sk`): a C string,
+    /// usually `ssh:`; the signature covers its SHA-256.
+    private static func application(_ reader: inout SSHWireReader, into writer: inout SSHWireWriter?) throws(HostKey.ParseError) -> Bool {
+        let raw = try wire { try reader.readString() }
+        let exact = try cString(raw, field: "application").1
+        writer?.writeString(exact ? raw : Array(raw.dropLast()))
+        return exact
     }
 
     private static func integer(_ reader: inout SSHWireReader,
@@ -130,7 +140,7 @@ enum KeyBlobParser {
 
     private static func curve(_ kind: KeyType) -> ECPublicPoint.Curve? {
         switch kind.plain {
-        case .ecdsaP256: return .p256
+        case .ecdsaP256, .skEcdsaP256: return .p256
         case .ecdsaP384: return .p384
         case .ecdsaP521: return .p521
         default: return nil

@@ -1,7 +1,10 @@
 /// The host-key algorithms fleettrust understands, with what OpenSSH calls them.
+///
+/// The security-key types (`sk-*`, FIDO) are host keys too: a server can hold one (a token, or
+/// a fake), and `ssh` 9.2 offers them by default, so a host showing one must be judged like any other.
 public enum KeyType: Hashable, Sendable, CaseIterable {
-    case ed25519, ecdsaP256, ecdsaP384, ecdsaP521, rsa, dsa
-    case ed25519Cert, ecdsaP256Cert, ecdsaP384Cert, ecdsaP521Cert, rsaCert, dsaCert
+    case ed25519, ecdsaP256, ecdsaP384, ecdsaP521, rsa, dsa, skEd25519, skEcdsaP256
+    case ed25519Cert, ecdsaP256Cert, ecdsaP384Cert, ecdsaP521Cert, rsaCert, dsaCert, skEd25519Cert, skEcdsaP256Cert
 
     public init?(name: String) {
         guard let match = KeyType.allCases.first(where: { $0.name == name }) else { return nil }
@@ -25,12 +28,16 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
         case .ecdsaP521: return "ecdsa-sha2-nistp521"
         case .rsa: return "ssh-rsa"
         case .dsa: return "ssh-dss"
+        case .skEd25519: return "sk-ssh-ed25519@openssh.com"
+        case .skEcdsaP256: return "sk-ecdsa-sha2-nistp256@openssh.com"
         case .ed25519Cert: return "ssh-ed25519-cert-v01@openssh.com"
         case .ecdsaP256Cert: return "ecdsa-sha2-nistp256-cert-v01@openssh.com"
         case .ecdsaP384Cert: return "ecdsa-sha2-nistp384-cert-v01@openssh.com"
         case .ecdsaP521Cert: return "ecdsa-sha2-nistp521-cert-v01@openssh.com"
         case .rsaCert: return "ssh-rsa-cert-v01@openssh.com"
         case .dsaCert: return "ssh-dss-cert-v01@openssh.com"
+        case .skEd25519Cert: return "sk-ssh-ed25519-cert-v01@openssh.com"
+        case .skEcdsaP256Cert: return "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com"
         }
     }
 
@@ -40,13 +47,16 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
         case .ed25519: return isCertificate ? "ED25519-CERT" : "ED25519"
         case .ecdsaP256, .ecdsaP384, .ecdsaP521: return isCertificate ? "ECDSA-CERT" : "ECDSA"
         case .rsa: return isCertificate ? "RSA-CERT" : "RSA"
+        case .skEd25519: return isCertificate ? "ED25519-SK-CERT" : "ED25519-SK"
+        case .skEcdsaP256: return isCertificate ? "ECDSA-SK-CERT" : "ECDSA-SK"
         default: return isCertificate ? "DSA-CERT" : "DSA"
         }
     }
 
     public var isCertificate: Bool {
         switch self {
-        case .ed25519Cert, .ecdsaP256Cert, .ecdsaP384Cert, .ecdsaP521Cert, .rsaCert, .dsaCert: return true
+        case .ed25519Cert, .ecdsaP256Cert, .ecdsaP384Cert, .ecdsaP521Cert, .rsaCert, .dsaCert,
+             .skEd25519Cert, .skEcdsaP256Cert: return true
         default: return false
         }
     }
@@ -60,13 +70,15 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
         case .ecdsaP521Cert: return .ecdsaP521
         case .rsaCert: return .rsa
         case .dsaCert: return .dsa
+        case .skEd25519Cert: return .skEd25519
+        case .skEcdsaP256Cert: return .skEcdsaP256
         default: return self
         }
     }
 
     var curveName: String? {
         switch plain {
-        case .ecdsaP256: return "nistp256"
+        case .ecdsaP256, .skEcdsaP256: return "nistp256"
         case .ecdsaP384: return "nistp384"
         case .ecdsaP521: return "nistp521"
         default: return nil
@@ -75,8 +87,8 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
 
     func bits(blob: [UInt8]) -> Int {
         switch plain {
-        case .ed25519: return 256
-        case .ecdsaP256: return 256
+        case .ed25519, .skEd25519: return 256
+        case .ecdsaP256, .skEcdsaP256: return 256
         case .ecdsaP384: return 384
         case .ecdsaP521: return 521
         case .rsa, .dsa:

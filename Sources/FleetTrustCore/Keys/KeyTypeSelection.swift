@@ -5,7 +5,7 @@
 public struct KeyTypeSelection: Equatable, Sendable {
     /// Plain key-type names (`ssh-ed25519`, `ecdsa-sha2-nistp256`, ...) to print.
     public var types: Set<String>
-    /// Requested types the probe cannot verify here (DSA, security keys): never printed.
+    /// Requested types the probe cannot verify here (DSA): never printed.
     public var unverifiable: [String]
 
     public struct UnknownType: Error, CustomStringConvertible {
@@ -15,19 +15,19 @@ public struct KeyTypeSelection: Equatable, Sendable {
         }
     }
 
-    public static let all = KeyTypeSelection(types: Set([KeyType.ed25519, .ecdsaP256, .ecdsaP384, .ecdsaP521, .rsa].map(\.name)), unverifiable: [])
+    /// `ssh-keyscan`'s default: every type but DSA.
+    public static let all = KeyTypeSelection(types: Set([KeyType.ed25519, .ecdsaP256, .ecdsaP384, .ecdsaP521, .rsa,
+                                                          .skEd25519, .skEcdsaP256].map(\.name)), unverifiable: [])
 
     private static let ecdsa: [KeyType] = [.ecdsaP256, .ecdsaP384, .ecdsaP521]
     private static let names: [String: [KeyType]] = [
         "ed25519": [.ed25519], "ssh-ed25519": [.ed25519],
         "ecdsa": ecdsa, "ecdsa-sha2-nistp256": ecdsa, "ecdsa-sha2-nistp384": ecdsa, "ecdsa-sha2-nistp521": ecdsa,
         "rsa": [.rsa], "ssh-rsa": [.rsa], "rsa-sha2-256": [.rsa], "rsa-sha2-512": [.rsa],
+        "ecdsa-sk": [.skEcdsaP256], "sk-ecdsa-sha2-nistp256@openssh.com": [.skEcdsaP256],
+        "ed25519-sk": [.skEd25519], "sk-ssh-ed25519@openssh.com": [.skEd25519],
     ]
-    private static let unverifiableNames: [String: String] = [
-        "dsa": "dsa", "ssh-dss": "dsa",
-        "ecdsa-sk": "ecdsa-sk", "sk-ecdsa-sha2-nistp256@openssh.com": "ecdsa-sk",
-        "ed25519-sk": "ed25519-sk", "sk-ssh-ed25519@openssh.com": "ed25519-sk",
-    ]
+    private static let unverifiableNames: [String: String] = ["dsa": "dsa", "ssh-dss": "dsa"]
 
     public init(types: Set<String>, unverifiable: [String]) {
         self.types = types

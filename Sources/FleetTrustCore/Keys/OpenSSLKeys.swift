@@ -27,6 +27,24 @@ public enum OpenSSLKeys {
         return EVP_PKEY_keygen(context, &key) == 1 ? key : nil
     }
 
+    /// A fresh key pair on a NIST curve, for ECDH (`ecdh-sha2-nistp*`).
+    public static func generateEC(_ curve: ECCurveName) -> OpaquePointer? {
+        guard let context = workspace.current?.ecGenerator(curve) else { return nil }
+        var key: OpaquePointer?
+        return EVP_PKEY_keygen(context, &key) == 1 ? key : nil
+    }
+
+    /// The peer's public point for ECDH, only if it passes the checks OpenSSH makes on it
+    /// (`sshkey_ec_validate_public`, as `kex_ecdh_dec_key_group` applies it); nil otherwise.
+    public static func validatedECPeer(_ curve: ECCurveName, point: [UInt8]) -> OpaquePointer? {
+        do {
+            try ECPublicPoint.validate(point, curve: curve.checks)
+        } catch {
+            return nil
+        }
+        return point.withUnsafeBytes { ecPublicKey(curve, point: $0) }
+    }
+
     /// An ECDSA public key: a copy of this thread's key on the curve with the point replaced, which
     /// skips setting the curve up again; OpenSSL checks the point is on the curve.
     static func ecPublicKey(_ curve: ECCurveName, point: UnsafeRawBufferPointer) -> OpaquePointer? {
@@ -51,10 +69,11 @@ public enum OpenSSLKeys {
                                          exponent.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(exponent.count))
     }
 
-    /// The NIST curves of `ecdsa-sha2-nistp*`, by OpenSSL's group names.
-    enum ECCurveName: Int, CaseIterable {
+    /// The NIST curves of `ecdsa-sha2-nistp*` and `ecdh-sha2-nistp*`, by OpenSSL's group names.
+    public enum ECCurveName: Int, CaseIterable, Sendable {
         case p256, p384, p521
         var groupName: String { ["P-256", "P-384", "P-521"][rawValue] }
+        var checks: ECPublicPoint.Curve { [ECPublicPoint.Curve.p256, .p384, .p521][rawValue] }
     }
 
     private static let workspace = PerThread<Workspace> { Workspace() }
@@ -65,6 +84,19 @@ public enum OpenSSLKeys {
         let ecFromData: OpaquePointer
         let rsaFromData: OpaquePointer
         let x25519Generator: OpaquePointer
+        /// Key-pair generators per curve, each made on first use.
+        private var ecGeneratorStore: [OpaquePointer?] = Array(repeating: nil, count: ECCurveName.allCases.count)
+
+        func ecGenerator(_ curve: ECCurveName) -> OpaquePointer? {
+            if let made = ecGeneratorStore[curve.rawValue] { return made }
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
+            guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, curve.groupName) == 1 else {
+                EVP_PKEY_CTX_free(context)
+                return nil
+            }
+            ecGeneratorStore[curve.rawValue] = context
+            return context
+        }
         var ecTemplates: [OpaquePointer?] = Array(repeating: nil, count: ECCurveName.allCases.count)
 
         init?() {
@@ -93,6 +125,7 @@ public enum OpenSSLKeys {
         deinit {
             for context in fromData + [ecFromData, rsaFromData, x25519Generator] { EVP_PKEY_CTX_free(context) }
             for key in ecTemplates { EVP_PKEY_free(key) }
+            for context in ecGeneratorStore { EVP_PKEY_CTX_free(context) }
         }
     }
 }

@@ -16,17 +16,31 @@ public enum SignatureVerifier {
         var reader = SSHWireReader(signatureBlob)
         guard let algorithm = try? reader.readUTF8(limit: 64),
               let signature = try? reader.readString(limit: 8192),
-              reader.isAtEnd,
               let scheme = Scheme(algorithm: algorithm, keyType: signer.kind) else { return false }
         switch scheme {
         case .ed25519:
-            guard signature.count == 64 else { return false }
+            guard reader.isAtEnd, signature.count == 64 else { return false }
             return signer.verify(signature: signature, md: nil, data: data)
         case .ecdsa(let md):
-            guard let der = ecdsaDER(signature, maxScalarBytes: 66) else { return false }
+            guard reader.isAtEnd, let der = ecdsaDER(signature, maxScalarBytes: 66) else { return false }
             return signer.verify(signature: der, md: md(), data: data)
+        case .securityKey(let ecdsa):
+            // ssh-ed25519-sk.c, ssh-ecdsa-sk.c: the token signed SHA-256(application) || flags ||
+            // counter || SHA-256(data); for a host key `ssh` checks neither flag (no user presence).
+            guard let flags = try? reader.readByte(), let counter = try? reader.readUInt32(), reader.isAtEnd else { return false }
+            var signed = SSHWireWriter(capacity: 69)
+            signed.writeRaw(signer.applicationHash)
+            signed.writeByte(flags)
+            signed.writeUInt32(counter)
+            signed.writeRaw(Digest.sha256(data))
+            if ecdsa {
+                guard let der = ecdsaDER(signature, maxScalarBytes: 33) else { return false }
+                return signer.verify(signature: der, md: Digest.fetchedSHA256, data: signed.bytes)
+            }
+            guard signature.count == 64 else { return false }
+            return signer.verify(signature: signature, md: nil, data: signed.bytes)
         case .rsa(let md):
-            guard signature.count <= signer.modulusBytes else { return false }
+            guard reader.isAtEnd, signature.count <= signer.modulusBytes else { return false }
             let padded = signature.count == signer.modulusBytes
                 ? signature : [UInt8](repeating: 0, count: signer.modulusBytes - signature.count) + signature
             return signer.verify(signature: padded, md: md(), data: data)
@@ -38,10 +52,14 @@ public enum SignatureVerifier {
         case ed25519
         case ecdsa(md: () -> OpaquePointer?)
         case rsa(md: () -> OpaquePointer?)
+        /// A FIDO security key's signature, ECDSA P-256 or Ed25519.
+        case securityKey(ecdsa: Bool)
 
         init?(algorithm: String, keyType: KeyType) {
             switch (algorithm, keyType) {
             case ("ssh-ed25519", .ed25519): self = .ed25519
+            case ("sk-ssh-ed25519@openssh.com", .skEd25519): self = .securityKey(ecdsa: false)
+            case ("sk-ecdsa-sha2-nistp256@openssh.com", .skEcdsaP256): self = .securityKey(ecdsa: true)
             case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa(md: { Digest.fetchedSHA256 })
             case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa(md: { Digest.fetchedSHA384 })
             case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa(md: { Digest.fetchedSHA512 })

@@ -11,6 +11,8 @@ final class VerificationKey: @unchecked Sendable {
     let kind: KeyType
     /// RSA only: the modulus length without leading zeros, to which a shorter signature is padded.
     let modulusBytes: Int
+    /// Security keys only: SHA-256 of the key's application, which every signature covers.
+    let applicationHash: [UInt8]
     private let pkey: OpaquePointer
 
     /// Builds the key that signs for `key` (the certified key, for a certificate); nil if OpenSSH
@@ -26,13 +28,14 @@ final class VerificationKey: @unchecked Sendable {
         var fields = SSHWireReader(signer.blob)
         guard (try? fields.readString(limit: 128)) != nil else { return nil }
         var modulusBytes = 0
+        var applicationHash: [UInt8] = []
         let made: OpaquePointer?
         switch signer.kind {
-        case .ed25519:
+        case .ed25519, .skEd25519:
             guard let point = try? fields.readString(limit: 64) else { return nil }
             made = point.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.ed25519, $0) }
-        case .ecdsaP256, .ecdsaP384, .ecdsaP521:
-            let curve: OpenSSLKeys.ECCurveName = signer.kind == .ecdsaP256 ? .p256 : signer.kind == .ecdsaP384 ? .p384 : .p521
+        case .ecdsaP256, .ecdsaP384, .ecdsaP521, .skEcdsaP256:
+            let curve: OpenSSLKeys.ECCurveName = signer.kind == .ecdsaP384 ? .p384 : signer.kind == .ecdsaP521 ? .p521 : .p256
             guard (try? fields.readString(limit: 32)) != nil, let point = try? fields.readString(limit: 256) else { return nil }
             made = point.withUnsafeBytes { OpenSSLKeys.ecPublicKey(curve, point: $0) }
         case .rsa:
@@ -43,9 +46,14 @@ final class VerificationKey: @unchecked Sendable {
         default:
             return nil
         }
+        if signer.kind == .skEd25519 || signer.kind == .skEcdsaP256 {
+            guard let application = try? fields.readString() else { return nil }
+            applicationHash = Digest.sha256(application)
+        }
         guard let made else { return nil }
         self.kind = signer.kind
         self.modulusBytes = modulusBytes
+        self.applicationHash = applicationHash
         self.pkey = made
     }
 

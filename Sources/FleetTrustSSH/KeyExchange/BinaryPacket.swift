@@ -6,12 +6,12 @@ import FleetTrustCore
 /// This client disconnects before NEWKEYS, so it never needs more; sizes are bounded because the
 /// peer is untrusted.
 enum BinaryPacket {
+    /// `PACKET_MAX_SIZE` of OpenSSH's packet.c.
     static let maximumLength = 256 * 1024
 
     enum Message: UInt8 {
         case disconnect = 1, ignore = 2, unimplemented = 3, debug = 4
         case kexInit = 20
-        case kexECDHInit = 30, kexECDHReply = 31
     }
 
     /// `payload` framed with random padding (at least 4 bytes, total a multiple of 8).
@@ -43,19 +43,45 @@ enum BinaryPacket {
         var reader = SSHWireReader(Array(header))
         let length = Int((try? reader.readUInt32()) ?? 0)
         let padding = Int((try? reader.readByte()) ?? 0)
+        // packet.c (`ssh_packet_read_poll2`): a length up to PACKET_MAX_SIZE, at least 4 bytes of
+        // padding, and a message type left after the padding.
         guard length <= maximumLength, padding >= 4, padding + 1 < length else {
             throw KeyExchangeFailures.kexFailed("malformed packet (length \(length), padding \(padding))")
+        }
+        // A length that with its field is no multiple of the block size (8 before any cipher) is
+        // fatal only after `ssh_packet_start_discard` has read PACKET_MAX_SIZE - 8 more bytes, so
+        // a server that closes first is a closed connection, as for `ssh`.
+        guard (4 + length) % 8 == 0 else {
+            guard buffer.count >= maximumLength - 8 else { return nil }
+            throw KeyExchangeFailures.kexFailed("malformed packet (length \(length) is no multiple of the block size)")
         }
         guard buffer.count >= 4 + length else { return nil }
         return buffer.take(5..<(4 + length - padding), of: 4 + length)
     }
 
-    /// The next message that matters, skipping IGNORE, DEBUG and UNIMPLEMENTED; DISCONNECT
-    /// fails; nil while it has not fully arrived.
-    static func takeMessage(from buffer: inout ReceiveBuffer, stage: ProbeStage) throws(ProbeFailure) -> [UInt8]? {
+    /// The next message that matters, as OpenSSH's `ssh_packet_read_poll_seqnr` (packet.c) hands
+    /// it on: IGNORE, DEBUG and UNIMPLEMENTED are skipped (if well formed) unless the key exchange
+    /// is `strict` (kex-strict), where every packet counts; DISCONNECT fails, and so does a
+    /// message type 0 or from 254 on ("Invalid ssh2 packet type"). Nil while it has not fully arrived.
+    static func takeMessage(from buffer: inout ReceiveBuffer, stage: ProbeStage, strict: Bool = false) throws(ProbeFailure) -> [UInt8]? {
+        var skipped = 0
+        return try takeMessage(from: &buffer, stage: stage, strict: strict, skipped: &skipped)
+    }
+
+    /// `takeMessage`, counting in `skipped` the packets it skipped (kex-strict counts every packet).
+    static func takeMessage(from buffer: inout ReceiveBuffer, stage: ProbeStage, strict: Bool,
+                            skipped: inout Int) throws(ProbeFailure) -> [UInt8]? {
         while let payload = try takePayload(from: &buffer) {
-            switch Message(rawValue: payload[0]) {
+            switch strict && payload[0] != Message.disconnect.rawValue ? nil : Message(rawValue: payload[0]) {
             case .ignore, .debug, .unimplemented:
+                var reader = SSHWireReader(Array(payload.dropFirst()))
+                let wellFormed = switch Message(rawValue: payload[0]) {
+                case .debug: (try? reader.readByte()) != nil && (try? reader.readString()) != nil && (try? reader.readString()) != nil
+                case .unimplemented: (try? reader.readUInt32()) != nil
+                default: true
+                }
+                guard wellFormed else { throw KeyExchangeFailures.kexFailed("malformed message \(payload[0])") }
+                skipped += 1
                 continue
             case .disconnect:
                 var reader = SSHWireReader(Array(payload.dropFirst()))
@@ -63,6 +89,9 @@ enum BinaryPacket {
                 let description = (try? reader.readString(limit: 1024)) ?? []
                 throw KeyExchangeFailures.disconnected(reason: reason, description: description, stage: stage)
             default:
+                guard payload[0] != 0 && payload[0] < 254 else {
+                    throw KeyExchangeFailures.kexFailed("invalid packet type \(payload[0])")
+                }
                 return payload
             }
         }

@@ -1,12 +1,12 @@
 import COpenSSL
 import FleetTrustCore
 
-/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through OpenSSL,
-/// the shared secret, and the exchange hash the server must sign.
+/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through OpenSSL and
+/// the shared secret. The hybrid post-quantum method reuses its X25519 half.
 ///
 /// Keys come from `OpenSSLKeys`, whose per-thread contexts spare OpenSSL 3 its algorithm look-ups
 /// on every handshake; the arithmetic (two scalar multiplications) is all that is left per call.
-struct Curve25519KeyAgreement: ~Copyable {
+final class Curve25519KeyAgreement: KeyAgreement {
     private let key: OpaquePointer
     /// Q_C, the 32-byte public value sent in SSH_MSG_KEX_ECDH_INIT.
     let publicKey: [UInt8]
@@ -48,14 +48,15 @@ struct Curve25519KeyAgreement: ~Copyable {
         return secret
     }
 
-    /// H = SHA256(V_C || V_S || I_C || I_S || K_S || Q_C || Q_S || K), RFC 5656 §4 with RFC 8731's K.
-    static func exchangeHash(clientVersion: [UInt8], serverVersion: [UInt8], clientKexInit: [UInt8],
-                             serverKexInit: [UInt8], hostKeyBlob: [UInt8], clientPublicKey: [UInt8],
-                             serverPublicKey: [UInt8], sharedSecret: [UInt8]) -> [UInt8] {
-        let strings = [clientVersion, serverVersion, clientKexInit, serverKexInit, hostKeyBlob, clientPublicKey, serverPublicKey]
-        var writer = SSHWireWriter(capacity: strings.reduce(4 * strings.count + 4 + 1 + sharedSecret.count) { $0 + $1.count })
-        for field in strings { writer.writeString(field) }
-        writer.writeMPInt(unsigned: sharedSecret)
-        return Digest.sha256(writer.bytes)
+    /// SSH_MSG_KEX_ECDH_INIT with Q_C.
+    var firstMessage: [UInt8] { KeyAgreementWire.message(KeyExchangeMessage.ecdhInit, value: publicKey) }
+    var replyMessage: UInt8 { KeyExchangeMessage.ecdhReply }
+
+    /// Q_C || Q_S || K, RFC 5656 §4 with RFC 8731's K (the X25519 result as an mpint).
+    func hashedValues(serverValue: [UInt8]) throws(ProbeFailure) -> [UInt8] {
+        guard let secret = sharedSecret(serverPublicKey: serverValue) else {
+            throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
+        }
+        return KeyAgreementWire.pointsAndSecret(client: publicKey, server: serverValue, secret: secret)
     }
 }

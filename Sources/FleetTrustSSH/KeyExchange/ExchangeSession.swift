@@ -40,20 +40,25 @@ final class ExchangeSession {
     let opening: [UInt8]
 
     private let offer: Offer
-    private let agreement: Curve25519KeyAgreement
+    /// The client side of the agreed method, made once the method is known.
+    private var agreement: (any KeyAgreement)?
+    private var method: KeyExchangeMethod?
     private var state = State.identification
     private var identificationReader = IdentificationExchange.Reader()
     private var identification: IdentificationExchange.ServerIdentification?
     private var clientInit: KexInit?
     private var serverInit: KexInit?
     private var negotiated: NegotiatedAlgorithms?
+    /// Packets the server sent before its KEXINIT (they give its KEXINIT a sequence number above 0).
+    private var packetsBeforeServerInit = 0
+    /// kex-strict: both sides offered it (Terrapin's fix, in Debian's 9.2 as in OpenSSH 9.6).
+    private var strict = false
 
     init(offer: Offer) throws(ProbeFailure) {
         if case .upFront(let offered) = offer, offered.isEmpty {
             throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
         }
         self.offer = offer
-        self.agreement = try Curve25519KeyAgreement()
         var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
         if case .upFront(let offered) = offer {
             let sent = KexInit(clientOffering: offered)
@@ -85,7 +90,13 @@ final class ExchangeSession {
                 report.serverPreamble = identification.preamble
                 state = .serverInit
             case .serverInit:
-                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: false,
+                                                                 skipped: &packetsBeforeServerInit) else { return .needMore }
+                guard payload[0] == BinaryPacket.Message.kexInit.rawValue else {
+                    try dispatchUnexpected(payload[0])
+                    packetsBeforeServerInit += 1
+                    continue
+                }
                 let serverInit = try KexInit(parsing: payload)
                 self.serverInit = serverInit
                 report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
@@ -101,40 +112,84 @@ final class ExchangeSession {
                     outgoing = BinaryPacket.frame(sent.payload)
                 }
                 guard let clientInit else { throw KeyExchangeFailures.kexFailed("no KEXINIT sent") }
+                // kex.c (`kex_choose_conf`, OpenSSH 9.6 and Debian's 9.2): strict when the peer lists
+                // kex-strict-s; then its KEXINIT must have been its first packet.
+                strict = serverInit[.keyExchange].contains(KexInit.strictServerMarker)
+                if strict && packetsBeforeServerInit > 0 {
+                    throw KeyExchangeFailures.kexFailed("strict KEX violation: KEXINIT was not the first packet")
+                }
                 let negotiated = try KexInit.negotiate(client: clientInit, server: serverInit)
                 self.negotiated = negotiated
-                state = KexInit.serverGuessWasWrong(server: serverInit, negotiated: negotiated) ? .skipGuess : .reply
-                var ecdhInit = SSHWireWriter()
-                ecdhInit.writeByte(BinaryPacket.Message.kexECDHInit.rawValue)
-                ecdhInit.writeString(agreement.publicKey)
-                return .send(outgoing + BinaryPacket.frame(ecdhInit.bytes))
+                guard let method = KeyExchangeMethod(rawValue: negotiated.keyExchange) else {
+                    throw KeyExchangeFailures.kexFailed("no method for \(negotiated.keyExchange)")
+                }
+                let agreement = try method.makeAgreement(negotiated)
+                self.method = method
+                self.agreement = agreement
+                state = KexInit.serverGuessWasWrong(client: clientInit, server: serverInit) ? .skipGuess : .reply
+                return .send(outgoing + BinaryPacket.frame(agreement.firstMessage))
             case .skipGuess:
-                // As OpenSSH: the wrongly guessed packet is the next message that matters, not an
-                // IGNORE or DEBUG sent before it.
-                guard try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) != nil else { return .needMore }
+                // dispatch.c: the wrongly guessed packet is the next one handed to the dispatch
+                // table (not an IGNORE or DEBUG before it, unless strict), skipped if it has a handler.
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: strict) else {
+                    return .needMore
+                }
+                try Self.checkHandled(payload[0])
                 state = .reply
             case .reply:
-                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange) else { return .needMore }
+                guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: strict) else {
+                    return .needMore
+                }
+                guard let agreement else { throw KeyExchangeFailures.kexFailed("a reply before the negotiation") }
+                if let interim = agreement.interimMessage {
+                    guard payload[0] == interim else {
+                        try dispatchUnexpected(payload[0])
+                        continue
+                    }
+                    return .send(BinaryPacket.frame(try agreement.answer(payload)))
+                }
+                guard payload[0] == agreement.replyMessage else {
+                    try dispatchUnexpected(payload[0])
+                    continue
+                }
                 state = .finished
-                return .proved(try verify(ECDHReply(payload)))
+                return .proved(try verify(ExchangeReply(payload)))
             case .finished:
                 throw KeyExchangeFailures.kexFailed("the exchange is over")
             }
         }
     }
 
+    /// A message the exchange does not wait for, as OpenSSH's client dispatches it during its first
+    /// key exchange (dispatch.c, kex.c): a transport message (1-49, a second KEXINIT too since the
+    /// kex-strict change) goes to `kex_protocol_error`, which answers UNIMPLEMENTED and goes on, or
+    /// under kex-strict ends the exchange; anything else has no handler and ends it.
+    private func dispatchUnexpected(_ type: UInt8) throws(ProbeFailure) {
+        try Self.checkHandled(type)
+        if strict {
+            throw KeyExchangeFailures.kexFailed("strict KEX violation: unexpected packet type \(type)")
+        }
+    }
+
+    /// dispatch.c: a type without a handler ends the connection ("protocol error: rcvd type");
+    /// during the key exchange messages 1-49 have one.
+    private static func checkHandled(_ type: UInt8) throws(ProbeFailure) {
+        guard (1...49).contains(type) else {
+            throw KeyExchangeFailures.kexFailed("protocol error: unexpected message \(type) during the key exchange")
+        }
+    }
+
     /// Checks the server's reply: the key decodes, matches the negotiated algorithm, and signed
     /// the exchange hash.
-    private func verify(_ reply: ECDHReply) throws(ProbeFailure) -> DiscoveredKey {
-        guard let negotiated, let identification, let clientInit, let serverInit else {
+    private func verify(_ reply: ExchangeReply) throws(ProbeFailure) -> DiscoveredKey {
+        guard let negotiated, let identification, let clientInit, let serverInit, let agreement, let method else {
             throw KeyExchangeFailures.kexFailed("a reply before the negotiation")
         }
-        let hash = { () -> [UInt8]? in
-            guard let secret = self.agreement.sharedSecret(serverPublicKey: reply.serverPublicKey) else { return nil }
-            return Curve25519KeyAgreement.exchangeHash(
+        let hash = { () throws(ProbeFailure) -> [UInt8] in
+            method.exchangeHash.exchangeHash(
                 clientVersion: IdentificationExchange.clientVersion, serverVersion: identification.version,
                 clientKexInit: clientInit.payload, serverKexInit: serverInit.payload, hostKeyBlob: reply.hostKeyBlob,
-                clientPublicKey: self.agreement.publicKey, serverPublicKey: reply.serverPublicKey, sharedSecret: secret)
+                methodValues: try agreement.hashedValues(serverValue: reply.serverValue))
         }
         let key: HostKey
         do {
@@ -143,7 +198,7 @@ final class ExchangeSession {
             // A certificate whose body does not decode may still carry a key the server signs
             // with: if it proves that key, keep the certificate as evidence of a broken or hostile server.
             if let certified = Self.certifiedKey(inMalformed: reply.hostKeyBlob, algorithm: negotiated.hostKey),
-               let hash = hash(),
+               let hash = try? hash(),
                (try? Self.checkSignature(reply.signature, over: hash, key: certified, hostKeyAlgorithm: negotiated.hostKey)) != nil {
                 report.malformedKey = MalformedHostKey(algorithm: negotiated.hostKey, blob: reply.hostKeyBlob, reason: "\(error)")
             }
@@ -152,9 +207,7 @@ final class ExchangeSession {
         guard key.type == KeyType.canonicalName(negotiated.hostKey) else {
             throw KeyExchangeFailures.kexFailed("the server sent a \(Sanitizer.clean(key.type, limit: 64)) key for \(negotiated.hostKey)")
         }
-        guard let digest = hash() else {
-            throw KeyExchangeFailures.kexFailed("the server's X25519 public value is invalid")
-        }
+        let digest = try hash()
         try Self.checkSignature(reply.signature, over: digest, key: key, hostKeyAlgorithm: negotiated.hostKey)
         return DiscoveredKey(key: key, algorithms: negotiated)
     }
@@ -173,12 +226,15 @@ final class ExchangeSession {
     }
 
     /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies
-    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`), so a server cannot downgrade to SHA-1.
+    /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`, the plain key's name for other
+    /// certificates), so a server cannot downgrade to SHA-1.
     private static func checkSignature(_ signature: [UInt8], over hash: [UInt8], key: HostKey,
                                        hostKeyAlgorithm: String) throws(ProbeFailure) {
         let certificateSuffix = "-cert-v01@openssh.com"
-        let expected = hostKeyAlgorithm.hasSuffix(certificateSuffix)
-            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count)) : hostKeyAlgorithm
+        let kind = KeyType(name: KeyType.canonicalName(hostKeyAlgorithm))
+        let expected = hostKeyAlgorithm.hasPrefix("rsa-sha2-") && hostKeyAlgorithm.hasSuffix(certificateSuffix)
+            ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count))
+            : kind.map { $0.isCertificate ? $0.plain.name : hostKeyAlgorithm } ?? hostKeyAlgorithm
         var reader = SSHWireReader(signature)
         let algorithm = (try? reader.readUTF8(limit: 64)) ?? ""
         guard algorithm == expected else {
@@ -190,23 +246,24 @@ final class ExchangeSession {
     }
 }
 
-/// SSH_MSG_KEX_ECDH_REPLY (RFC 5656 §4): K_S, Q_S and the signature over H.
-private struct ECDHReply {
+/// The server's reply of every method (KEX_ECDH_REPLY of RFC 5656 §4, KEXDH_REPLY of RFC 4253 §8,
+/// KEX_DH_GEX_REPLY of RFC 4419 §3): K_S, the server's public value (a string or an mpint, both
+/// length-prefixed) and the signature over H.
+private struct ExchangeReply {
     var hostKeyBlob: [UInt8]
-    var serverPublicKey: [UInt8]
+    var serverValue: [UInt8]
     var signature: [UInt8]
 
     init(_ payload: [UInt8]) throws(ProbeFailure) {
-        guard payload.first == BinaryPacket.Message.kexECDHReply.rawValue else {
-            throw KeyExchangeFailures.kexFailed("expected KEX_ECDH_REPLY, got message \(payload.first ?? 0)")
-        }
+        // kexecdh.c, kexdh.c, kexgexc.c: each field is as large as the packet allows (a host
+        // certificate of over 16 KiB is a certificate).
         var reader = SSHWireReader(Array(payload.dropFirst()))
         do {
-            hostKeyBlob = try reader.readString(limit: 16 * 1024)
-            serverPublicKey = try reader.readString(limit: 256)
-            signature = try reader.readString(limit: 8192)
+            hostKeyBlob = try reader.readString(limit: BinaryPacket.maximumLength)
+            serverValue = try reader.readString(limit: BinaryPacket.maximumLength)
+            signature = try reader.readString(limit: BinaryPacket.maximumLength)
         } catch {
-            throw KeyExchangeFailures.kexFailed("malformed KEX_ECDH_REPLY")
+            throw KeyExchangeFailures.kexFailed("malformed key-exchange reply (message \(payload.first ?? 0))")
         }
     }
 }

@@ -14,7 +14,11 @@ struct KexInit {
     /// The message exactly as sent or received: it enters the exchange hash byte for byte.
     let payload: [UInt8]
 
-    static let keyExchangeAlgorithms = ["curve25519-sha256", "curve25519-sha256@libssh.org"]
+    /// Our methods, then the markers `ssh` 9.2 (Debian) appends: ext-info-c, and kex-strict-c, the
+    /// client's side of kex-strict.
+    static let keyExchangeAlgorithms = KeyExchangeMethod.allCases.map(\.rawValue) + ["ext-info-c", "kex-strict-c-v00@openssh.com"]
+    /// The server's side of kex-strict, in its key exchange list.
+    static let strictServerMarker = "kex-strict-s-v00@openssh.com"
     /// Offered only so the server agrees; this client never encrypts anything.
     static let ciphers = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
                           "aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes256-cbc", "aes128-cbc"]
@@ -58,6 +62,10 @@ struct KexInit {
         return writer.bytes
     }()
 
+    /// The server's KEXINIT, its name-lists as OpenSSH reads them: `kex_buf2prop` takes each as a
+    /// C string (a NUL inside fails the exchange), and `match_list` (match.c), which every
+    /// negotiation goes through, considers a list only up to its first empty element, and at most
+    /// its first `MAX_PROP` (40) names. Names past either limit are not offered, as far as `ssh` knows.
     init(parsing payload: [UInt8]) throws(ProbeFailure) {
         self.payload = payload
         var reader = SSHWireReader(payload)
@@ -67,8 +75,10 @@ struct KexInit {
             }
             _ = try reader.readBytes(16)
             lists = try List.allCases.map { _ in
-                try reader.readString(limit: 64 * 1024).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-                    .map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
+                let list = try reader.readString(limit: BinaryPacket.maximumLength)
+                guard !list.contains(0) else { throw KeyExchangeFailures.kexFailed("a KEXINIT name-list contains a NUL byte") }
+                return list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+                    .prefix { !$0.isEmpty }.prefix(Self.consideredNames).map { String(decoding: $0, as: UTF8.self) }
             }
             firstKexPacketFollows = try reader.readBoolean()
             _ = try reader.readUInt32()
@@ -78,6 +88,9 @@ struct KexInit {
             throw KeyExchangeFailures.kexFailed("malformed KEXINIT from the server")
         }
     }
+
+    /// `MAX_PROP` of match.c.
+    static let consideredNames = 40
 
     subscript(_ list: List) -> [String] { lists[list.rawValue] }
 
@@ -100,9 +113,11 @@ struct KexInit {
         return NegotiatedAlgorithms(hostKey: hostKey, keyExchange: keyExchange, cipher: cipher, mac: mac)
     }
 
-    /// Whether the packet the server sent after its KEXINIT guessed wrong and must be ignored (§7).
-    static func serverGuessWasWrong(server: KexInit, negotiated: NegotiatedAlgorithms) -> Bool {
+    /// Whether the packet the server sent after its KEXINIT guessed wrong and must be skipped, as
+    /// OpenSSH's `proposals_match` (kex.c) decides: the guess is right only when both sides list
+    /// the same first key exchange method and the same first host-key algorithm.
+    static func serverGuessWasWrong(client: KexInit, server: KexInit) -> Bool {
         server.firstKexPacketFollows
-            && (server[.keyExchange].first != negotiated.keyExchange || server[.hostKey].first != negotiated.hostKey)
+            && (client[.keyExchange].first != server[.keyExchange].first || client[.hostKey].first != server[.hostKey].first)
     }
 }

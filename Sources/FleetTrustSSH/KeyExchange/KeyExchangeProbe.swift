@@ -13,11 +13,12 @@ public enum KeyExchangeProbe {
     public static let certificateAlgorithms = [
         "ssh-ed25519-cert-v01@openssh.com", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
         "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
+        "sk-ssh-ed25519-cert-v01@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
         "rsa-sha2-512-cert-v01@openssh.com", "rsa-sha2-256-cert-v01@openssh.com",
     ]
     public static let plainAlgorithms = [
         "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
-        "rsa-sha2-512", "rsa-sha2-256",
+        "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com", "rsa-sha2-512", "rsa-sha2-256",
     ]
     /// Everything this client can verify; `ssh-rsa` (SHA-1) only when asked for explicitly.
     public static let supportedAlgorithms = certificateAlgorithms + plainAlgorithms

@@ -1,0 +1,124 @@
+import FleetTrustCore
+
+/// The part of a key exchange that differs from one method to the next: what the client sends,
+/// what it makes of the server's public value, and how both enter the exchange hash.
+///
+/// Everything around it (identification, KEXINIT, the reply's host key and signature) is the same
+/// for every method, so `ExchangeSession` runs one state machine and asks the agreement only for
+/// these. A method is added as one case of `KeyExchangeMethod` and one type conforming here.
+protocol KeyAgreement: AnyObject {
+    /// The payload (message number first) the client sends once the method is agreed.
+    var firstMessage: [UInt8] { get }
+    /// The message number of the server's reply carrying K_S, its public value and the signature.
+    var replyMessage: UInt8 { get }
+    /// The server message still awaited before the reply (the group of a group exchange), if any.
+    var interimMessage: UInt8? { get }
+    /// Takes the `interimMessage` and returns the payload to send next.
+    func answer(_ payload: [UInt8]) throws(ProbeFailure) -> [UInt8]
+    /// What follows K_S in the exchange hash: both public values as the method hashes them, then
+    /// the shared secret K (an mpint, or a string for the hybrid post-quantum method). Throws when
+    /// the server's value is invalid, as OpenSSH refuses it.
+    func hashedValues(serverValue: [UInt8]) throws(ProbeFailure) -> [UInt8]
+}
+
+extension KeyAgreement {
+    var interimMessage: UInt8? { nil }
+
+    func answer(_ payload: [UInt8]) throws(ProbeFailure) -> [UInt8] {
+        throw KeyExchangeFailures.kexFailed("expected message \(replyMessage), got message \(payload.first ?? 0)")
+    }
+}
+
+/// The key-exchange methods our client speaks, in the order `ssh` 9.2 prefers them, except that
+/// sntrup761x25519 comes after curve25519 and ECDH: its key pair costs about a hundred times the
+/// CPU of an X25519 key, and the method changes nothing about which host key is proved.
+enum KeyExchangeMethod: String, CaseIterable, Sendable {
+    case curve25519 = "curve25519-sha256"
+    case curve25519LibSSH = "curve25519-sha256@libssh.org"
+    case ecdhP256 = "ecdh-sha2-nistp256"
+    case ecdhP384 = "ecdh-sha2-nistp384"
+    case ecdhP521 = "ecdh-sha2-nistp521"
+    case sntrup761x25519 = "sntrup761x25519-sha512@openssh.com"
+    case groupExchangeSHA256 = "diffie-hellman-group-exchange-sha256"
+    case group16SHA512 = "diffie-hellman-group16-sha512"
+    case group18SHA512 = "diffie-hellman-group18-sha512"
+    case group14SHA256 = "diffie-hellman-group14-sha256"
+
+    /// The hash of the exchange hash H (RFC 4253 §8, RFC 5656 §6.2.1, RFC 8268, RFC 8731).
+    var exchangeHash: ExchangeHash {
+        switch self {
+        case .curve25519, .curve25519LibSSH, .ecdhP256, .groupExchangeSHA256, .group14SHA256: return .sha256
+        case .ecdhP384: return .sha384
+        case .ecdhP521, .sntrup761x25519, .group16SHA512, .group18SHA512: return .sha512
+        }
+    }
+
+    /// A fresh client side of this method for one exchange; `negotiated` sizes a group exchange.
+    func makeAgreement(_ negotiated: NegotiatedAlgorithms) throws(ProbeFailure) -> any KeyAgreement {
+        switch self {
+        case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement()
+        case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
+        case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
+        case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)
+        case .group14SHA256: return try DiffieHellmanKeyAgreement(group: .group14)
+        case .group16SHA512: return try DiffieHellmanKeyAgreement(group: .group16)
+        case .group18SHA512: return try DiffieHellmanKeyAgreement(group: .group18)
+        case .sntrup761x25519: return try Sntrup761X25519KeyAgreement()
+        case .groupExchangeSHA256: return GroupExchangeKeyAgreement(negotiated: negotiated)
+        }
+    }
+}
+
+/// The hash function of a key-exchange method, and the exchange hash H built with it.
+enum ExchangeHash: Sendable {
+    case sha256, sha384, sha512
+
+    func digest(_ data: [UInt8]) -> [UInt8] {
+        switch self {
+        case .sha256: return Digest.sha256(data)
+        case .sha384: return Digest.sha384(data)
+        case .sha512: return Digest.sha512(data)
+        }
+    }
+
+    /// H = HASH(V_C || V_S || I_C || I_S || K_S || the method's values and K), each of the first
+    /// five an SSH string.
+    func exchangeHash(clientVersion: [UInt8], serverVersion: [UInt8], clientKexInit: [UInt8],
+                      serverKexInit: [UInt8], hostKeyBlob: [UInt8], methodValues: [UInt8]) -> [UInt8] {
+        let strings = [clientVersion, serverVersion, clientKexInit, serverKexInit, hostKeyBlob]
+        var writer = SSHWireWriter(capacity: strings.reduce(4 * strings.count + methodValues.count) { $0 + $1.count })
+        for field in strings { writer.writeString(field) }
+        writer.writeRaw(methodValues)
+        return digest(writer.bytes)
+    }
+}
+
+/// The wire shapes the methods share: a message carrying one public value, and the values
+/// that enter the exchange hash.
+enum KeyAgreementWire {
+    /// `message` with one public value: a string (ECDH, X25519, the hybrid) or an mpint (DH).
+    static func message(_ number: UInt8, value: [UInt8], asMPInt: Bool = false) -> [UInt8] {
+        var writer = SSHWireWriter(capacity: value.count + 6)
+        writer.writeByte(number)
+        if asMPInt { writer.writeMPInt(unsigned: value) } else { writer.writeString(value) }
+        return writer.bytes
+    }
+
+    /// string Q_C || string Q_S || mpint K, the ECDH form of RFC 5656 §4.
+    static func pointsAndSecret(client: [UInt8], server: [UInt8], secret: [UInt8]) -> [UInt8] {
+        var writer = SSHWireWriter(capacity: client.count + server.count + secret.count + 13)
+        writer.writeString(client)
+        writer.writeString(server)
+        writer.writeMPInt(unsigned: secret)
+        return writer.bytes
+    }
+}
+
+/// The method-specific message numbers (30-49, RFC 4250 §4.1.2): each method gives the same
+/// numbers its own meaning, so they are constants rather than one enum's cases.
+enum KeyExchangeMessage {
+    static let ecdhInit: UInt8 = 30, ecdhReply: UInt8 = 31
+    static let dhInit: UInt8 = 30, dhReply: UInt8 = 31
+    static let groupExchangeGroup: UInt8 = 31, groupExchangeInit: UInt8 = 32
+    static let groupExchangeReply: UInt8 = 33, groupExchangeRequest: UInt8 = 34
+}

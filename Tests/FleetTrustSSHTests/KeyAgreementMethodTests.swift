@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+import FleetTrustCore
+import FleetTrustTestFleet
+@testable import FleetTrustSSH
+
+/// Every key-exchange method our client speaks, each against a real `sshd` that allows only that
+/// method: the key is proved by our client (the report names the method), and is the key
+/// `ssh-keygen -lf` reads from the server's files.
+final class KeyAgreementMethodTests: XCTestCase {
+    private func assertProves(method: String, keyType: String = "ed25519", bits: String = "256",
+                              algorithm: String = "ssh-ed25519", file: StaticString = #filePath, line: UInt = #line) throws {
+        let sshd = try KeyExchangeTestSSHD(keys: [.init(type: keyType, bits: bits, certificateCA: nil)],
+                                           extraConfig: ["KexAlgorithms \(method)"])
+        defer { sshd.stop() }
+        let report = KeyExchangeProbe.run(host: "127.0.0.1", port: sshd.port, hostKeyAlgorithms: [algorithm], timeout: 20)
+        let found = try report.outcome.get()
+        XCTAssertEqual(found.algorithms?.keyExchange, method, file: file, line: line)
+        XCTAssertEqual(found.algorithms?.hostKey, algorithm, file: file, line: line)
+        XCTAssertEqual(found.key, try sshd.publicKey(0), file: file, line: line)
+        let oracle = try Tool.check("/usr/bin/ssh-keygen", ["-lf", sshd.keyPaths[0] + ".pub"]).split(separator: " ")
+        XCTAssertEqual(found.key.sha256Fingerprint, String(oracle[1]), file: file, line: line)
+    }
+
+    func testECDHOverEachNISTCurveProvesTheKeyOfAnSshdAllowingOnlyThatCurve() throws {
+        try assertProves(method: "ecdh-sha2-nistp256", keyType: "ecdsa", bits: "256", algorithm: "ecdsa-sha2-nistp256")
+        try assertProves(method: "ecdh-sha2-nistp384")
+        try assertProves(method: "ecdh-sha2-nistp521", keyType: "rsa", bits: "2048", algorithm: "rsa-sha2-512")
+    }
+
+    func testFixedDiffieHellmanGroupsProveTheKeyOfAnSshdAllowingOnlyThatGroup() throws {
+        try assertProves(method: "diffie-hellman-group14-sha256")
+        try assertProves(method: "diffie-hellman-group16-sha512", keyType: "ecdsa", bits: "384", algorithm: "ecdsa-sha2-nistp384")
+        try assertProves(method: "diffie-hellman-group18-sha512")
+    }
+
+    func testGroupExchangeProvesTheKeyOfAnSshdAllowingOnlyGroupExchange() throws {
+        try assertProves(method: "diffie-hellman-group-exchange-sha256", keyType: "rsa", bits: "2048", algorithm: "rsa-sha2-256")
+    }
+
+    func testCurve25519UnderBothNamesProvesTheKey() throws {
+        try assertProves(method: "curve25519-sha256")
+        try assertProves(method: "curve25519-sha256@libssh.org")
+    }
+
+    func testGroupExchangeRequestsTheSizesSshRequests() {
+        let chacha = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "diffie-hellman-group-exchange-sha256",
+                                          cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")
+        XCTAssertEqual(GroupExchangeKeyAgreement(negotiated: chacha).firstMessage,
+                       [34, 0, 0, 8, 0, 0, 0, 0x20, 0, 0, 0, 0x20, 0], "ssh -vvv: SSH2_MSG_KEX_DH_GEX_REQUEST(2048<8192<8192)")
+        let aes128 = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "diffie-hellman-group-exchange-sha256",
+                                          cipher: "aes128-ctr", mac: "umac-64-etm@openssh.com")
+        XCTAssertEqual(GroupExchangeKeyAgreement(negotiated: aes128).preferredBits, 3072)
+    }
+}

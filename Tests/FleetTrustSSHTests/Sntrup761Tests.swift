@@ -1,0 +1,118 @@
+import Foundation
+import XCTest
+import FleetTrustCore
+import FleetTrustTestFleet
+@testable import FleetTrustSSH
+
+/// The sntrup761 KEM on its own: sizes, round trips from a printed seed, implicit rejection,
+/// hostile lengths and bytes. That our keys and decapsulation are the reference's is proved
+/// against a real sshd (`Sntrup761ExchangeTests`); these tests pin the properties around it.
+final class Sntrup761Tests: XCTestCase {
+    func testKeysCiphertextsAndSecretsHaveTheReferenceSizes() throws {
+        let (publicKey, secretKey) = Sntrup761.generateKeyPair()
+        XCTAssertEqual(publicKey.count, 1158)
+        XCTAssertEqual(secretKey.count, 1763)
+        XCTAssertEqual(Array(secretKey[382..<1540]), publicKey, "the secret key carries the public key after f and 1/g")
+        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey))
+        XCTAssertEqual(ciphertext.count, 1039)
+        XCTAssertEqual(secret.count, 32)
+    }
+
+    func testEncapsulatedSecretDecapsulatesForManySeededKeys() throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("Sntrup761Tests seed: \(seed)")
+        var generator = SeededGenerator(seed: seed)
+        var secrets = Set<[UInt8]>()
+        for round in 0..<4 {
+            let (publicKey, secretKey) = Sntrup761.generateKeyPair(random: { generator.next($0) })
+            for _ in 0..<4 {
+                let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey, random: { generator.next($0) }))
+                XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey), secret,
+                               "round \(round), seed \(seed)")
+                secrets.insert(secret)
+            }
+        }
+        XCTAssertEqual(secrets.count, 16, "every encapsulation carries its own secret (seed \(seed))")
+    }
+
+    func testSameSeedGivesSameKeys() {
+        var first = SeededGenerator(seed: 761), second = SeededGenerator(seed: 761)
+        let a = Sntrup761.generateKeyPair(random: { first.next($0) })
+        let b = Sntrup761.generateKeyPair(random: { second.next($0) })
+        XCTAssertEqual(a.publicKey, b.publicKey)
+        XCTAssertEqual(a.secretKey, b.secretKey)
+    }
+
+    /// A changed byte anywhere (the rounded polynomial or the confirmation hash) gives the
+    /// implicit-rejection secret: the session hash with prefix 0 over rho (bytes 1540..<1731 of
+    /// the secret key) and the ciphertext as received.
+    func testCorruptedCiphertextGivesTheImplicitRejectionSecret() throws {
+        let (publicKey, secretKey) = Sntrup761.generateKeyPair()
+        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey))
+        let rho = Array(secretKey[1540..<1731])
+        for position in [0, 500, 1006, 1007, 1038] {
+            var corrupted = ciphertext
+            corrupted[position] ^= 0x01
+            let rejected = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: corrupted, secretKey: secretKey))
+            XCTAssertNotEqual(rejected, secret, "byte \(position)")
+            let expected = Array(Digest.sha512([0] + Array(Digest.sha512([3] + rho).prefix(32)) + corrupted).prefix(32))
+            XCTAssertEqual(rejected, expected, "byte \(position)")
+        }
+    }
+
+    func testWrongLengthsAreRefusedNotTrapped() {
+        let (publicKey, secretKey) = Sntrup761.generateKeyPair()
+        for length in [0, 1, 1038, 1040, 4096] {
+            XCTAssertNil(Sntrup761.decapsulate(ciphertext: [UInt8](repeating: 0xff, count: length), secretKey: secretKey))
+        }
+        XCTAssertNil(Sntrup761.decapsulate(ciphertext: [UInt8](repeating: 0, count: 1039), secretKey: Array(secretKey.dropLast())))
+        XCTAssertNil(Sntrup761.encapsulate(publicKey: Array(publicKey.dropLast())))
+        XCTAssertNil(Sntrup761.encapsulate(publicKey: publicKey + [0]))
+    }
+
+    func testHostileCiphertextBytesGiveASecretNotATrap() throws {
+        let (_, secretKey) = Sntrup761.generateKeyPair()
+        var generator = SeededGenerator(seed: 4591)
+        for ciphertext in [[UInt8](repeating: 0xff, count: 1039), [UInt8](repeating: 0, count: 1039), generator.next(1039)] {
+            let secret = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey))
+            XCTAssertEqual(secret.count, 32)
+        }
+    }
+
+    func testRadixEncodingRoundTripsAndDecodesAnyBytesIntoRange() {
+        var generator = SeededGenerator(seed: 1158)
+        let p = Sntrup761Ring.p
+        let h = (0..<p).map { _ in Int16(Int(generator.next(2).withUnsafeBytes { $0.load(as: UInt16.self) }) % 4591 - 2295) }
+        let encoded = Sntrup761Encoding.encodeRq(h)
+        XCTAssertEqual(encoded.count, 1158)
+        XCTAssertEqual(Sntrup761Encoding.decodeRq(encoded), h)
+        let rounded = h.map { $0 - $0 % 3 }
+        XCTAssertEqual(Sntrup761Encoding.encodeRounded(rounded).count, 1007)
+        XCTAssertEqual(Sntrup761Encoding.decodeRounded(Sntrup761Encoding.encodeRounded(rounded)), rounded)
+        for bytes in [[UInt8](repeating: 0xff, count: 1158), generator.next(1158)] {
+            XCTAssertTrue(Sntrup761Encoding.decodeRq(bytes).allSatisfy { (-2295...2295).contains($0) })
+            XCTAssertTrue(Sntrup761Encoding.decodeRounded(Array(bytes.prefix(1007))).allSatisfy { (-2295...2295).contains($0) && $0 % 3 == 0 })
+        }
+    }
+
+    func testReciprocalsInvert() throws {
+        var generator = SeededGenerator(seed: 286)
+        let p = Sntrup761Ring.p
+        var one = [Int8](repeating: 0, count: p)
+        one[0] = 1
+        let g = generator.next(p).map { Int8($0 % 3) - 1 }
+        if let inverse = Sntrup761Ring.reciprocal3(g) {
+            XCTAssertEqual(Sntrup761Ring.multiply3(g, inverse), one)
+        }
+        let f = generator.next(p).map { Int8($0 % 3) - 1 }
+        let inverse = try XCTUnwrap(Sntrup761Ring.reciprocalOfThreeTimes(f))
+        let threeF = Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }
+        XCTAssertEqual(threeF, one.map(Int16.init))
+        XCTAssertNil(Sntrup761Ring.reciprocal3([Int8](repeating: 0, count: p)))
+    }
+}
+
+private extension SeededGenerator {
+    /// `count` bytes, reproducible from the seed.
+    mutating func next(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+}
