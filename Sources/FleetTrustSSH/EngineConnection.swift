@@ -7,7 +7,8 @@ import Synchronization
 /// non-blocking connect, our identification sent at once (as `ssh` sends its own: a server that
 /// waits to hear the client before it speaks must not look unreachable to the scan when `ssh`
 /// reaches it), the wait for the server to speak, then an `ExchangeSession` fed from its socket;
-/// retried after a pause when the server refuses it for load.
+/// retried after a pause when load explains its failure (a refusal, or a timeout beside many
+/// other connections: see `TargetPoliteness`).
 ///
 /// Everything after `begin` runs on its loop's thread. The stages, their timeouts and their
 /// failures are those of a thread-driven attempt (`TCPConnection.open`, then
@@ -26,13 +27,14 @@ final class EngineConnection: @unchecked Sendable {
     let request: ExchangeRequest
     private let loop: ExchangeLoop
     private let completion: @Sendable (AttemptOutcome) -> Void
-    private let permit: String
+    /// The endpoint the permit is for.
+    private let address: String
     /// Names the connection in its loop's epoll set and deadlines; 0 until it is watched.
     var token: UInt64 = 0
     var deadlineGeneration: UInt64 = 0
 
     private var phase = Phase.waitingForPermit
-    private var holdsPermit = false
+    private var permit: TargetPoliteness.Permit?
     private var backOff = TargetPoliteness.BackOff()
     private var fd: Int32 = -1
     private var session: ExchangeSession?
@@ -47,7 +49,7 @@ final class EngineConnection: @unchecked Sendable {
         self.request = request
         self.loop = loop
         self.completion = completion
-        self.permit = TargetPoliteness.key(request.address.numeric, port: request.port)
+        self.address = TargetPoliteness.key(request.address.numeric, port: request.port)
     }
 
     /// Asks for a permit (on the caller's thread); the rest happens on the loop's thread.
@@ -62,20 +64,22 @@ final class EngineConnection: @unchecked Sendable {
 
     /// Runs on the caller's thread when the attempt begins, so it leaves `phase` (the loop's) alone.
     private func askForPermit() {
-        if request.politeness.acquire(permit, ticket: ticket, orWhenFree: { [self] in loop.post(.start(self, waited: true)) }) {
-            loop.post(.start(self, waited: false))
+        if let permit = request.politeness.acquire(address, ticket: ticket, orWhenFree: { [self] in
+            loop.post(.start(self, $0, waited: true))
+        }) {
+            loop.post(.start(self, permit, waited: false))
         }
     }
 
     // MARK: On the loop's thread
 
-    func connect(waited: Bool) {
-        holdsPermit = true
+    func connect(_ permit: TargetPoliteness.Permit, waited: Bool) {
         guard phase == .waitingForPermit else {
             // Cancelled while it waited: the permit goes straight back.
-            releasePermit(refused: false)
+            request.politeness.release(permit)
             return
         }
+        self.permit = permit
         let cancellation = request.cancellation
         cancellation.enter(.connect)
         let deadline = waited || backOff.retried ? .now + request.timeout : request.connectDeadline
@@ -256,7 +260,7 @@ final class EngineConnection: @unchecked Sendable {
         case .done: break
         case .waitingForPermit, .backingOff:
             // A grant already on its way finds the attempt done and returns the permit.
-            if phase == .waitingForPermit { _ = request.politeness.withdraw(permit, ticket: ticket) }
+            if phase == .waitingForPermit { _ = request.politeness.withdraw(address, ticket: ticket) }
             loop.forget(self)
             end(AttemptOutcome(failure: ProbeFailures.cancelled))
         case .connecting, .awaitingServer, .exchanging:
@@ -265,7 +269,7 @@ final class EngineConnection: @unchecked Sendable {
     }
 
     /// Ends this try: closes the socket, returns the permit, and either retries after a pause
-    /// (the server refused it for load) or reports the outcome.
+    /// (load explains the failure) or reports the outcome.
     private func finish(_ result: Result<DiscoveredKey, ProbeFailure>) {
         let cancellation = request.cancellation
         if fd >= 0 {
@@ -277,9 +281,9 @@ final class EngineConnection: @unchecked Sendable {
         let outcome = AttemptOutcome(session?.report ?? KeyExchangeReport(outcome: result), result, cancellation: cancellation)
         session = nil
         unsent = []
-        let refused = outcome.failure.map(TargetPoliteness.isRefusalForLoad) ?? false
-        releasePermit(refused: refused)
-        if refused && !cancellation.isCancelled, let pause = backOff.next() {
+        let pause = permit.flatMap { request.politeness.release($0, after: outcome, backOff: &backOff) }
+        permit = nil
+        if !cancellation.isCancelled, let pause {
             phase = .backingOff
             cancellation.enterBackOff()
             loop.keep(self)
@@ -295,11 +299,5 @@ final class EngineConnection: @unchecked Sendable {
         if let cancelHandler { request.cancellation.forgetHandler(cancelHandler) }
         cancelHandler = nil
         completion(outcome)
-    }
-
-    private func releasePermit(refused: Bool) {
-        guard holdsPermit else { return }
-        holdsPermit = false
-        request.politeness.release(permit, refused: refused)
     }
 }

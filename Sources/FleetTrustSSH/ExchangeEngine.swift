@@ -26,7 +26,7 @@ struct ExchangeRequest: Sendable {
 /// So each connection is an `ExchangeSession` state machine owned by one `ExchangeLoop`: a
 /// thread waiting in `epoll_wait` for any of its sockets, and computing on the one that is ready.
 /// The loops are started on first use and live as long as the process (idle, they wait in the
-/// kernel and cost nothing). Politeness, timeouts, retries after a refusal for load and
+/// kernel and cost nothing). Politeness, timeouts, retries when load explains a failure and
 /// cancellation work as for a thread-driven attempt (`EngineConnection`).
 final class ExchangeEngine: Sendable {
     static let shared = ExchangeEngine(threads: min(4, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
@@ -59,8 +59,8 @@ final class ExchangeEngine: Sendable {
 /// other threads, and the deadlines of its connections.
 final class ExchangeLoop: @unchecked Sendable {
     enum Command {
-        /// The connection holds a permit; `waited` says whether it had to wait for it.
-        case start(EngineConnection, waited: Bool)
+        /// The connection got its permit; `waited` says whether it had to wait for it.
+        case start(EngineConnection, TargetPoliteness.Permit, waited: Bool)
         case cancel(EngineConnection)
     }
 
@@ -167,7 +167,7 @@ final class ExchangeLoop: @unchecked Sendable {
             }
             for command in commands {
                 switch command {
-                case .start(let connection, let waited): connection.connect(waited: waited)
+                case .start(let connection, let permit, let waited): connection.connect(permit, waited: waited)
                 case .cancel(let connection): connection.cancelled()
                 }
             }

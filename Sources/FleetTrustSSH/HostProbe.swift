@@ -91,6 +91,9 @@ public struct HostProbe: Sendable {
         let early = EarlyExchanges()
         let opened = ours(claims.map { claim in
             .afterServer { offered in
+                // A retry (the exchange timed out under load) asks again for what it claimed.
+                if claim.claimed { return claim.exchange?.offered }
+                claim.claimed = true
                 claim.exchange = board.claim(serverAlgorithms: offered)
                 let surplus = board.claimSurplus(beyond: opening)
                 if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
@@ -103,13 +106,23 @@ public struct HostProbe: Sendable {
         guard let opening = claimed.first, let offered = board.serverAlgorithms else {
             return probeOneByOne(address, opening: round[0].ours, into: &result, cancellation: cancellation)
         }
+        complete(claimed, leftover: board.unclaimed, offered: offered, serverVersion: opening.ours.serverVersion, at: address,
+                 into: &result, cancellation: cancellation)
+        return true
+    }
+
+    /// Takes the exchanges done so far, once the server's list (`offered`) is known, and does
+    /// the `leftover` ones: our client first, libssh where ours cannot negotiate.
+    private func complete(_ claimed: [ClaimedExchange], leftover unclaimed: [ExchangeBoard.Exchange], offered: [String],
+                          serverVersion: String?, at address: ProbeEndpoint, into result: inout ProbeResult,
+                          cancellation: ProbeCancellation) {
         var plan = HostKeyPlan()
         plan.learn(serverAlgorithms: offered)
         result.peerAddress = address.peerAddress
-        result.serverVersion = opening.ours.serverVersion
+        result.serverVersion = serverVersion
         result.serverHostKeyAlgorithms = offered
         var refused = false
-        var leftover = board.unclaimed
+        var leftover = unclaimed
         for exchange in claimed {
             if !take(exchange, into: &result, plan: &plan, refused: &refused) {
                 leftover = []
@@ -123,7 +136,6 @@ public struct HostProbe: Sendable {
                                at: address, cancellation: cancellation)
         for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
         finish(&result, plan: plan, refused: refused)
-        return true
     }
 
     /// Starts the exchanges the first round has no connection for, without waiting: on the
@@ -231,7 +243,9 @@ public struct HostProbe: Sendable {
     }
 
     /// The probe of a server no connection of the first round could learn the algorithms of:
-    /// the first connection's outcome decides, then libssh asks for the usual key types one by one.
+    /// the first connection's outcome decides; a server that said nothing of its list gets the
+    /// certificates-first offer up front, then the rest of its list; otherwise the usual key
+    /// types are asked for one by one (our client, and libssh where ours cannot negotiate).
     private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
                                cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
@@ -249,6 +263,21 @@ public struct HostProbe: Sendable {
                 let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
                 if failure.code == .badSignature || stalled { result.failures.append(failure) }
                 if stalled { return true }
+            }
+        }
+        if (opening.serverHostKeyAlgorithms ?? []).isEmpty {
+            // The server said nothing of its list (it sends its KEXINIT only after the client's):
+            // the first round's certificates-first offer, sent up front, fetches its certificate
+            // and learns the list the rest is planned from.
+            let first = ours([.upFront(CertificateFirstProbe.certificatesFirst)], at: address, firstDeadline: nil,
+                             cancellation: cancellation)[0]
+            if let offered = first.serverHostKeyAlgorithms, !offered.isEmpty {
+                var exchanges = ExchangeBoard.exchanges(for: offered)
+                let claimed = withLibssh([ClaimedExchange(exchange: exchanges.removeFirst(), ours: first)], at: address,
+                                         cancellation: cancellation)
+                complete(claimed, leftover: exchanges, offered: offered, serverVersion: first.serverVersion ?? opening.serverVersion,
+                         at: address, into: &result, cancellation: cancellation)
+                return true
             }
         }
         result.peerAddress = address.peerAddress
@@ -356,4 +385,6 @@ private final class EarlyExchanges: Sendable {
 /// The exchange one connection claimed, set on that connection's own thread.
 private final class Claim: @unchecked Sendable {
     var exchange: ExchangeBoard.Exchange?
+    /// Whether the connection has claimed (nil when nothing was left to claim).
+    var claimed = false
 }

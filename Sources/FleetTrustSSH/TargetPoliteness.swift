@@ -11,27 +11,66 @@ import FleetTrustCore
 /// `Exceeded MaxStartups` line) counts as a refusal for load:
 /// the endpoint's limit halves (down to one) and the attempt is retried after a growing, jittered
 /// pause, a bounded number of times, so a busy server costs time, never a key. Each success
-/// raises the limit by one again, up to the ceiling. Waiting for a permit or backing off does
-/// not eat into an attempt's timeout: the timeout starts when the connection really starts.
+/// raises the limit by one again, up to the ceiling. A timeout of a server known to be there (it
+/// answered this scan) halves the endpoint's limit too, and the scan-wide `ConnectionWindow`
+/// (the machine itself may be the bottleneck); a timeout beside many other connections is
+/// retried, under the lower window (see `BackOff` for how often). Waiting for a permit or backing off does not eat into an attempt's
+/// timeout: the timeout starts when the connection really starts.
 final class TargetPoliteness: @unchecked Sendable {
     private struct Entry {
         var active = 0
         var limit: Int
-        /// Attempts of the event-driven engine waiting for a permit, oldest first.
-        var waiters: [(ticket: UInt64, grant: @Sendable () -> Void)] = []
+        /// Attempts of the event-driven engine waiting for this endpoint, in `waiters`.
+        var waiting = 0
+    }
+
+    /// An attempt of the event-driven engine waiting for a permit.
+    private struct Waiter {
+        var address: String
+        var ticket: UInt64
+        var grant: @Sendable (Permit) -> Void
+    }
+
+    /// Leave to open one connection: to which endpoint, and under which scan-wide window.
+    struct Permit: Sendable {
+        var address: String
+        var window: ConnectionWindow.Ticket
+    }
+
+    /// What a failed attempt says about load.
+    enum LoadSignal: Sendable {
+        /// The server shed the connection (`MaxStartups`).
+        case refused
+        /// The server did not identify itself in time and has not answered any connection of
+        /// this scan: loaded, or silent (a tarpit, a wedged daemon), which no retry cures.
+        case silent
+        /// The server did not finish in time (or, having answered another connection of this
+        /// scan, did not even accept or identify itself in time): it is there, and slow.
+        case slow
     }
 
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
     let ceiling: Int
     /// Retries after a refusal for load, before the refusal is reported as the host's failure.
     static let retries = 5
+    /// Retries, each under a lower window, after a timeout the scan's own load may explain: one
+    /// for a server that never answered (a silent one costs one more timeout, not several),
+    /// three for one that answered and then was slow.
+    static let silentRetries = 1
+    static let slowRetries = 3
     static let firstPause: Duration = .milliseconds(200)
 
     private let condition = NSCondition()
     private var entries: [String: Entry] = [:]
+    /// Every waiting attempt of the event-driven engine, oldest first.
+    private var waiters: [Waiter] = []
+    private var window: ConnectionWindow
+    /// Endpoints that have answered a connection of this scan (identified themselves).
+    private var answered: Set<String> = []
 
-    init(ceiling: Int = 8) {
+    init(ceiling: Int = 8, windowFloor: Int = 16) {
         self.ceiling = max(1, ceiling)
+        self.window = ConnectionWindow(floor: windowFloor)
     }
 
     /// Whether a failure is a server shedding load, which a later attempt may well get past:
@@ -43,8 +82,19 @@ final class TargetPoliteness: @unchecked Sendable {
             || failure.code == .notSSH && failure.message.description.contains("\"Exceeded MaxStartups\"")
     }
 
-    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit;
-    /// retries it, after a pause, while the server refuses it for load.
+    /// What a failure says about load: a refusal, a timeout after the server was connected to,
+    /// or nothing.
+    static func loadSignal(_ failure: ProbeFailure) -> LoadSignal? {
+        if isRefusalForLoad(failure) { return .refused }
+        switch failure.code {
+        case .bannerTimeout: return .silent
+        case .kexTimeout: return .slow
+        default: return nil
+        }
+    }
+
+    /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit and
+    /// the scan's window; retries it, after a pause, while load explains its failure.
     /// `attempt` is told whether it is a fresh start (a retry, or one that waited for a permit),
     /// whose timeout must count from now.
     func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
@@ -53,31 +103,42 @@ final class TargetPoliteness: @unchecked Sendable {
         let address = Self.key(numeric, port: port)
         var backOff = BackOff()
         while true {
-            guard let waited = acquire(address, cancellation: cancellation) else {
+            guard let (permit, waited) = acquire(address, cancellation: cancellation) else {
                 return AttemptOutcome(failure: ProbeFailures.cancelled)
             }
             let outcome = attempt(waited || backOff.retried)
-            let refused = outcome.failure.map(Self.isRefusalForLoad) ?? false
-            release(address, refused: refused)
-            guard refused, let pause = backOff.next() else { return outcome }
+            guard let pause = release(permit, after: outcome, backOff: &backOff), !cancellation.isCancelled else { return outcome }
             cancellation.enterBackOff()
             guard cancellation.sleep(pause) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
         }
     }
 
-    /// The pauses before retrying a connection refused for load: `firstPause`, then doubling,
-    /// each ±50 %, `retries` in all; shared by the thread-bound and the event-driven attempts.
+    /// The pauses before retrying a connection that load explains: `firstPause`, then doubling,
+    /// each ±50 %; `retries` after refusals, `silentRetries` and `slowRetries` after
+    /// timeouts. Shared by the
+    /// thread-bound and the event-driven attempts.
     struct BackOff {
-        private var tries = 0
+        private var refusals = 0
+        private var silences = 0
+        private var slowOnes = 0
         private var pause = TargetPoliteness.firstPause
 
         /// Whether a retry has been taken (its timeout then counts from its own start).
-        var retried: Bool { tries > 0 }
+        var retried: Bool { refusals + silences + slowOnes > 0 }
 
-        /// The next pause, nil when the retries are spent.
-        mutating func next() -> Duration? {
-            guard tries < TargetPoliteness.retries else { return nil }
-            tries += 1
+        /// The next pause after `signal`, nil when its retries are spent.
+        mutating func next(after signal: LoadSignal) -> Duration? {
+            switch signal {
+            case .refused:
+                guard refusals < TargetPoliteness.retries else { return nil }
+                refusals += 1
+            case .silent:
+                guard silences < TargetPoliteness.silentRetries else { return nil }
+                silences += 1
+            case .slow:
+                guard slowOnes < TargetPoliteness.slowRetries else { return nil }
+                slowOnes += 1
+            }
             defer { pause = pause * 2 }
             return pause * Double.random(in: 0.5...1.5)
         }
@@ -86,21 +147,22 @@ final class TargetPoliteness: @unchecked Sendable {
     /// The name permits are counted under: one server is one address and port.
     static func key(_ numeric: String, port: Int) -> String { "[\(numeric)]:\(port)" }
 
-    /// Takes a permit for `address` at once (true), or queues `granted`, which is called with
-    /// the permit taken, on the thread that freed it, once one is free (false). For callers that
-    /// cannot block (`ExchangeEngine`); each grant is returned with `release`.
-    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable () -> Void) -> Bool {
+    /// Takes a permit for `address` at once, or queues `granted`, which is called with the
+    /// permit, on the thread that freed it, once the endpoint and the window have room (nil).
+    /// For callers that cannot block (`ExchangeEngine`); each permit is returned with `release`.
+    func acquire(_ address: String, ticket: UInt64 = 0, orWhenFree granted: @escaping @Sendable (Permit) -> Void) -> Permit? {
         condition.lock()
         defer { condition.unlock() }
         var entry = entries[address] ?? Entry(limit: ceiling)
-        if entry.active < entry.limit && entry.waiters.isEmpty {
+        if entry.active < entry.limit && entry.waiting == 0 && window.hasRoom {
             entry.active += 1
             entries[address] = entry
-            return true
+            return Permit(address: address, window: window.open())
         }
-        entry.waiters.append((ticket, granted))
+        entry.waiting += 1
         entries[address] = entry
-        return false
+        waiters.append(Waiter(address: address, ticket: ticket, grant: granted))
+        return nil
     }
 
     /// Takes back a queued request (a cancelled attempt); false when its grant is already on
@@ -108,53 +170,100 @@ final class TargetPoliteness: @unchecked Sendable {
     func withdraw(_ address: String, ticket: UInt64) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard var entry = entries[address], let index = entry.waiters.firstIndex(where: { $0.ticket == ticket }) else {
-            return false
-        }
-        entry.waiters.remove(at: index)
-        entries[address] = entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty ? nil : entry
+        guard let index = waiters.firstIndex(where: { $0.address == address && $0.ticket == ticket }),
+              var entry = entries[address] else { return false }
+        waiters.remove(at: index)
+        entry.waiting -= 1
+        entries[address] = isIdle(entry) ? nil : entry
         return true
     }
 
     /// Takes a permit; whether it had to wait for one, nil when cancelled meanwhile.
-    private func acquire(_ address: String, cancellation: ProbeCancellation) -> Bool? {
+    private func acquire(_ address: String, cancellation: ProbeCancellation) -> (Permit, Bool)? {
         condition.lock()
         defer { condition.unlock() }
         var waited = false
         while true {
             if cancellation.isCancelled { return nil }
             var entry = entries[address] ?? Entry(limit: ceiling)
-            if entry.active < entry.limit {
+            if entry.active < entry.limit && window.hasRoom {
                 entry.active += 1
                 entries[address] = entry
-                return waited
+                return (Permit(address: address, window: window.open()), waited)
             }
             waited = true
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
     }
 
-    /// Returns a permit; a refusal for load halves the server's limit, a success raises it by one.
-    func release(_ address: String, refused: Bool) {
+    /// Returns a permit after its attempt's `outcome`: a refusal or a timeout halves the
+    /// endpoint's limit, a success raises it by one, and the window learns the same. Returns
+    /// the pause before retrying the attempt, nil when its outcome is to be reported.
+    func release(_ permit: Permit, after outcome: AttemptOutcome, backOff: inout BackOff) -> Duration? {
+        var signal = outcome.failure.flatMap(Self.loadSignal)
+        // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
+        // speaks only after the client's (its own KEXINIT follows its identification at once
+        // otherwise): the probe's offers sent up front reach it, a retry would not.
+        if outcome.failure?.code == .kexTimeout && (outcome.serverHostKeyAlgorithms ?? []).isEmpty { signal = nil }
+        // A server that answered this scan before and now does not even take the connection in
+        // time (its listen queue overflowed) or identify itself is loaded, not gone.
+        let spoke = hasAnswered(permit.address, now: outcome.serverVersion != nil || outcome.key != nil)
+        if spoke && (signal == .silent || outcome.failure?.code == .connectTimeout) { signal = .slow }
+        // Only a refusal or a slow server is evidence of load; a silent one gets its one retry
+        // (it may have been the load's first victim) without lowering anyone's limits, or a
+        // subnet of tarpits would throttle the whole scan.
+        let besideMany = release(permit, congested: signal == .refused || signal == .slow, succeeded: outcome.key != nil,
+                                 timedOut: signal == .slow)
+        guard let signal, signal == .refused || besideMany else { return nil }
+        return backOff.next(after: signal)
+    }
+
+    /// Whether `address` has answered a connection of this scan, counting this one if it did (`now`).
+    private func hasAnswered(_ address: String, now: Bool) -> Bool {
         condition.lock()
-        guard var entry = entries[address] else {
-            condition.unlock()
-            return
+        defer { condition.unlock() }
+        if now { answered.insert(address) }
+        return answered.contains(address)
+    }
+
+    /// Returns a permit whose attempt was cancelled or never started.
+    func release(_ permit: Permit) {
+        release(permit, congested: false, succeeded: false, timedOut: false)
+    }
+
+    /// Returns a permit; whether its connection ran beside more than the window's floor of others.
+    @discardableResult
+    private func release(_ permit: Permit, congested: Bool, succeeded: Bool, timedOut: Bool) -> Bool {
+        condition.lock()
+        let besideMany = window.ranBesideMany(permit.window)
+        window.close(permit.window, succeeded: succeeded, timedOut: timedOut)
+        if var entry = entries[permit.address] {
+            entry.active -= 1
+            entry.limit = congested ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
+            entries[permit.address] = isIdle(entry) ? nil : entry
         }
-        entry.active -= 1
-        entry.limit = refused ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
-        var granted: [@Sendable () -> Void] = []
-        while entry.active < entry.limit, !entry.waiters.isEmpty {
+        var granted: [(@Sendable (Permit) -> Void, Permit)] = []
+        var index = 0
+        while index < waiters.count && window.hasRoom {
+            let waiter = waiters[index]
+            guard var entry = entries[waiter.address], entry.active < entry.limit else {
+                index += 1
+                continue
+            }
             entry.active += 1
-            granted.append(entry.waiters.removeFirst().grant)
-        }
-        if entry.active == 0 && entry.limit == ceiling && entry.waiters.isEmpty {
-            entries[address] = nil
-        } else {
-            entries[address] = entry
+            entry.waiting -= 1
+            entries[waiter.address] = entry
+            waiters.remove(at: index)
+            granted.append((waiter.grant, Permit(address: waiter.address, window: window.open())))
         }
         condition.broadcast()
         condition.unlock()
-        for grant in granted { grant() }
+        for (grant, permit) in granted { grant(permit) }
+        return besideMany
+    }
+
+    /// An endpoint with nothing in flight, nothing waiting and its full limit needs no entry.
+    private func isIdle(_ entry: Entry) -> Bool {
+        entry.active == 0 && entry.waiting == 0 && entry.limit == ceiling
     }
 }

@@ -66,8 +66,9 @@ public final class FakeKeyServer: @unchecked Sendable {
     }
 
     /// One server listening on several loopback addresses (one port for all), so that many test
-    /// cases, each under its own host address, share one process.
-    public init(keys: [FakeHostKey], addresses: [String]) throws {
+    /// cases, each under its own host address, share one process. `kexInitAfterClient`: it sends
+    /// its KEXINIT only once it has read the client's (as some servers do; RFC 4253 allows it).
+    public init(keys: [FakeHostKey], addresses: [String], kexInitAfterClient: Bool = false) throws {
         precondition(!keys.isEmpty && !addresses.isEmpty, "a fake server needs keys and an address")
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ft-fake-\(getpid())-\(UUID().uuidString.prefix(8))").path
@@ -76,6 +77,7 @@ public final class FakeKeyServer: @unchecked Sendable {
             "addresses": addresses,
             "keys": keys.map { ["private": $0.privateKeyPath, "blob": Data($0.presentedBlob).base64EncodedString(),
                                 "algorithms": $0.algorithms] as [String: Any] },
+            "kexinit_after_client": kexInitAfterClient,
         ]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
         try Self.script.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
@@ -230,11 +232,13 @@ def handle(conn):
     if not v_c: return
     lists = [b",".join(KEX), ",".join(offered).encode(), CIPHERS, CIPHERS, MACS, MACS, b"none", b"none", b"", b""]
     i_s = bytes([20]) + os.urandom(16) + b"".join(s(x) for x in lists) + b"\0" + struct.pack(">I", 0)
-    conn.sendall(frame(i_s))
+    late = config.get("kexinit_after_client", False)
+    if not late: conn.sendall(frame(i_s))
     i_c = read_packet(f)
     while i_c[:1] != bytes([20]):
         if i_c[:1] == bytes([1]): return
         i_c = read_packet(f)
+    if late: conn.sendall(frame(i_s))
     offset = 17
     client_lists = []
     for _ in range(10):

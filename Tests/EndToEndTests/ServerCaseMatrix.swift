@@ -30,11 +30,11 @@ struct ServerCase: CustomStringConvertible, Sendable {
         }
         var plain: [Plain]
         var certificate: Certificate?
-        /// Served by a real sshd instead of a FakeKeyServer.
-        var realSSHD = false
+        /// Which server serves it: a FakeKeyServer, or a real server of some kind.
+        var server = ServerKind.fake
 
         var description: String {
-            var parts = [realSSHD ? "sshd" : "fake"]
+            var parts = [server.rawValue]
             if let certificate { parts.append("\(certificate.variant.rawValue) \(certificate.key.rawValue)-cert by ca-\(certificate.ca)") }
             parts.append("plain " + plain.map(\.rawValue).joined(separator: "+"))
             return parts.joined(separator: ", ")
@@ -86,12 +86,13 @@ struct ServerCase: CustomStringConvertible, Sendable {
         return last == .rsaSHA1Only ? "+ssh-rsa" : ServerLab.algorithms(last).joined(separator: ",")
     }
 
-    /// The other lines this case's block sets.
+    /// The other lines this case's block sets: what its server kind needs a user to set
+    /// (`KexAlgorithms +…`), and what its config variant sets.
     var otherSettings: [String] {
         switch config {
-        case .caSignatureAlgorithms: return ["CASignatureAlgorithms ssh-ed25519"]
-        case .requiredRSASize: return ["RequiredRSASize 3072"]
-        default: return []
+        case .caSignatureAlgorithms: return setup.server.clientSettings + ["CASignatureAlgorithms ssh-ed25519"]
+        case .requiredRSASize: return setup.server.clientSettings + ["RequiredRSASize 3072"]
+        default: return setup.server.clientSettings
         }
     }
 
@@ -103,8 +104,10 @@ struct ServerCase: CustomStringConvertible, Sendable {
     /// What the server serves, coarsely (the certificate variant, or the plain key set), for
     /// grouping disagreements into classes.
     var kind: String {
-        if let certificate = setup.certificate { return "\(certificate.variant.rawValue) certificate" }
-        return (setup.realSSHD ? "sshd " : "") + "plain " + setup.plain.map(\.rawValue).joined(separator: "+")
+        if let certificate = setup.certificate {
+            return (setup.server == .fake ? "" : setup.server.rawValue + " ") + "\(certificate.variant.rawValue) certificate"
+        }
+        return (setup.server == .fake ? "" : setup.server.rawValue + " ") + "plain " + setup.plain.map(\.rawValue).joined(separator: "+")
     }
 }
 
@@ -279,8 +282,8 @@ enum ServerMatrix {
                 setups.append(Setup(plain: [.ed, .ec, .rsa], certificate: certificate))
             }
         }
-        setups.append(Setup(plain: [.ed, .ec, .rsa], realSSHD: true))
-        setups.append(Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true))
+        setups.append(Setup(plain: [.ed, .ec, .rsa], server: .sshd))
+        setups.append(Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), server: .sshd))
         return setups
     }()
 
@@ -309,15 +312,15 @@ enum ServerMatrix {
             (Setup(plain: [.ed]), .revokedBare, .none),
             (Setup(plain: [.ed, .ec, .rsa]), .exact, .hostKeyAlias),
             (Setup(plain: [.ed, .ec, .rsa]), .exact, .userKnownHostsFile),
-            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exact, .none),
+            (Setup(plain: [.ed, .ec, .rsa], server: .sshd), .exact, .none),
             (Setup(plain: [.ed, .ec, .rsa]), .exact, .hostKeyAlgorithmsOrder),
-            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exact, .hostKeyAlgorithmsOrder),
+            (Setup(plain: [.ed, .ec, .rsa], server: .sshd), .exact, .hostKeyAlgorithmsOrder),
             (cert(.valid, .rsa, "rsa"), .certAuthority, .caSignatureAlgorithms),
             (cert(.valid, .ec, "ec", all: true), .certAuthorityAndExact, .caSignatureAlgorithms),
             (cert(.valid, .ed, "ed"), .certAuthority, .caSignatureAlgorithms),
             (Setup(plain: [.rsa]), .exact, .requiredRSASize),
-            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .requiredRSASize),
-            (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority, .none),
+            (Setup(plain: [.ed, .ec, .rsa], server: .sshd), .exactAll, .requiredRSASize),
+            (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), server: .sshd), .certAuthority, .none),
             (Setup(plain: [.ed]), .exact, .revokedHostKeysKRL),
             (Setup(plain: [.paddedRSA]), .exact, .none),
             (Setup(plain: [.paddedRSA]), .revoked, .none),
@@ -325,8 +328,8 @@ enum ServerMatrix {
             (Setup(plain: [.paddedRSA]), .exact, .revokedHostKeysKRL),
             // libssh refuses the padded key: the probe must still fetch it (ssh meets it first here).
             (Setup(plain: [.ed, .paddedRSA]), .certAuthorityAndExact, .hostKeyAlgorithmsOrder),
-            (Setup(plain: [.ed, .ec, .rsa], realSSHD: true), .exactAll, .revokedHostKeysKRL),
-            (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), realSSHD: true), .certAuthority,
+            (Setup(plain: [.ed, .ec, .rsa], server: .sshd), .exactAll, .revokedHostKeysKRL),
+            (Setup(plain: [.ed, .ec, .rsa], certificate: .init(variant: .valid, key: .ed, ca: "ed"), server: .sshd), .certAuthority,
              .revokedHostKeysKRL),
         ]
     }()
@@ -354,15 +357,16 @@ enum ServerMatrix {
     }
 }
 
-/// Real sshd processes for the cases a real server serves (at most 16 addresses each), stopped by PID.
-final class RealSSHDGroup {
-    private var processes: [SpawnedProcess] = []
-    private let directory: String
+/// Real server processes for the cases a real server serves (sshd: at most 16 addresses each),
+/// stopped by PID.
+final class RealServerGroup {
+    var processes: [SpawnedProcess] = []
+    let directory: String
 
     init(directory: String) { self.directory = directory }
 
-    /// Starts sshd processes listening on `addresses`; returns the port of each address.
-    func start(hostKeys: [String], certificate: String?, addresses: [String], tag: String) throws -> [String: Int] {
+    /// Starts sshd processes of `kind` listening on `addresses`; returns the port of each address.
+    func startSSHD(_ kind: ServerKind, hostKeys: [String], certificate: String?, addresses: [String], tag: String) throws -> [String: Int] {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         var ports: [String: Int] = [:]
         for (chunkIndex, chunk) in stride(from: 0, to: addresses.count, by: 16).map({ Array(addresses[$0..<min($0 + 16, addresses.count)]) }).enumerated() {
@@ -372,6 +376,7 @@ final class RealSSHDGroup {
                 let config = "\(directory)/sshd-\(tag)-\(chunkIndex).conf"
                 var lines = chunk.map { "ListenAddress \($0):\(port)" } + hostKeys.map { "HostKey \($0)" }
                 if let certificate { lines.append("HostCertificate \(certificate)") }
+                lines += kind.sshdSettings
                 lines += ["UsePAM no", "StrictModes no", "PidFile none", "MaxStartups 1000:30:2000", "LogLevel ERROR",
                           "LoginGraceTime 20", "AuthorizedKeysFile none"]
                 try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)

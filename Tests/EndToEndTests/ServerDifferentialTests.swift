@@ -59,16 +59,33 @@ final class ServerDifferentialTests: XCTestCase {
         let full = environment["FLEETTRUST_FULL_MATRIX"] == "1"
         let seed = environment["FLEETTRUST_MATRIX_SEED"].flatMap(UInt64.init) ?? 20_261_123
         let count = environment["FLEETTRUST_MATRIX_CASES"].flatMap(Int.init) ?? 60
-        let started = Date()
-        var cases = ServerMatrix.cases(full: full, count: count, seed: seed)
+        let cases = ServerMatrix.cases(full: full, count: count, seed: seed)
         print("server differential: \(cases.count) cases (full matrix: \(ServerMatrix.fullCount)), seed \(seed)")
+        try assertNeverQuieterThanSSH(cases, label: "server differential")
+    }
 
+    /// Real servers of the kinds real fleets run (Dropbear, tinysshd, OpenSSH as a FIPS host, with
+    /// Diffie-Hellman or group exchange or sntrup761 only, SHA-1-only RSA, a key exchange only
+    /// libssh negotiates), each with nothing recorded, every key it offers, another key, and a
+    /// `@cert-authority` line where it has a certificate.
+    func testFleettrustIsNeverQuieterThanSSHAgainstAZooOfRealServers() throws {
+        let cases = ServerMatrix.zooCases()
+        print("server zoo: \(cases.count) cases over \(Set(cases.map(\.setup.server)).count) server kinds")
+        try assertNeverQuieterThanSSH(cases, label: "server zoo")
+    }
+
+    /// Starts the cases' servers, asks the real `ssh` and then `fleettrust scan` (twice: as an
+    /// ssh_config inventory and under `--ssh-config`) about every case, and fails on any case
+    /// where fleettrust is quieter than ssh, or louder without a documented stricter choice.
+    private func assertNeverQuieterThanSSH(_ given: [ServerCase], label: String) throws {
+        let started = Date()
+        var cases = given
         let lab = try ServerLab()
         defer { lab.stop() }
         let servers = try startServers(for: &cases, lab: lab)
         defer { servers.stop() }
         let (inventory, shared) = try writeFiles(for: cases, lab: lab)
-        print("server differential: servers up after \(Int(Date().timeIntervalSince(started))) s")
+        print("\(label): servers up after \(Int(Date().timeIntervalSince(started))) s")
 
         // The oracle: real ssh on the same inventory (as its ssh_config), four at a time.
         let oracle = Mutex<[Int: SSHOracle.Handshake]>([:])
@@ -81,7 +98,7 @@ final class ServerDifferentialTests: XCTestCase {
             }
         }
         let ssh = oracle.withLock { $0 }
-        print("server differential: ssh done after \(Int(Date().timeIntervalSince(started))) s")
+        print("\(label): ssh done after \(Int(Date().timeIntervalSince(started))) s")
 
         // The system under test: one scan over every case, then the same names under --ssh-config.
         func scan(_ arguments: [String]) throws -> (run: ProgramRun, rows: [String: [String: Any]], exitStatus: Int?) {
@@ -92,7 +109,7 @@ final class ServerDifferentialTests: XCTestCase {
             let hosts = document["hosts"] as? [[String: Any]] ?? []
             let rows = Dictionary(hosts.compactMap { row in (row["name"] as? String).map { ($0, row) } }, uniquingKeysWith: { first, _ in first })
             let exitStatus = (document["summary"] as? [String: Any])?["exit_status"] as? Int
-            print("server differential: fleettrust done after \(Int(Date().timeIntervalSince(started))) s (exit status \(exitStatus.map(String.init) ?? "?"), process \(run.status))")
+            print("\(label): fleettrust done after \(Int(Date().timeIntervalSince(started))) s (exit status \(exitStatus.map(String.init) ?? "?"), process \(run.status))")
             return (run, rows, exitStatus)
         }
         let (run, rows, exitStatus) = try scan(["--inventory", inventory, "--inventory-format", "ssh-config"])
@@ -152,11 +169,11 @@ final class ServerDifferentialTests: XCTestCase {
                 classes[key] = (count: (classes[key]?.count ?? 0) + 1, example: classes[key]?.example ?? text)
             }
         }
-        print("server differential: ssh findings \(tally.sorted { $0.key < $1.key })")
+        print("\(label): ssh findings \(tally.sorted { $0.key < $1.key })")
         for text in disagreements { print("---\n" + text) }
-        print("server differential: disagreement classes (count, then one reproduction):")
+        print("\(label): disagreement classes (count, then one reproduction):")
         for (key, value) in classes.sorted(by: { $0.key < $1.key }) { print("=== \(value.count) × \(key)\n\(value.example)") }
-        print("server differential: \(disagreements.count) of \(cases.count) cases disagree, \(classes.count) classes; "
+        print("\(label): \(disagreements.count) of \(cases.count) cases disagree, \(classes.count) classes; "
               + "loudest ssh level \(maximum.ssh), fleettrust level \(maximum.fleettrust); took \(Int(Date().timeIntervalSince(started))) s")
         if let exitStatus {
             XCTAssertEqual(exitStatus, maximum.fleettrust, "summary.exit_status is the loudest host status")
@@ -171,15 +188,15 @@ final class ServerDifferentialTests: XCTestCase {
 
     private final class Servers {
         var fake: [FakeKeyServer] = []
-        let real: RealSSHDGroup
-        init(directory: String) { real = RealSSHDGroup(directory: directory) }
+        let real: RealServerGroup
+        init(directory: String) { real = RealServerGroup(directory: directory) }
         func stop() {
             for server in fake { server.stop() }
             real.stop()
         }
     }
 
-    /// One FakeKeyServer per setup (listening on the addresses of all its cases) or real sshd
+    /// One FakeKeyServer per setup (listening on the addresses of all its cases) or real server
     /// processes; assigns each case its port.
     private func startServers(for cases: inout [ServerCase], lab: ServerLab) throws -> Servers {
         let servers = Servers(directory: lab.directory)
@@ -194,13 +211,13 @@ final class ServerDifferentialTests: XCTestCase {
             let members = bySetup[setup]!.map { cases[$0] }
             let names = members.map(\.address) + members.compactMap(\.alias)
             let certificateBlob = try setup.certificate.map { try lab.certificateBlob($0, tag: "s\(number)", names: names) }
-            if setup.realSSHD {
+            if setup.server != .fake {
                 var certificatePath: String?
                 if let certificateBlob {
                     certificatePath = lab.path("s\(number)-sshd-cert.pub")
                     try (KeyFiles.line(blob: certificateBlob) + "\n").write(toFile: certificatePath!, atomically: true, encoding: .utf8)
                 }
-                let ports = try servers.real.start(hostKeys: setup.plain.map { lab.path(ServerLab.keyFile($0)) },
+                let ports = try servers.real.start(setup.server, hostKeys: setup.plain.map { lab.path(ServerLab.keyFile($0)) },
                                                    certificate: certificatePath, addresses: members.map(\.address), tag: "s\(number)")
                 for member in members { cases[member.index].port = ports[member.address]! }
                 continue

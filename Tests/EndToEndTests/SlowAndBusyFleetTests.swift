@@ -4,7 +4,8 @@ import FleetTrustTestFleet
 
 /// Nothing found is lost when the network is slow or the servers are busy: a scan through a relay
 /// that adds round-trip time, and a scan of a server that refuses connections past two at once
-/// (`MaxStartups 2:100:2`), each still end with every key of every host and no host failed.
+/// (`MaxStartups 2:100:2`), and a scan with a short timeout while busy processes keep every core
+/// of the machine saturated, each still end with every key of every host and no host failed.
 final class SlowAndBusyFleetTests: XCTestCase {
     private var processes: [SpawnedProcess] = []
     private var fleets: [TestFleet] = []
@@ -54,6 +55,29 @@ final class SlowAndBusyFleetTests: XCTestCase {
         }
     }
 
+    func testScanWithAShortTimeoutOnASaturatedMachineFindsEveryKeyOfEveryEndpoint() throws {
+        var options = TestFleet.Options(hosts: 4)
+        options.addressesPerHost = 16
+        options.rsaBits = 2048
+        let fleet = try TestFleet(options)
+        fleets.append(fleet)
+        // Busy loops, two per core, stopped by PID in tearDown: the scan and the servers compete
+        // with them for every core, so identifications and key-exchange replies come late.
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        for _ in 0..<(2 * cores) { processes.append(try SpawnedProcess("/bin/sh", ["-c", "while :; do :; done"])) }
+        let endpoints = fleet.hosts.flatMap { host in host.endpoints.map { (host, $0) } }
+        let started = Date()
+        let found = try scan(endpoints.map { $0.1.label }, timeout: 1)
+        print("saturated machine: \(endpoints.count) endpoints in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        XCTAssertEqual(found.count, endpoints.count)
+        var expected: [Int: Set<String>] = [:]
+        for host in fleet.hosts { expected[host.index] = try expectedFingerprints(of: host) }
+        for (entry, endpoint) in zip(found, endpoints) {
+            XCTAssertNil(entry.error, "\(entry.name): a timeout the machine's load explains must be retried, not reported")
+            XCTAssertEqual(entry.fingerprints, expected[endpoint.0.index], entry.name)
+        }
+    }
+
     private struct Found {
         var name: String
         var error: String?
@@ -88,11 +112,11 @@ final class SlowAndBusyFleetTests: XCTestCase {
         }
     }
 
-    private func scan(_ inventory: [String]) throws -> [Found] {
+    private func scan(_ inventory: [String], timeout: Int = 10) throws -> [Found] {
         let file = scratch + "/inventory"
         try (inventory.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--inventory", file, "--known-hosts", "/dev/null",
-                                                                "--format", "json", "--timeout", "10"], limit: 300)
+                                                                "--format", "json", "--timeout", "\(timeout)"], limit: 300)
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any], run.stderrText)
         let hosts = try XCTUnwrap(document["hosts"] as? [[String: Any]])
         return hosts.map { host in
