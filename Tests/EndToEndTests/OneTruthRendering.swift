@@ -23,6 +23,7 @@ enum OneTruthRendering {
         case .expired: return "X"
         case .nameMismatch: return "M"
         case .splitView: return "S"
+        case .unverified: return "V"
         }
     }
 

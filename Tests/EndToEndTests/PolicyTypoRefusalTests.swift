@@ -12,6 +12,7 @@ final class PolicyTypoRefusalTests: XCTestCase {
     override func setUpWithError() throws {
         root = NSTemporaryDirectory() + "ft-policy-typo-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root + "/dir/host_vars", withIntermediateDirectories: true)
+        _ = try write("kh", "")
     }
 
     override func tearDown() {
@@ -25,9 +26,8 @@ final class PolicyTypoRefusalTests: XCTestCase {
     }
 
     private func assertRefused(_ inventory: String, at place: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        for command in [["scan", "--format", "json"], ["sync", "--check"]] {
-            let run = try ProgramRun.run(BuiltProducts.fleettrust, command + ["--inventory", inventory, "--known-hosts", root + "/kh",
-                                                                              "--no-history"],
+        for command in [["scan", "--format", "json", "--no-history"], ["sync", "--check"]] {
+            let run = try ProgramRun.run(BuiltProducts.fleettrust, command + ["--inventory", inventory, "--known-hosts", root + "/kh"],
                                          limit: 60, environment: ["HOME": root, "XDG_CONFIG_HOME": root, "PATH": "/usr/bin:/bin"])
             let label = "\(command[0]) \(inventory)"
             XCTAssertEqual(run.status, 64, "\(label): \(run.stderrText)", file: file, line: line)
@@ -58,12 +58,12 @@ final class PolicyTypoRefusalTests: XCTestCase {
                   ansible_host: 127.0.0.1
 
             """)
-        try assertRefused(yaml, at: yaml + ":6")
+        try assertRefused(yaml, at: yaml + ":3")
         let json = try write("hosts.json", """
             {"all": {"hosts": {"web1": {"ansible_host": "127.0.0.1", "ansible_port": 1, "fleettrust_policy": "pinnned"},
                                "web2": {"ansible_host": "127.0.0.1"}}}}
 
             """)
-        try assertRefused(json, at: json)
+        try assertRefused(json, at: json + ":1")
     }
 }

@@ -120,10 +120,19 @@ public struct FleetJudge: Sendable {
         let command = Self.commandSources(host, result, target: target, options: files.options)
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
+        // Every line ssh compares the key it meets with: plain, @cert-authority and @revoked, under either name it tries.
+        let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
+        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
+        let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms)
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
             var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
+            if let compared, status.alarmLevel < 2,
+               let gap = unproved.gap(failure: failure, attempts: result.failures, provedKeys: !keys.isEmpty) {
+                decision = PolicyDecision(status: .unverified, reason: .keyNotProved(comparedWith: SourceLocation(file: compared.path, line: compared.line)),
+                                          failure: gap)
+            }
             var standardStatus = status
             if !keys.isEmpty {
                 // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
@@ -144,7 +153,7 @@ public struct FleetJudge: Sendable {
             }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
                                     status: decision.status, reason: decision.reason, keys: keys, negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
-                                    failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
+                                    failure: [.error, .unreachable, .unverified].contains(decision.status) ? decision.failure : nil,
                                     recorded: recorded, saveFile: knownHosts.saveFile(for: host),
                                     keySharing: keySharing, stricterThanSSH: stricter)
             judged.policy = policy.identity
@@ -169,8 +178,7 @@ public struct FleetJudge: Sendable {
         }
         let recordedTypes = Self.recordedTypes(files, lookup: lookup)
 
-        // Which key ssh meets: its algorithm list for this host, reordered by known_hosts (and the command's ORDER lines), against the server's.
-        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
+        // Which key ssh meets: its algorithm list for this host (`client`), reordered by known_hosts (and the command's ORDER lines), against the server's.
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
         let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }

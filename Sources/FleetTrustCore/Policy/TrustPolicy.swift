@@ -111,7 +111,7 @@ public struct PolicyFacts: Sendable {
         if let index = keys.firstIndex(where: { $0.verdict == .invalidCertificate }) {
             return PolicyDecision(status: .invalidCertificate, reason: .invalidCertificate(key: index))
         }
-        if standard.status == .error { return standard }
+        if standard.status == .error || standard.status == .unverified { return standard }
         return nil
     }
 }
