@@ -119,7 +119,11 @@ public struct FleetJudge: Sendable {
         let recorded = recordedForName.filter { $0.entry.marker == nil }.map { recordedLine($0, in: files) }
         let command = Self.commandSources(host, result, target: target, options: files.options)
         let names = PinSet.names(for: host, lookup: lookup)
-        let (policy, policySource) = policies.policy(for: host, names: names)
+        var (policy, policySource) = policies.policy(for: host, names: names)
+        // A document's policy may be stricter than this machine's, never quieter (see `finish`).
+        var unrecorded = host
+        unrecorded.policy = nil
+        let local = host.policyIsRecorded ? policies.policy(for: unrecorded, names: names) : nil
         // Every line ssh compares the key it meets with: plain, @cert-authority and @revoked, under either name it tries.
         let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
         let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
@@ -142,13 +146,18 @@ public struct FleetJudge: Sendable {
                 standardStatus = standard.status
                 decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
                     .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                if let local, local.0.identity != policy.identity {
+                    let here = local.0.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
+                        .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                    if here.status.alarmLevel > decision.status.alarmLevel { (decision, policy, policySource) = (here, local.0, local.1) }
+                }
             }
             if let setting = host.sshOptions.unjudged?.first ?? Self.commandNotRun(host, result), decision.status.alarmLevel < 2,
                decision.status != .unreachable, decision.status != .error {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
             }
             let policyStatus = decision.status
-            if !splitView.isEmpty, !keys.isEmpty, decision.status != .revoked, decision.status != .changed {
+            if !splitView.isEmpty, decision.status != .revoked, decision.status != .changed {
                 decision = PolicyDecision(status: .splitView, reason: .splitView, trustedBy: [], failure: nil)
             }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
@@ -159,7 +168,7 @@ public struct FleetJudge: Sendable {
             judged.policy = policy.identity
             judged.policySource = policySource
             if policyStatus != standardStatus { judged.standardStatus = standardStatus }
-            judged.splitView = keys.isEmpty ? [] : splitView
+            judged.splitView = splitView
             judged.drift = drift(host, result, now: now)
             return judged
         }

@@ -46,6 +46,13 @@ struct UnprovedKeyRule: Sendable {
         }
     }
 
+    /// `failure`, when the server answered and `ssh` would not fail the same way (the server's and
+    /// `ssh`'s lists unknown, so a missing algorithm counts): a scanner that proved nothing there
+    /// is another view of the host, for split views.
+    static func answered(_ failure: ProbeFailure) -> ProbeFailure? {
+        UnprovedKeyRule(sshHostKeyAlgorithms: nil, serverHostKeyAlgorithms: nil).sshShares(.probe(failure)) ? nil : failure
+    }
+
     /// The server's KEXINIT offers no host-key algorithm `ssh` offers: `ssh` says "no matching
     /// host key type found" too. (A missing key-exchange, cipher or MAC algorithm is ours alone
     /// to lack: `ssh`'s sets differ from our client's.)
