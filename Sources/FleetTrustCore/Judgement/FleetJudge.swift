@@ -292,7 +292,7 @@ public struct FleetJudge: Sendable {
         guard let history, !result.keys.isEmpty else { return nil }
         let presented = result.keys.map { KeyIdentity(type: $0.key.type, fingerprint: $0.key.sha256Fingerprint) }
         return HostDrift.judge(presented: presented, offered: result.serverHostKeyAlgorithms, complete: result.failures.isEmpty,
-                               history: history.hosts[host.name], now: now * 1000)
+                               history: history.hosts[host.historyKey], now: now * 1000)
     }
 
     /// A host with no keys: unreachable when nothing answered, error when something did but
