@@ -68,6 +68,9 @@ final class UnverifiedStatusTests: XCTestCase {
         XCTAssertEqual(judge("web \(ed.openSSHLine)\n", failed(.keyExchange, .noCommonAlgorithm, serverAlgorithms: ["ssh-ed25519"])).status,
                        .unverified, "a key-exchange algorithm our client lacks may be one ssh has")
         XCTAssertEqual(judge("web \(ed.openSSHLine)\n", failed(.keyExchange, .noCommonAlgorithm)).status, .unverified)
+        XCTAssertEqual(judge("web \(ed.openSSHLine)\n", failed(.keyExchange, .noCommonAlgorithm,
+                                                              serverAlgorithms: ["sk-ssh-ed25519@openssh.com"])).status,
+                       .unverified, "ssh offers security-key host keys, which our client cannot verify")
     }
 
     func testANewHostWithNothingRecordedKeepsTodaysStatus() {
