@@ -121,9 +121,7 @@ public struct FleetJudge: Sendable {
         let names = PinSet.names(for: host, lookup: lookup)
         var (policy, policySource) = policies.policy(for: host, names: names)
         // A document's policy may be stricter than this machine's, never quieter (see `finish`).
-        var unrecorded = host
-        unrecorded.policy = nil
-        let local = host.policyIsRecorded ? policies.policy(for: unrecorded, names: names) : nil
+        let local = host.policyIsRecorded ? policies.policy(for: host.withoutInventoryPolicy, names: names) : nil
         // Every line ssh compares the key it meets with: plain, @cert-authority and @revoked, under either name it tries.
         let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
         let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))

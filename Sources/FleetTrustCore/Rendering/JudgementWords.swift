@@ -150,14 +150,15 @@ public enum JudgementWords {
         }
     }
 
-    /// What proves a key is the host's: known_hosts, a `@cert-authority` line, a pin naming it
-    /// (or its pinned CA); "nothing" when it was only seen. A pin on another key proves nothing.
+    /// What proves a key is the host's, short: `known_hosts`, `@cert-authority`, `pin` (naming it,
+    /// or for a certificate its pinned CA), joined by ` + `; `none (only seen)` when nothing does.
+    /// A pin on another key proves nothing.
     public static func proof(_ key: JudgedKey) -> String {
         var proofs: [String] = []
         if key.verdict == .trusted { proofs.append("known_hosts") }
-        if key.verdict == .trustedByCA { proofs.append("a @cert-authority line") }
-        if key.pin == .matched { proofs.append(key.isCertificate ? "a pin (its CA or key)" : "a pin") }
-        return proofs.isEmpty ? "nothing (seen in a key exchange, not proved to be the host's)" : proofs.joined(separator: " and ")
+        if key.verdict == .trustedByCA { proofs.append("@cert-authority") }
+        if key.pin == .matched { proofs.append("pin") }
+        return proofs.isEmpty ? "none (only seen)" : proofs.joined(separator: " + ")
     }
 
     /// Evidence lines for a key (the file lines behind its verdict), and the pin lines.
