@@ -30,8 +30,7 @@ struct HistoryOptions: ParsableArguments {
     func remembered(_ store: HistoryStore?, hosts: [InventoryHost]) async throws -> FleetHistory? {
         guard !noHistory else { return nil }
         guard let store else { return FleetHistory() }
-        let names = hosts.map(\.name)
-        do { return try await OffPool.run { try store.history(for: names) } } catch {
+        do { return try await OffPool.run { try store.history(for: hosts) } } catch {
             throw CommandFailure.unreadableInput("\(error)")
         }
     }

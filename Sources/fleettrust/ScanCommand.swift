@@ -10,10 +10,10 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Discover every inventory host's keys and judge them as ssh would, against known_hosts and pins.",
         discussion: """
-            Exit status: 0 all hosts trusted; 1 some host new, unreachable or failed, or an \
-            inventory entry skipped for an error; 2 any host changed, revoked, pin-mismatch or \
-            presenting an invalid certificate, or a host presenting again a key it had replaced \
-            (reverted drift); 64 bad usage or unreadable input. Every probe is recorded in the \
+            Exit status: 0 all hosts trusted; 1 some host \(JudgementWords.statuses(atLevel: 1)), or an \
+            inventory entry skipped for an error; 2 any host \(JudgementWords.statuses(atLevel: 2)), \
+            or a host presenting again a key it had replaced (reverted drift); 64 bad usage or \
+            unreadable input (a security setting that does not parse refuses the run). Every probe is recorded in the \
             history (see --history); drift is judged against it. With --replay, the keys recorded in an earlier \
             `scan --format json` are judged again against today's files, without touching the network.
             """)

@@ -16,8 +16,7 @@ struct SyncCommand: AsyncParsableCommand {
             atomic and compare-and-set, and appended to the audit log (action sync). A second run \
             changes nothing and says so. Exit status: 0 every host trusted (or added); 1 some host \
             left out (no pin, unreachable, a write refused, an inventory entry skipped); 2 any \
-            host changed, revoked, pin-mismatch or presenting an invalid certificate (never \
-            touched); 64 bad usage or unreadable input.
+            host \(JudgementWords.statuses(atLevel: 2)) (never touched); 64 bad usage or unreadable input.
             """)
 
     @OptionGroup var fleet: FleetOptions

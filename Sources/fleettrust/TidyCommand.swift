@@ -98,7 +98,7 @@ struct TidyCommand: ParsableCommand {
     /// What the history remembers of these hosts, read-only (tidy records nothing); empty without one.
     private func remembered(_ hosts: [InventoryHost]) throws -> FleetHistory {
         guard !history.noHistory, let store = try HistoryStore.open(path: history.path, readOnly: true) else { return FleetHistory() }
-        return try store.history(for: hosts.map(\.name))
+        return try store.history(for: hosts)
     }
 
     /// Asks (or takes --kind/--line/--yes), writes each file once, logs; true when a file was written.

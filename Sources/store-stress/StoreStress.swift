@@ -44,7 +44,7 @@ enum StoreStress {
                     try PinFileWriter(path: path).addPin(patterns: "\(prefix)-\(i).example", fingerprints: [key.sha256Fingerprint])
                 case "history":
                     let key = KeyIdentity(type: "ssh-ed25519", fingerprint: "SHA256:\(prefix)-\(i % 3)")
-                    try history?.record([HistorySighting(host: "shared-\(i % 4)", endpoint: "127.0.0.1:22",
+                    try history?.record([HistorySighting(host: "shared-\(i % 4)", lookup: "shared-\(i % 4)", endpoint: "127.0.0.1:22",
                                                          seenAt: HistoryTime.nowMilliseconds(), source: .scan, keys: [key], complete: true)])
                 default:
                     complain("unknown mode \(mode)")

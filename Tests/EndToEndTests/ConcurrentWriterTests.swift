@@ -37,7 +37,7 @@ final class ConcurrentWriterTests: XCTestCase {
         let store = try XCTUnwrap(try HistoryStore.open(path: path, readOnly: true))
         XCTAssertEqual(try store.sightingCount(), Self.writers * Self.linesPerWriter)
         let hosts = (0..<4).map { "shared-\($0)" }
-        let remembered = try store.history(for: hosts)
+        let remembered = try store.history(for: hosts.map { InventoryHost(name: $0) })
         let counted = remembered.hosts.values.flatMap(\.keys).reduce(0) { $0 + $1.sightings }
         XCTAssertEqual(counted, Self.writers * Self.linesPerWriter, "every probe counted once per key")
         XCTAssertEqual(remembered.hosts[hosts[0]]?.keys.count, Self.writers * 3)

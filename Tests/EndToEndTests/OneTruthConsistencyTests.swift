@@ -275,7 +275,9 @@ final class OneTruthConsistencyTests: XCTestCase {
             XCTAssertTrue(selected, "the filter /\(host.name) selects one host:\n\(listed)")
             guard selected else { continue }
             terminal.send("Enter")
-            let expected = host.keys.map { "known_hosts: \($0.verdict.rawValue)   pin: \($0.pin.rawValue)" }
+            let expected = host.keys.map {
+                "known_hosts: \($0.verdict.rawValue)   pin: \($0.pin.rawValue)   proof: \(OneTruthRendering.proof(verdict: $0.verdict, pin: $0.pin))"
+            }
             let statusLine = " \(OneTruthRendering.letter(host.status)) \(host.status.rawValue)"
             let (opened, detail) = terminal.waitFor { screen in
                 let lines = screen.split(separator: "\n").map(String.init)

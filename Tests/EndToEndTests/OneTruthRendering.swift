@@ -23,7 +23,15 @@ enum OneTruthRendering {
         case .expired: return "X"
         case .nameMismatch: return "M"
         case .splitView: return "S"
+        case .unverified: return "V"
         }
+    }
+
+    /// What the detail view says proves a key: known_hosts, a CA line, a pin naming it; none otherwise.
+    static func proof(verdict: KeyVerdict, pin: PinVerdict) -> String {
+        let proofs = [verdict == .trusted ? "known_hosts" : nil, verdict == .trustedByCA ? "@cert-authority" : nil,
+                      pin == .matched ? "pin" : nil].compactMap { $0 }
+        return proofs.isEmpty ? "none (only seen)" : proofs.joined(separator: " + ")
     }
 
     /// The word the list shows after the letter (the detail view shows the raw status).

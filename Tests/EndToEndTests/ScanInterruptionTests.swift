@@ -29,7 +29,7 @@ final class ScanInterruptionTests: XCTestCase {
         // The two sshd answer within moments; the silent ports hold the scan for a minute.
         let deadline = Date().addingTimeInterval(30)
         func recorded() -> Int {
-            (try? HistoryStore.open(path: history, readOnly: true)?.history(for: fleet.hosts.map { $0.endpoints[0].label }).hosts.count) ?? 0
+            (try? HistoryStore.open(path: history, readOnly: true)?.history(for: fleet.hosts.map { InventoryHost(name: $0.endpoints[0].label, address: $0.endpoints[0].address, port: $0.endpoints[0].port) }).hosts.count) ?? 0
         }
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(recorded(), 0, "nothing is recorded before the scan ends")

@@ -84,8 +84,8 @@ final class SyncCommandTests: XCTestCase {
         let after = try Data(contentsOf: URL(fileURLWithPath: knownHosts))
         XCTAssertEqual(after.prefix(before.count), before, "every existing byte kept; the changed and revoked lines untouched")
         let added = String(decoding: after.dropFirst(before.count), as: UTF8.self)
-        XCTAssertEqual(added.split(separator: "\n").map(String.init).sorted(),
-                       fleet.hosts[2].publicKeys.map { "\(fleet.hosts[2].knownHostsName) \($0.openSSHLine)" }.sorted())
+        XCTAssertEqual(added.split(separator: "\n").map(String.init), ["\(fleet.hosts[2].knownHostsName) \(fleet.hosts[2].publicKeys[0].openSSHLine)"],
+                       "a pin proves only the key it names: the host's other keys are not saved as proved by it")
 
         XCTAssertEqual(try verdict(fleet.hosts[2], knownHosts), .trusted, "ssh accepts the synced host")
         XCTAssertEqual(try verdict(fleet.hosts[5], knownHosts), .unknown, "the unpinned host was not added")
@@ -97,7 +97,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(records.first?["action"] as? String, "sync")
         XCTAssertEqual(records.first?["host"] as? String, fleet.hosts[2].endpoints[0].label)
         XCTAssertEqual(records.first?["outcome"] as? String, "saved")
-        XCTAssertEqual(Set(records.first?["newFingerprints"] as? [String] ?? []), Set(fleet.hosts[2].publicKeys.map(\.sha256Fingerprint)))
+        XCTAssertEqual(records.first?["newFingerprints"] as? [String], [fleet.hosts[2].publicKeys[0].sha256Fingerprint])
         XCTAssertEqual(records.first?["names"] as? [String], [fleet.hosts[2].knownHostsName])
 
         let again = try sync(arguments)
@@ -164,7 +164,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderrText)
         XCTAssertTrue(run.stdoutText.contains("(proved by pinned CA)"), run.stdoutText)
         let lines = try String(contentsOfFile: knownHosts, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, host.publicKeys.count)
+        XCTAssertEqual(lines.count, 1, "the pinned CA proves only the key its certificate certifies")
         XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("|1|") && !$0.contains("-cert-v01@openssh.com") }, lines.joined(separator: "\n"))
         XCTAssertEqual(try verdict(host, knownHosts), .trusted)
     }

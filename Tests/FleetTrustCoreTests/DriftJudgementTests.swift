@@ -65,7 +65,7 @@ final class DriftJudgementTests: XCTestCase {
         let probe = ProbeResult(host: "127.0.0.1", port: 22, keys: [DiscoveredKey(key: hostKey)])
         var judge = FleetJudge(knownHosts: KnownHosts(files: []), pins: nil)
         XCTAssertNil(judge.judge(host, probe).drift)
-        judge.history = FleetHistory(hosts: ["web1": history([[key("ssh-ed25519", "SHA256:other")]])])
+        judge.history = FleetHistory(hosts: [host.historyKey: history([[key("ssh-ed25519", "SHA256:other")]])])
         let judged = judge.judge(host, probe, now: 5)
         XCTAssertEqual(judged.drift?.kind, .changed)
         XCTAssertEqual(judged.status, .new, "drift never changes the status")

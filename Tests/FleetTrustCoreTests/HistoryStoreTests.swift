@@ -12,7 +12,7 @@ final class HistoryStoreTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory.path) }
 
     private func sighting(_ host: String, _ keys: [(String, String)], at time: UInt64, complete: Bool = true) -> HistorySighting {
-        HistorySighting(host: host, endpoint: "127.0.0.1:22", seenAt: time, source: .scan,
+        HistorySighting(host: host, lookup: host, endpoint: "127.0.0.1:22", seenAt: time, source: .scan,
                         keys: keys.map { KeyIdentity(type: $0.0, fingerprint: $0.1) }, complete: complete)
     }
 
@@ -22,7 +22,7 @@ final class HistoryStoreTests: XCTestCase {
         try store.record([sighting("web1", [("ssh-ed25519", "A"), ("ssh-rsa", "R")], at: 1_000)])
         try store.record([sighting("web1", [("ssh-ed25519", "B")], at: 2_000, complete: false)])
         try store.record([sighting("web1", [("ssh-ed25519", "A")], at: 3_000)])
-        let history = try XCTUnwrap(try store.history(for: ["web1", "never"]).hosts["web1"])
+        let history = try XCTUnwrap(try store.history(for: [InventoryHost(name: "web1"), InventoryHost(name: "never")]).hosts["web1"])
         XCTAssertEqual(history.latest, [KeyIdentity(type: "ssh-ed25519", fingerprint: "A")])
         XCTAssertTrue(history.latestComplete)
         let a = try XCTUnwrap(history.keys.first { $0.key.fingerprint == "A" })
@@ -105,7 +105,7 @@ final class HistoryStoreTests: XCTestCase {
             try DatabaseQueue(path: path).write { try $0.execute(sql: edit) }
             let reread = try XCTUnwrap(try HistoryStore.open(path: path))
             var errors: [Error] = []
-            do { _ = try reread.history(for: ["web1"]) } catch { errors.append(error) }
+            do { _ = try reread.history(for: [InventoryHost(name: "web1")]) } catch { errors.append(error) }
             do { _ = try reread.sightings(of: "web1") } catch { errors.append(error) }
             XCTAssertFalse(errors.isEmpty, "\(edit) was read as if it were fine")
             for error in errors {

@@ -224,14 +224,15 @@ final class PolicyTests: XCTestCase {
 }
 
 final class TrustProbeAssessmentTests: XCTestCase {
-    func testProbeWithoutKeysIsUnreachableOrErrorByStage() throws {
+    func testProbeWithoutKeysIsUnreachableOrUnverifiedByStage() throws {
         let known = KnownHosts(files: [TestKeys.file("[web]:2222 \(TestKeys.a.openSSHLine)\n")])
         let refused = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")])
         let judge = FleetJudge(knownHosts: known, pins: nil)
         let host = InventoryHost(name: "WEB", port: 2222)
         XCTAssertEqual(judge.judge(host, refused).status, .unreachable)
         let kex = ProbeResult(host: "web", port: 2222, failures: [ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "no")])
-        XCTAssertEqual(judge.judge(host, kex).status, .error)
+        XCTAssertEqual(judge.judge(host, kex).status, .unverified, "known_hosts records a key: a failed key exchange is an alarm")
+        XCTAssertEqual(FleetJudge(knownHosts: KnownHosts(files: []), pins: nil).judge(host, kex).status, .error)
         let ok = ProbeResult(host: "WEB", port: 2222, keys: [DiscoveredKey(key: TestKeys.a)])
         XCTAssertEqual(judge.judge(host, ok).status, .trusted)
     }

@@ -16,6 +16,21 @@ final class SyncPlanTests: XCTestCase {
         XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin))
     }
 
+    /// A pin proves the keys it names, nothing else: a key of a type no pin covers is not saved
+    /// "proved by pin", and a key no pin names while a pin names a key not presented is an alarm.
+    func testOnlyTheKeysAPinNamesAreSavedProvedByIt() throws {
+        let pinned = "web1 \(TestKeys.a.sha256Fingerprint)\n"
+        let uncovered = try judged(knownHosts: "", pins: pinned, keys: [TestKeys.a, TestKeys.ecdsa])
+        XCTAssertEqual(SyncPlan.action(for: uncovered, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin))
+        XCTAssertEqual(SyncPlan.action(for: uncovered, trustOnFirstUse: true),
+                       .add(keys: [TestKeys.a, TestKeys.ecdsa], recorded: [], proof: .trustOnFirstUse))
+        let split = try judged(knownHosts: "", pins: "web1 \(TestKeys.a.sha256Fingerprint) \(TestKeys.ecdsa.sha256Fingerprint)\n",
+                               keys: [TestKeys.a, TestKeys.c])
+        XCTAssertEqual(split.status, .pinMismatch)
+        XCTAssertEqual(SyncPlan.action(for: split, trustOnFirstUse: true), .refused)
+        XCTAssertEqual(SyncPlan([split], trustOnFirstUse: true).exitStatus(failedWrites: 0), 2)
+    }
+
     func testAnUnpinnedNewHostIsLeftAloneUnlessTrustOnFirstUse() throws {
         let host = try judged(knownHosts: "")
         guard case .notAdded(let why) = SyncPlan.action(for: host, trustOnFirstUse: false) else { return XCTFail() }

@@ -55,6 +55,17 @@ public final class HistoryStore: Sendable {
         configuration.label = "fleettrust-history"
         do {
             if readOnly {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                guard try !queue.read(HistorySchema.migrator.hasCompletedMigrations) else {
+                    return HistoryStore(path: path, database: queue, busySeconds: busySeconds)
+                }
+                // A history of an older version is upgraded in place once (every row kept), then read.
+                try queue.close()
+                var writable = configuration
+                writable.readonly = false
+                let pool = try DatabasePool(path: path, configuration: writable)
+                try migrate(pool, path: path)
+                try pool.close()
                 return HistoryStore(path: path, database: try DatabaseQueue(path: path, configuration: configuration), busySeconds: busySeconds)
             }
             try createFile(path)
@@ -92,43 +103,43 @@ public final class HistoryStore: Sendable {
     }
 
     private static func insert(_ sighting: HistorySighting, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO sighting (host, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [sighting.host, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
+        try db.cachedStatement(sql: "INSERT INTO sighting (host, lookup, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [sighting.host, sighting.lookup, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: """
-            INSERT INTO host_latest (host, sighting_id, complete) VALUES (?, ?, ?)
-            ON CONFLICT (host) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
-            """).execute(arguments: [sighting.host, id, sighting.complete])
+            INSERT INTO host_latest (lookup, sighting_id, complete) VALUES (?, ?, ?)
+            ON CONFLICT (lookup) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
+            """).execute(arguments: [sighting.lookup, id, sighting.complete])
         for key in sighting.keys {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)")
                 .execute(arguments: [id, key.type, key.fingerprint])
             try db.cachedStatement(sql: """
-                INSERT INTO host_key (host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
+                INSERT INTO host_key (lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
                 VALUES (?, ?, ?, ?, ?, ?, 1)
-                ON CONFLICT (host, key_type, fingerprint) DO UPDATE SET
+                ON CONFLICT (lookup, key_type, fingerprint) DO UPDATE SET
                     first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
                     last_sighting = excluded.last_sighting, sightings = sightings + 1
-                """).execute(arguments: [sighting.host, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
+                """).execute(arguments: [sighting.lookup, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
         }
     }
 
-    /// What the store remembers about these hosts (by inventory name): a few indexed rows per
-    /// host, in one read transaction, so every host is judged against the same moment.
-    public func history(for hosts: [String]) throws -> FleetHistory {
-        let wanted = Set(hosts)
+    /// What the store remembers about these hosts (by the name `ssh` looks each up under): a few
+    /// indexed rows per host, in one read transaction, so every host is judged against the same moment.
+    public func history(for hosts: [InventoryHost]) throws -> FleetHistory {
+        let wanted = Set(hosts.map(\.historyKey))
         return try guarded {
             try database.read { db in
                 var keys: [String: [KeyHistory]] = [:]
                 var latest: [String: (keys: Set<KeyIdentity>, complete: Bool)] = [:]
-                let byHost = "SELECT host, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
+                let byHost = "SELECT lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
                 let latestKeys = """
-                    SELECT l.host, l.complete, k.key_type, k.fingerprint FROM host_latest l
+                    SELECT l.lookup, l.complete, k.key_type, k.fingerprint FROM host_latest l
                     JOIN sighting_key k ON k.sighting_id = l.sighting_id
                     """
                 // Few hosts: indexed lookups; many: one pass over the summaries.
                 let few = wanted.count <= 256
                 let keyRows = few
-                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: byHost + " WHERE host = ?"), arguments: [$0]) }
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: byHost + " WHERE lookup = ?"), arguments: [$0]) }
                     : try Row.fetchAll(db, sql: byHost)
                 for row in keyRows {
                     let host: String = try row.decode(atIndex: 0)
@@ -138,7 +149,7 @@ public final class HistoryStore: Sendable {
                                                               sightings: try count(row, 6)))
                 }
                 let latestRows = few
-                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.host = ?"), arguments: [$0]) }
+                    ? try wanted.flatMap { try Row.fetchAll(db.cachedStatement(sql: latestKeys + " WHERE l.lookup = ?"), arguments: [$0]) }
                     : try Row.fetchAll(db, sql: latestKeys)
                 for row in latestRows {
                     let host: String = try row.decode(atIndex: 0)

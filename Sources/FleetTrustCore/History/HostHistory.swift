@@ -4,7 +4,8 @@
 /// Times are milliseconds since the epoch (UTC). Sightings are ordered by their store id, which
 /// grows with every commit, so two sightings in the same millisecond still have an order.
 public struct FleetHistory: Hashable, Sendable {
-    /// By inventory host name. A host missing here has never been seen: its drift is `first-scan`.
+    /// By the name `ssh` looks the host up under (`InventoryHost.historyKey`). A host missing here
+    /// has never been seen: its drift is `first-scan`.
     public var hosts: [String: HostHistory]
 
     public init(hosts: [String: HostHistory] = [:]) {
@@ -75,7 +76,10 @@ public struct HistorySighting: Hashable, Sendable {
         case scan, dashboard
     }
 
+    /// The inventory name, for timelines.
     public var host: String
+    /// The name `ssh` looks the host up under: what drift is judged by.
+    public var lookup: String
     /// `address:port` as probed.
     public var endpoint: String
     /// Milliseconds since the epoch.
@@ -85,8 +89,9 @@ public struct HistorySighting: Hashable, Sendable {
     /// Whether the probe fetched every key it asked for.
     public var complete: Bool
 
-    public init(host: String, endpoint: String, seenAt: UInt64, source: Source, keys: [KeyIdentity], complete: Bool) {
+    public init(host: String, lookup: String? = nil, endpoint: String, seenAt: UInt64, source: Source, keys: [KeyIdentity], complete: Bool) {
         self.host = host
+        self.lookup = lookup ?? HistorySchema.lookupName(ofEndpoint: endpoint)
         self.endpoint = endpoint
         self.seenAt = seenAt
         self.source = source
@@ -98,7 +103,13 @@ public struct HistorySighting: Hashable, Sendable {
     public init?(_ judged: JudgedHost, source: Source, seenAt: UInt64) {
         let keys = judged.keys.compactMap { $0.key.map { KeyIdentity(type: $0.type, fingerprint: $0.sha256Fingerprint) } }
         guard !keys.isEmpty else { return nil }
-        self.init(host: judged.host.name, endpoint: judged.labels.endpoint.value, seenAt: seenAt, source: source,
+        self.init(host: judged.host.name, lookup: judged.host.historyKey, endpoint: judged.labels.endpoint.value, seenAt: seenAt, source: source,
                   keys: Array(Set(keys)).sorted(), complete: judged.probe.failures.isEmpty)
     }
+}
+
+extension InventoryHost {
+    /// What the history remembers the host by: the name `ssh` looks it up under (`[host]:port`
+    /// after HostName and HostKeyAlias), so one inventory name at two endpoints is two histories.
+    public var historyKey: String { LookupName(host: address, port: port, hostKeyAlias: hostKeyAlias).hostString }
 }

@@ -92,8 +92,8 @@ extension KnownHostsHygiene {
         let suffix = "-cert-v01@openssh.com"
         var presented: [String: Set<String>] = [:]
         for host in hosts where host.tls == nil {
-            guard let last = history.hosts[host.name], last.latestComplete, !last.latest.isEmpty else { continue }
-            let lookup = LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString
+            let lookup = host.historyKey
+            guard let last = history.hosts[lookup], last.latestComplete, !last.latest.isEmpty else { continue }
             presented[lookup, default: []].formUnion(last.latest.map { identity in
                 identity.type.hasSuffix(suffix) ? String(identity.type.dropLast(suffix.count)) : identity.type
             })

@@ -3,10 +3,13 @@
 /// Readers collect every problem in a file instead of stopping at the first, so a sysadmin can fix
 /// them all in one pass; `description` prints as `file:line: message`, the shape compilers use.
 public struct InventoryDiagnostic: Hashable, Sendable, CustomStringConvertible {
-    /// Errors mean an entry was left out or a value ignored; warnings mean it was read, with a caveat.
+    /// Errors mean an entry was left out or a value ignored; warnings mean it was read, with a
+    /// caveat; a refusal is a security setting that does not parse, which refuses the whole run
+    /// (dropping the host, or judging it under another policy, would be quieter than asked).
     public enum Severity: String, Sendable, Codable {
         case error
         case warning
+        case refusal
     }
 
     public var location: SourceLocation
@@ -21,7 +24,7 @@ public struct InventoryDiagnostic: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        severity == .error ? "\(location): \(message)" : "\(location): warning: \(message)"
+        severity == .warning ? "\(location): warning: \(message)" : "\(location): \(message)"
     }
 
     /// Quotes untrusted input for a message: sanitized and shortened.
@@ -52,6 +55,11 @@ struct DiagnosticLog {
     mutating func error(at location: SourceLocation, _ message: String, skipping count: Int = 0) {
         diagnostics.append(InventoryDiagnostic(.error, location, message))
         skipped += count
+    }
+
+    /// A security setting that does not parse: the run is refused (see `Severity.refusal`).
+    mutating func refuse(at location: SourceLocation, _ message: String) {
+        diagnostics.append(InventoryDiagnostic(.refusal, location, message))
     }
 
     mutating func warning(at location: SourceLocation, _ message: String) {

@@ -40,6 +40,9 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// The trust policy the inventory names for the host (`fleettrust_policy`); wins over the
     /// policy file.
     public var policy: String?
+    /// The policy came from a recorded document (replay), not this machine's inventory: it may
+    /// make the host stricter than this machine's own policy, never quieter.
+    public var policyIsRecorded = false
     /// Set for a TLS endpoint (a row `host:port/tls`); nil for an SSH host.
     public var tls: TLSEndpoint?
 

@@ -21,6 +21,8 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
     case scriptTimedOut(path: String, arguments: [String], seconds: Double)
     case scriptOutputTooLarge(path: String, arguments: [String], limit: Int)
     case scriptOutputNotJSON(path: String, arguments: [String], start: String)
+    /// Security settings that do not parse (a mistyped `fleettrust_policy`): the run is refused.
+    case securitySettingsRefused([InventoryDiagnostic])
 
     /// For the errors about reading a path: what is wrong with it, without the path (for
     /// messages that already name it, such as a diagnostic about one file of a directory).
@@ -63,6 +65,8 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
         case .scriptOutputNotJSON(let path, let arguments, let start):
             return "inventory script \(Self.command(path, arguments)) printed no JSON object"
                 + (start.isEmpty ? " (its output is empty)" : " (its output begins \(InventoryDiagnostic.quote(start)))")
+        case .securitySettingsRefused(let refusals):
+            return refusals.map(\.description).joined(separator: "\n")
         }
     }
 

@@ -22,6 +22,8 @@ public struct InventorySelection: Sendable {
     /// about entries left out for errors (nil when none was).
     public func load(options: InventoryReadOptions) throws(InventoryLoadError) -> (inventory: Inventory, skipped: String?) {
         var inventory = try InventoryLoader(format: format, options: options).loadWaiting(files)
+        let refusals = inventory.diagnostics.filter { $0.severity == .refusal }
+        guard refusals.isEmpty else { throw .securitySettingsRefused(refusals) }
         let skipped = inventory.skippedSentence
         inventory.hosts = select(inventory)
         if direct {

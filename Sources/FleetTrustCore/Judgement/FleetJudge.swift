@@ -119,11 +119,22 @@ public struct FleetJudge: Sendable {
         let recorded = recordedForName.filter { $0.entry.marker == nil }.map { recordedLine($0, in: files) }
         let command = Self.commandSources(host, result, target: target, options: files.options)
         let names = PinSet.names(for: host, lookup: lookup)
-        let (policy, policySource) = policies.policy(for: host, names: names)
+        var (policy, policySource) = policies.policy(for: host, names: names)
+        // A document's policy may be stricter than this machine's, never quieter (see `finish`).
+        let local = host.policyIsRecorded ? policies.policy(for: host.withoutInventoryPolicy, names: names) : nil
+        // Every line ssh compares the key it meets with: plain, @cert-authority and @revoked, under either name it tries.
+        let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
+        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
+        let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms)
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
             var decision = PolicyDecision(status: status, reason: reason, trustedBy: trustedBy, failure: failure)
+            if let compared, status.alarmLevel < 2,
+               let gap = unproved.gap(failure: failure, attempts: result.failures, provedKeys: !keys.isEmpty) {
+                decision = PolicyDecision(status: .unverified, reason: .keyNotProved(comparedWith: SourceLocation(file: compared.path, line: compared.line)),
+                                          failure: gap)
+            }
             var standardStatus = status
             if !keys.isEmpty {
                 // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
@@ -133,24 +144,29 @@ public struct FleetJudge: Sendable {
                 standardStatus = standard.status
                 decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
                     .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                if let local, local.0.identity != policy.identity {
+                    let here = local.0.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
+                        .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                    if here.status.alarmLevel > decision.status.alarmLevel { (decision, policy, policySource) = (here, local.0, local.1) }
+                }
             }
             if let setting = host.sshOptions.unjudged?.first ?? Self.commandNotRun(host, result), decision.status.alarmLevel < 2,
                decision.status != .unreachable, decision.status != .error {
                 decision = PolicyDecision(status: .unchecked, reason: .settingNotJudged(setting), trustedBy: [], failure: nil)
             }
             let policyStatus = decision.status
-            if !splitView.isEmpty, !keys.isEmpty, decision.status != .revoked, decision.status != .changed {
+            if !splitView.isEmpty, decision.status != .revoked, decision.status != .changed {
                 decision = PolicyDecision(status: .splitView, reason: .splitView, trustedBy: [], failure: nil)
             }
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: paths, probe: result,
                                     status: decision.status, reason: decision.reason, keys: keys, negotiatedAlgorithm: algorithm, pin: pin, trustedBy: decision.trustedBy,
-                                    failure: decision.status == .error || decision.status == .unreachable ? decision.failure : nil,
+                                    failure: [.error, .unreachable, .unverified].contains(decision.status) ? decision.failure : nil,
                                     recorded: recorded, saveFile: knownHosts.saveFile(for: host),
                                     keySharing: keySharing, stricterThanSSH: stricter)
             judged.policy = policy.identity
             judged.policySource = policySource
             if policyStatus != standardStatus { judged.standardStatus = standardStatus }
-            judged.splitView = keys.isEmpty ? [] : splitView
+            judged.splitView = splitView
             judged.drift = drift(host, result, now: now)
             return judged
         }
@@ -169,8 +185,7 @@ public struct FleetJudge: Sendable {
         }
         let recordedTypes = Self.recordedTypes(files, lookup: lookup)
 
-        // Which key ssh meets: its algorithm list for this host, reordered by known_hosts (and the command's ORDER lines), against the server's.
-        let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
+        // Which key ssh meets: its algorithm list for this host (`client`), reordered by known_hosts (and the command's ORDER lines), against the server's.
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
         let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
@@ -275,7 +290,7 @@ public struct FleetJudge: Sendable {
         guard let history, !result.keys.isEmpty else { return nil }
         let presented = result.keys.map { KeyIdentity(type: $0.key.type, fingerprint: $0.key.sha256Fingerprint) }
         return HostDrift.judge(presented: presented, offered: result.serverHostKeyAlgorithms, complete: result.failures.isEmpty,
-                               history: history.hosts[host.name], now: now * 1000)
+                               history: history.hosts[host.historyKey], now: now * 1000)
     }
 
     /// A host with no keys: unreachable when nothing answered, error when something did but

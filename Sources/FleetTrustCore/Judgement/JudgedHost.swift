@@ -24,7 +24,8 @@ public struct JudgedHost: Hashable, Sendable {
     public var route: HostRoute { host.route }
 
     /// The precedence, loudest first: no key proved → `unreachable` or `error` (by the failure's
-    /// stage); any key revoked → `revoked`; any key changed (or its address recorded with another
+    /// stage), or `unverified` when known_hosts records keys for the host and `ssh` would not fail
+    /// the same way (`UnprovedKeyRule`, which also turns a refusal below into `unverified`); any key revoked → `revoked`; any key changed (or its address recorded with another
     /// key) → `changed`; pins apply and no key matches → `pin-mismatch`; any invalid certificate →
     /// `invalid-certificate`; `ssh` could use none of the keys → `error` (stage `host-key`); the
     /// key `ssh` meets is trusted → `trusted`; else `new`. Between `changed` and `pin-mismatch`:
@@ -43,8 +44,8 @@ public struct JudgedHost: Hashable, Sendable {
     public let pin: PinJudgement
     /// How trust was established, when `status` is `trusted` (several: known_hosts and a pin).
     public let trustedBy: [TrustBasis]
-    /// The failure behind `unreachable` and `error`: the probe's, or why `ssh` could use none of
-    /// the keys it proved.
+    /// The failure behind `unreachable`, `error` and `unverified`: the probe's, or why `ssh` could
+    /// use none of the keys it proved (for `unverified`: what could not be done).
     public let failure: HostFailure?
     /// The unmarked known_hosts lines recorded for the lookup name: what a forget removes and a
     /// replace supersedes, and what a write expects to find still there.
@@ -159,6 +160,7 @@ public struct JudgedHost: Hashable, Sendable {
         case .unchecked: return .refused(.unchecked)
         case .pending: return .refused(.notProbedYet)
         case .unreachable, .error: return .refused(.noUsableKey)
+        case .unverified: return .refused(.unverified)
         case .untrusted, .expired, .nameMismatch: return .refused(.notSSH)
         }
     }
@@ -179,6 +181,8 @@ public struct JudgedHost: Hashable, Sendable {
         case notSSH = "not-ssh"
         /// Scanners in different networks proved different keys: which one is the host is unknown.
         case splitView = "split-view"
+        /// The key `ssh` would meet was not proved, and known_hosts records keys for the host.
+        case unverified
     }
 }
 
@@ -324,6 +328,9 @@ public enum StatusReason: Hashable, Sendable {
     case nameMismatch
     /// Another scanner proved other keys for the host (`JudgedHost.splitView` names them).
     case splitView
+    /// known_hosts records keys for the host (this line first) and the probe did not prove the key
+    /// `ssh` would meet: the failure (`JudgedHost.failure`) says what could not be done.
+    case keyNotProved(comparedWith: SourceLocation)
 }
 
 /// A known_hosts line as found on disk: where it is, and the key it records.

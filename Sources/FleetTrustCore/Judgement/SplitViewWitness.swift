@@ -11,13 +11,17 @@ public struct SplitViewWitness: Hashable, Sendable {
     public let scanner: CleanText
     /// When it finished probing the host, when its report says.
     public let scannedAt: Date?
-    /// The SHA-256 fingerprints it proved, sorted.
+    /// The SHA-256 fingerprints it proved, sorted; empty when it proved nothing.
     public let fingerprints: [String]
+    /// Why it proved nothing though the server answered it (what `UnprovedKeyRule` calls a gap):
+    /// from that network, `ssh` may meet another key.
+    public let failure: ProbeFailure?
 
-    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String]) {
+    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? = nil) {
         self.scanner = scanner
         self.scannedAt = scannedAt
         self.fingerprints = fingerprints
+        self.failure = failure
     }
 }
 
@@ -26,14 +30,16 @@ extension SplitViewWitness {
     /// replayed document, before judging, so the one judge can weigh the fact with the others.
     /// For each index whose probe disagrees with another scanner's about the same host, the
     /// other scanners' views. Two entries disagree when they share the inventory name and port
-    /// (or the name `ssh` looks the host up under), come from different scanners, both proved
-    /// keys, and the sets of fingerprints they proved differ. A probe that proved nothing (unreachable from one network) is no other view.
+    /// (or the name `ssh` looks the host up under), come from different scanners, one proved
+    /// keys, and the other proved other keys, or proved nothing though the server answered it (a
+    /// failure `ssh` does not share: from that network `ssh` may meet another key). A probe
+    /// that reached nothing (unreachable from one network) is no other view.
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
         let first = results.lazy.compactMap(\.scanner).first
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
         struct Endpoint: Hashable { var name: String, port: Int }
-        struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String] }
+        struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? }
         // One host is one inventory name and port, and equally one name `ssh` looks up (and a save
         // writes): a report spelling the name otherwise ("WEB1", another alias for its address)
         // must not step out of the comparison.
@@ -43,17 +49,21 @@ extension SplitViewWitness {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
             let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()
-            guard !fingerprints.isEmpty else { continue }
+            let gap = fingerprints.isEmpty ? results[index].failure.flatMap(UnprovedKeyRule.answered) : nil
+            guard !fingerprints.isEmpty || gap != nil else { continue }
             let host = hosts[index]
-            let view = View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints)
+            let view = View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints, failure: gap)
             byName[Endpoint(name: host.name, port: host.port), default: []].append(view)
             byLookup[LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString, default: []].append(view)
         }
         var found: [Int: [SplitViewWitness]] = [:]
         for group in Array(byName.values) + Array(byLookup.values) where group.count > 1 {
             for view in group {
-                let others = group.filter { $0.scanner != view.scanner && $0.fingerprints != view.fingerprints }
-                    .map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints) }
+                // Two views that both proved nothing disagree about nothing.
+                let others = group.filter { other in
+                    other.scanner != view.scanner && other.fingerprints != view.fingerprints
+                        && !(other.fingerprints.isEmpty && view.fingerprints.isEmpty)
+                }.map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints, failure: $0.failure) }
                 for witness in others where !(found[view.index] ?? []).contains(witness) { found[view.index, default: []].append(witness) }
             }
         }

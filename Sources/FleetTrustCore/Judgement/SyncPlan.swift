@@ -35,12 +35,14 @@ public struct SyncPlan: Sendable {
 
     public static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
         switch judged.saving {
-        case .save(let keys):
-            let proof: Proof
-            if judged.pin.verdict == .matched {
-                proof = keys.contains { judged.pin.pinned.contains($0.fingerprint) } ? .pin : .caPin
-            } else if trustOnFirstUse {
-                proof = .trustOnFirstUse
+        case .save(let all):
+            // A pin proves only the keys it names (or whose certificate its CA signed): the others are first use.
+            let proved = all.filter { judged.pin.pinned.contains($0.fingerprint) || judged.pin.certifiedByPinnedCA.contains($0.fingerprint) }
+            let keys: [HostKey], proof: Proof
+            if trustOnFirstUse, proved.count < all.count {
+                (keys, proof) = (all, .trustOnFirstUse)
+            } else if judged.pin.verdict == .matched, !proved.isEmpty {
+                (keys, proof) = (proved, proved.contains { judged.pin.pinned.contains($0.fingerprint) } ? .pin : .caPin)
             } else {
                 return .notAdded("new, and no pin proves its keys (pin them, or pass --trust-on-first-use)")
             }
@@ -53,7 +55,7 @@ public struct SyncPlan: Sendable {
         case .refused(let refusal):
             switch refusal {
             case .alreadyTrusted: return .alreadyTrusted
-            case .revoked, .pinMismatch, .invalidCertificate, .splitView: return .refused
+            case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified: return .refused
             case .notSSH: return .notAdded("a TLS endpoint: nothing goes to known_hosts (pin its key in the pin file)")
             case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave:
                 return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")

@@ -66,7 +66,8 @@ public struct ReportMerge {
                     fingerprints.append(fingerprint)
                     table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
                 }
-                splits.add(name: entry.name, port: entry.port, scanner: scanner, fingerprints: fingerprints)
+                let unproved = entry.status == .unverified || (fingerprints.isEmpty && entry.failure.flatMap(UnprovedKeyRule.answered) != nil)
+                splits.add(name: entry.name, port: entry.port, scanner: scanner, fingerprints: fingerprints, unproved: unproved)
                 survey.summary.total += 1
                 survey.summary.byStatus[entry.status.rawValue, default: 0] += 1
                 if let drift = entry.drift { survey.summary.byDrift[drift.rawValue, default: 0] += 1 }
@@ -89,6 +90,8 @@ public struct ReportMerge {
         survey.summary.exitStatus = ScanDocument.exitStatus(survey.summary.exitStatus, skipped: survey.skipped)
         survey.sharedKeys = table.table()
         survey.splitViews = splits.splitViews()
+        // The scanners disagree: replay judges those entries split-view, an alarm, whatever each report said.
+        if !survey.splitViews.isEmpty { survey.summary.exitStatus = max(survey.summary.exitStatus, 2) }
         return survey
     }
 

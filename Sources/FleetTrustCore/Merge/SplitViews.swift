@@ -1,5 +1,6 @@
 /// Hosts two scanners saw differently: entries with the same name and port, proved from different
-/// scanners (`scanned_from`), whose proved key sets (by fingerprint) differ. One network seeing
+/// scanners (`scanned_from`), whose proved key sets (by fingerprint) differ, or where one scanner
+/// proved keys and another proved nothing though the server answered it (or ended `unverified`). One network seeing
 /// another key for a host is the sign of an attacker in that network (or a DNS split, or a stale
 /// clone): `merge` reports it and the merged document lists it for replay to judge.
 public struct SplitView: Codable, Sendable, Equatable {
@@ -25,16 +26,18 @@ struct SplitViewFinder {
 
     private struct Sighting: Hashable {
         var scanner: String
+        /// The digest of the fingerprints; 0 for a scanner that proved nothing where the server answered.
         var keys: UInt64
     }
 
     private var byEndpoint: [Endpoint: [Sighting]] = [:]
 
-    /// An entry of `name`:`port` proved `fingerprints` from `scanner` (an entry with no key proved nothing).
-    mutating func add(name: String, port: Int, scanner: String, fingerprints: [String]) {
-        guard !fingerprints.isEmpty else { return }
+    /// An entry of `name`:`port` proved `fingerprints` from `scanner`; `unproved`: it proved nothing
+    /// (or not the key `ssh` meets) though the server answered. An entry that reached nothing is no view.
+    mutating func add(name: String, port: Int, scanner: String, fingerprints: [String], unproved: Bool = false) {
+        guard !fingerprints.isEmpty || unproved else { return }
         let endpoint = Endpoint(name: name, port: port)
-        let sighting = Sighting(scanner: scanner, keys: Self.digest(fingerprints.sorted()))
+        let sighting = Sighting(scanner: scanner, keys: unproved ? 0 : Self.digest(fingerprints.sorted()))
         if var sightings = byEndpoint[endpoint] {
             guard !sightings.contains(sighting) else { return }
             byEndpoint[endpoint] = nil
@@ -48,7 +51,9 @@ struct SplitViewFinder {
     /// Every endpoint whose scanners disagree, sorted by name and port.
     func splitViews() -> [SplitView] {
         byEndpoint.compactMap { endpoint, sightings -> SplitView? in
-            let disagree = sightings.contains { one in sightings.contains { $0.scanner != one.scanner && $0.keys != one.keys } }
+            let disagree = sightings.contains { one in
+                one.keys != 0 && sightings.contains { $0.scanner != one.scanner && $0.keys != one.keys }
+            }
             guard disagree else { return nil }
             return SplitView(name: endpoint.name, port: endpoint.port, scanners: Set(sightings.map(\.scanner)).sorted())
         }.sorted { ($0.name, $0.port) < ($1.name, $1.port) }

@@ -209,9 +209,12 @@ public struct PinJudgement: Sendable, Hashable {
         self.certifiedByPinnedCA = certifiedByPinnedCA
     }
 
-    /// Judges the presented keys: the pin holds when any of them is pinned (every one was proved
-    /// by a key exchange, so holding one pinned key proves the host), or when a certificate valid
-    /// for `certificateName` (the name `ssh` checks principals against) is signed by a pinned CA.
+    /// Judges the presented keys: the pin holds when one of them is pinned, or when a certificate
+    /// valid for `certificateName` (the name `ssh` checks principals against) is signed by a
+    /// pinned CA. A pin vouches only for the keys it names: each key type is fetched over its own
+    /// connection and nothing proves two connections reached the same machine, so a presented key
+    /// no pin names, while a pinned fingerprint matches no presented key (it may be that key's
+    /// type, shown by another machine), is a mismatch even though another key matched.
     public static func judge(keys: [HostKey], names: [String], certificateName: String? = nil, pins: PinSet?, mode: PinMode,
                              now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
         guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
@@ -231,7 +234,9 @@ public struct PinJudgement: Sendable, Hashable {
             }
         }
         let matchedKeys = keys.map(\.fingerprint).filter(pinned.contains)
-        if !matchedKeys.isEmpty || !vouched.isEmpty {
+        let unnamed = keys.contains { !pinned.contains($0.fingerprint) && vouched[$0.fingerprint] == nil }
+        let unaccounted = !pinned.isSubset(of: keys.map(\.fingerprint))
+        if !matchedKeys.isEmpty || !vouched.isEmpty, !(unnamed && unaccounted) {
             let deciding = active.filter { line in
                 matchedKeys.contains { line.fingerprints.contains($0) } || vouched.values.contains { line.authorities.contains($0) }
             }
@@ -239,7 +244,7 @@ public struct PinJudgement: Sendable, Hashable {
                                 pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
         }
         return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
-                            pinned: pinned, pinnedAuthorities: authorities)
+                            pinned: pinned, pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
     }
 
     /// What the pins say about one of the host's keys (a certificate matches through its CA pin).

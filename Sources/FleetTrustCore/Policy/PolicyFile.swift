@@ -108,3 +108,12 @@ public struct PolicyResolver: Sendable {
         return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/fleettrust/policy"
     }
 }
+
+extension InventoryHost {
+    /// The host as this machine's policy file sees it, without the policy its (recorded) inventory named.
+    var withoutInventoryPolicy: InventoryHost {
+        var host = self
+        host.policy = nil
+        return host
+    }
+}

@@ -5,7 +5,7 @@
 /// one. A policy sees every fact the judge established (what `ssh` would decide, each key's
 /// verdict, the pin answer, certificates vouched for by a pinned CA) and returns the status, why,
 /// and how trust was established. The judge has already decided the statuses no policy may
-/// quieten: a probe that failed stays `unreachable` or `error`. And whatever a policy returns, a
+/// quieten: a probe that failed stays `unreachable`, `error` or `unverified`. And whatever a policy returns, a
 /// revoked key overrules it afterwards (`PolicyDecision.overruled`): no policy, built in or
 /// custom, can trust a key known_hosts or `RevokedHostKeys` revokes; only `unchecked` stands.
 ///
@@ -111,7 +111,7 @@ public struct PolicyFacts: Sendable {
         if let index = keys.firstIndex(where: { $0.verdict == .invalidCertificate }) {
             return PolicyDecision(status: .invalidCertificate, reason: .invalidCertificate(key: index))
         }
-        if standard.status == .error { return standard }
+        if standard.status == .error || standard.status == .unverified { return standard }
         return nil
     }
 }

@@ -5,11 +5,11 @@ import Foundation
 extension JudgementWords {
     /// `scanners disagree about NAME: scanner-b proved SHA256:…; this probe by scanner-a proved SHA256:…`.
     static func splitView(_ judged: JudgedHost) -> String {
-        let others = judged.splitView.map { "\($0.scanner) proved \($0.fingerprints.joined(separator: ", "))" }
-        let own = Array(Set(judged.keys.compactMap { $0.key?.sha256Fingerprint })).sorted().joined(separator: ", ")
+        let others = judged.splitView.map { "\($0.scanner) proved \(proved($0.fingerprints, $0.failure))" }
+        let own = Array(Set(judged.keys.compactMap { $0.key?.sha256Fingerprint })).sorted()
         let by = judged.probe.scanner.map { " by \($0)" } ?? ""
         return "scanners disagree about \(judged.labels.name): " + others.joined(separator: "; ")
-            + "; this probe\(by) proved \(own)"
+            + "; this probe\(by) proved \(proved(own, judged.failure?.asProbeFailure))"
     }
 
     /// Which scanner proved the probe's keys and when (`proved by scanner-a at TIME`), nil for a
@@ -23,7 +23,13 @@ extension JudgementWords {
     public static func splitViewLines(_ judged: JudgedHost) -> [String] {
         judged.splitView.map { witness in
             "\(witness.scanner)" + (witness.scannedAt.map { " (" + HistoryTime.rfc3339(date: $0) + ")" } ?? "") + " proved "
-                + witness.fingerprints.joined(separator: ", ")
+                + proved(witness.fingerprints, witness.failure)
         }
+    }
+
+    /// `SHA256:…, SHA256:…`, or `nothing (STAGE CODE: message)` for a view that proved no key.
+    private static func proved(_ fingerprints: [String], _ failure: ProbeFailure?) -> String {
+        guard fingerprints.isEmpty else { return fingerprints.joined(separator: ", ") }
+        return "nothing" + (failure.map { " (\($0.stage.rawValue) \($0.code.rawValue): \($0.message))" } ?? "")
     }
 }

@@ -38,8 +38,14 @@ public enum JudgementWords {
             return "\(CleanText(name)) is recorded with another key than \(key(index))\(via)" + place(judged.keys[index], .differentKey)
         case .addressRecordsOtherKey(let index): return "the address is recorded with another key than \(key(index)) (CheckHostIP)"
         case .pinMismatch:
-            return judged.tls == nil ? "no presented key matches the pins for this host"
-                : "no certificate of the chain has a public key the pins for this endpoint name"
+            if judged.tls != nil { return "no certificate of the chain has a public key the pins for this endpoint name" }
+            let unnamed = judged.keys.indices.filter { judged.keys[$0].key != nil && judged.keys[$0].pin != .matched }
+            guard judged.keys.contains(where: { $0.pin == .matched }), !unnamed.isEmpty else {
+                return "no presented key matches the pins for this host"
+            }
+            return "the pins name no " + unnamed.map(key).joined(separator: ", ")
+                + ", while a pinned fingerprint matches no presented key: each key type comes over its own connection, "
+                + "and the unnamed keys may come from another machine"
         case .invalidCertificate(let index):
             let problem = judged.keys[index].certificateProblem.map(certificateProblem) ?? "invalid"
             return "the server presents an invalid certificate: \(problem)"
@@ -58,6 +64,10 @@ public enum JudgementWords {
         case .chainTrusted, .chainUntrusted, .certificateOutOfValidity, .nameMismatch:
             return judged.tls.map(tlsReason) ?? "no TLS handshake"
         case .splitView: return splitView(judged)
+        case .keyNotProved(let line):
+            let what = judged.failure.map { "\($0.stage.rawValue) \($0.code.rawValue): \($0.message)" } ?? "no key proved"
+            return "ssh compares this host with the keys recorded at \(CleanText(line.description, limit: 300)), "
+                + "and the key ssh would meet was not proved (\(what))"
         }
     }
 
@@ -140,6 +150,17 @@ public enum JudgementWords {
         }
     }
 
+    /// What proves a key is the host's, short: `known_hosts`, `@cert-authority`, `pin` (naming it,
+    /// or for a certificate its pinned CA), joined by ` + `; `none (only seen)` when nothing does.
+    /// A pin on another key proves nothing.
+    public static func proof(_ key: JudgedKey) -> String {
+        var proofs: [String] = []
+        if key.verdict == .trusted { proofs.append("known_hosts") }
+        if key.verdict == .trustedByCA { proofs.append("@cert-authority") }
+        if key.pin == .matched { proofs.append("pin") }
+        return proofs.isEmpty ? "none (only seen)" : proofs.joined(separator: " + ")
+    }
+
     /// Evidence lines for a key (the file lines behind its verdict), and the pin lines.
     public static func evidence(_ key: JudgedKey) -> [String] {
         (key.judgement?.evidence ?? []).map(\.sentence)
@@ -155,6 +176,13 @@ public enum JudgementWords {
         case .reverted: return "\(type) REVERTED to a key seen before: \(move.before ?? "?") -> \(move.now ?? "?")"
         case .none, .firstScan: return "\(type) \(move.kind.rawValue)"
         }
+    }
+
+    /// The statuses of one alarm level, from the type, for help texts: `changed, revoked or split-view`.
+    public static func statuses(atLevel level: Int32) -> String {
+        let names = HostStatus.allCases.filter { $0 != .pending && $0.alarmLevel == level }.map(\.rawValue)
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 
     /// Seconds since the epoch as an RFC 3339 UTC time; `always`/`forever` for OpenSSH's bounds.

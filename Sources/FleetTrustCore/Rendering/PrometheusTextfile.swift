@@ -43,11 +43,13 @@ public struct PrometheusTextfile: Sendable {
                 + (judged.probe.scanner.map { [("scanner", $0.value)] } ?? [])
         }
         family("fleettrust_host_status",
-               "Each inventory host with its status as a label (value 1): trusted, new, changed, split-view, revoked, pin-mismatch, invalid-certificate, unpinned, unchecked, unreachable or error.",
+               "Each inventory host with its status as a label (value 1): "
+                   + [0, 1, 2].map { JudgementWords.statuses(atLevel: $0) }.joined(separator: "; ") + ".",
                judged.map { (host($0) + [("status", $0.status.rawValue)], "1") })
         family("fleettrust_host_alarm_level",
-               "How loud each host's status is: 0 trusted, 1 needs a look (new, unreachable, error, unpinned, unchecked), 2 alarm (changed, split-view, revoked, pin-mismatch, invalid-certificate).",
-               judged.map { (host($0), String($0.status.alarmLevel)) })
+               "How loud each host's status is: 0 \(JudgementWords.statuses(atLevel: 0)), 1 needs a look (\(JudgementWords.statuses(atLevel: 1))), "
+                   + "2 alarm (\(JudgementWords.statuses(atLevel: 2))); a host presenting again a key it had replaced is 2.",
+               judged.map { (host($0), String(ScanReport.exitStatus(of: $0))) })
         let certificates = judged.flatMap { judged in
             judged.keys.compactMap { key -> (labels: [(String, String)], days: Int, validBefore: UInt64)? in
                 guard let days = key.audit?.expiresInDays, let certificate = key.certificate else { return nil }

@@ -80,7 +80,10 @@ public enum ScanReplay {
         options.globalKnownHostsFiles = nil
         var host = InventoryHost(name: entry.name, address: entry.host, port: entry.port, user: entry.user,
                                  groups: entry.groups, hostKeyAlias: settings?.hostKeyAlias, sshOptions: options)
-        if entry.policySource == "inventory" { host.policy = entry.policy }
+        if entry.policySource == "inventory" {
+            host.policy = entry.policy
+            host.policyIsRecorded = true
+        }
         host.proxy = ScanReport.Hop.proxyDirective(entry.route)
         if entry.endpointProtocol == .tls {
             host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host), startTLS: entry.startTLS)

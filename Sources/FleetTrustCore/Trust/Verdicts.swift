@@ -60,6 +60,9 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case unchecked
     case unreachable
     case error
+    /// known_hosts records keys `ssh` would compare against, and the probe could not prove the key
+    /// `ssh` would meet after the server answered: `ssh` may well say CHANGED (see `UnprovedKeyRule`).
+    case unverified
     /// TLS: the chain leads to no trusted CA (self-signed, or an unknown CA).
     case untrusted
     /// TLS: the leaf or a certificate in the chain is outside its validity period.
@@ -76,7 +79,7 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
         switch self {
         case .pending, .trusted: return 0
         case .new, .unreachable, .error, .unpinned, .unchecked, .untrusted, .expired: return 1
-        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch, .splitView: return 2
+        case .changed, .revoked, .pinMismatch, .invalidCertificate, .nameMismatch, .splitView, .unverified: return 2
         }
     }
 }

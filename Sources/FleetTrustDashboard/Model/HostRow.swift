@@ -48,6 +48,7 @@ extension HostStatus {
         case .expired: return "X"
         case .nameMismatch: return "M"
         case .splitView: return "S"
+        case .unverified: return "V"
         }
     }
 
@@ -55,7 +56,7 @@ extension HostStatus {
     public var severity: Int {
         switch self {
         case .revoked: return 0
-        case .changed, .splitView: return 1
+        case .changed, .splitView, .unverified: return 1
         case .pinMismatch: return 2
         case .invalidCertificate, .nameMismatch: return 3
         case .unchecked: return 4

@@ -19,6 +19,7 @@ public enum StyleRole: String, Sendable, CaseIterable {
     case statusPinMismatch = "status-pin-mismatch"
     case statusUnreachable = "status-unreachable"
     case statusError = "status-error"
+    case statusUnverified = "status-unverified"
     case fingerprint
     case dim
     case warning
@@ -46,6 +47,7 @@ public enum StyleRole: String, Sendable, CaseIterable {
         case .expired: return .statusError
         case .nameMismatch: return .statusPinMismatch
         case .splitView: return .statusChanged
+        case .unverified: return .statusUnverified
         }
     }
 }

@@ -35,6 +35,7 @@ public struct Theme: Sendable, Equatable {
     static let monochromeAttributes: [StyleRole: Set<TextAttribute>] = [
         .header: [.reverse], .columnHeader: [.underline], .selected: [.reverse], .marked: [.bold],
         .statusChanged: [.bold, .reverse], .statusRevoked: [.bold, .reverse], .statusPinMismatch: [.bold],
+        .statusUnverified: [.bold, .reverse],
         .danger: [.bold], .dialogTitle: [.reverse], .statusLine: [.reverse], .statusKey: [.bold],
         .progressDone: [.reverse],
     ]

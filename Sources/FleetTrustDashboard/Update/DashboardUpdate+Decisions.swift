@@ -41,7 +41,7 @@ extension DashboardUpdate {
             case .noUsableKey, .nothingToSave: return "\(name) presented no key ssh could use"
             case .notPinned: return "\(name) needs a pin under its \(judged.policy) policy: pin its key with p"
             case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
-            case .revoked, .pinMismatch, .invalidCertificate, .splitView:
+            case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
             case .notSSH:
                 return tlsTrustRefusal(judged)
@@ -135,7 +135,7 @@ extension DashboardUpdate {
                 } else {
                     refusals.append("\(row.host.name) presented no key ssh could use")
                 }
-            case .changed, .revoked, .pinMismatch, .invalidCertificate, .splitView:
+            case .changed, .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified:
                 refusals.append("\(row.host.name) is \(row.status.rawValue); resolve that before pinning")
             default:
                 refusals.append("\(row.host.name) presented no key ssh could use")

@@ -88,7 +88,8 @@ enum DetailView {
         lines.append(head)
         if showMD5, let key = judged.key { lines.append(ScreenLine("    " + key.md5Fingerprint, .fingerprint)) }
         let alarm = judged.isAlarm
-        lines.append(ScreenLine("    known_hosts: \(judged.verdict.rawValue)   pin: \(judged.pin.rawValue)", alarm ? .danger : .normal))
+        lines.append(ScreenLine("    known_hosts: \(judged.verdict.rawValue)   pin: \(judged.pin.rawValue)   proof: \(JudgementWords.proof(judged))",
+                                alarm ? .danger : .normal))
         lines += wrapped("    " + JudgementWords.key(judged, lookup: lookup), width: width, role: alarm ? .danger : .dim)
         for recorded in judged.recordedInstead {
             var line = ScreenLine()

@@ -1,0 +1,63 @@
+/// The rule that makes fleettrust never quieter than `ssh` by construction: a host whose recorded
+/// keys `ssh` would compare against, and for which the probe did not prove the key `ssh` would
+/// meet once the server had answered, is `unverified` (an alarm), never `error` or `new`.
+///
+/// Every gap in our client (a transport rule read differently from OpenSSH, an algorithm we do not
+/// implement, a hostile server that fails only our client) would otherwise turn `ssh`'s CHANGED
+/// into a quiet `error`. Only the failures `ssh` shares keep their status: nothing answered (name,
+/// TCP, proxy hop, a silent or closing port), `ssh` would not start or would refuse the key itself,
+/// or the server offers no host-key algorithm `ssh` offers (known from the server's own KEXINIT,
+/// never inferred). When in doubt, the host is unverified. The judge applies this once, to every
+/// probe path alike (live, libssh fallback, replay).
+struct UnprovedKeyRule: Sendable {
+    /// The host-key algorithms `ssh` offers this host (nil: its setting selects nothing).
+    let sshHostKeyAlgorithms: [String]?
+    /// The server's own list, when a KEXINIT was read (never inferred from the keys).
+    let serverHostKeyAlgorithms: [String]?
+
+    /// The failure that leaves the key `ssh` would meet unproved, if `ssh` does not share it.
+    /// `failure` is the host's (no key proved, or the judge's refusal); `attempts` are the
+    /// probe's per-connection failures, which matter when the server's list is unknown: then
+    /// which key `ssh` meets was inferred from the keys we happened to prove.
+    func gap(failure: HostFailure?, attempts: [ProbeFailure], provedKeys: Bool) -> HostFailure? {
+        if let failure { return sshShares(failure) ? nil : failure }
+        guard provedKeys, serverHostKeyAlgorithms == nil else { return nil }
+        return attempts.first { !sshShares(.probe($0)) }.map(HostFailure.probe)
+    }
+
+    /// Whether `ssh` 9.2 fails the same way against the same server.
+    func sshShares(_ failure: HostFailure) -> Bool {
+        switch failure {
+        case .trustSourceFailed: return true
+        case .keyRefused(let refusal):
+            switch refusal {
+            case .hostKeyAlgorithmsSelectNothing, .rsaKeyTooShort: return true
+            case .noCommonAlgorithm: return serverHostKeyAlgorithms != nil
+            case .negotiatedKeyNotProbed: return false
+            }
+        case .probe(let probe):
+            switch probe.stage {
+            case .resolve, .connect, .proxy, .cancelled: return true
+            case .banner: return probe.code == .bannerTimeout || probe.code == .connectionClosed
+            case .keyExchange:
+                return probe.code == .noCommonAlgorithm && noCommonHostKeyAlgorithm
+            case .hostKey, .tlsHandshake: return false
+            }
+        }
+    }
+
+    /// `failure`, when the server answered and `ssh` would not fail the same way (the server's and
+    /// `ssh`'s lists unknown, so a missing algorithm counts): a scanner that proved nothing there
+    /// is another view of the host, for split views.
+    static func answered(_ failure: ProbeFailure) -> ProbeFailure? {
+        UnprovedKeyRule(sshHostKeyAlgorithms: nil, serverHostKeyAlgorithms: nil).sshShares(.probe(failure)) ? nil : failure
+    }
+
+    /// The server's KEXINIT offers no host-key algorithm `ssh` offers: `ssh` says "no matching
+    /// host key type found" too. (A missing key-exchange, cipher or MAC algorithm is ours alone
+    /// to lack: `ssh`'s sets differ from our client's.)
+    private var noCommonHostKeyAlgorithm: Bool {
+        guard let server = serverHostKeyAlgorithms, let client = sshHostKeyAlgorithms else { return false }
+        return HostKeyAlgorithms.negotiate(client: client, server: server) == nil
+    }
+}

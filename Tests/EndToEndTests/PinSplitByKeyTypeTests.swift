@@ -1,0 +1,91 @@
+import FleetTrustCore
+import FleetTrustTestFleet
+import Foundation
+import XCTest
+
+/// A pin vouches only for the keys it names. The team pins all three real keys of a host; a man in
+/// the middle (bench/split-relay, a real relay) passes the Ed25519 connection to the real sshd and
+/// the others to a rogue sshd. The probe asks for each key type over its own connection and waits
+/// for the server's KEXINIT before choosing one, so the relay routes our probe by connection order
+/// (the first connection, which claims the first type, to the real server) and `ssh`, which
+/// offers at once, by the host-key algorithm it offers. scan must say pin-mismatch (exit 2),
+/// `sync --pins` must write none of the rogue keys, and `ssh -o HostKeyAlgorithms=ecdsa-sha2-nistp256`
+/// through the relay must not accept the rogue with the resulting known_hosts.
+final class PinSplitByKeyTypeTests: XCTestCase {
+    private var real: LoopbackSSHD!
+    private var rogue: LoopbackSSHD!
+    private var relay: SpawnedProcess?
+    private var scratch = ""
+    private var port = 0
+
+    override func setUpWithError() throws {
+        scratch = NSTemporaryDirectory() + "ft-pin-split-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        real = try LoopbackSSHD()
+        rogue = try LoopbackSSHD()
+        port = try Loopback.freePort()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("bench/split-relay").path
+        relay = try SpawnedProcess("/usr/bin/python3", [script, "--listen", "127.0.0.1:\(port)", "--real", "127.0.0.1:\(real.port)",
+                                                        "--rogue", "127.0.0.1:\(rogue.port)", "--log", scratch + "/relay.log"],
+                                   stderrPath: scratch + "/relay.err")
+        let deadline = Date().addingTimeInterval(15)
+        while !Loopback.accepts(address: "127.0.0.1", port: port) {
+            guard relay?.isRunning == true, Date() < deadline else {
+                return XCTFail("the relay did not start: " + ((try? String(contentsOfFile: scratch + "/relay.err", encoding: .utf8)) ?? ""))
+            }
+            usleep(20_000)
+        }
+    }
+
+    override func tearDown() {
+        relay?.terminate(grace: 1)
+        real?.stop()
+        rogue?.stop()
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    private func write(_ name: String, _ text: String) throws -> String {
+        let path = scratch + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testAPinOnTheRealEd25519KeyDoesNotVouchForRogueKeysOfOtherTypes() throws {
+        let inventory = try write("hosts.txt", "127.0.0.1:\(port)\n")
+        let knownHosts = try write("known_hosts", "")
+        let pins = try write("pins", "[127.0.0.1]:\(port) " + real.publicKeys.map(\.sha256Fingerprint).joined(separator: " ") + "\n")
+        let common = ["--inventory", inventory, "--known-hosts", knownHosts, "--pins", pins, "--timeout", "10"]
+
+        let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history"] + common, limit: 120)
+        let document = try XCTUnwrap(try? RecordedScan.decode(Data(scan.stdout)), scan.stderrText)
+        let host = try XCTUnwrap(document.hosts.first)
+        let proved = Set(host.keys.compactMap { try? HostKey(openSSHLine: $0.key).sha256Fingerprint })
+        let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
+        XCTAssertFalse(proved.isDisjoint(with: real.publicKeys.map(\.sha256Fingerprint)), "one type from the real server\n\(log)")
+        XCTAssertFalse(proved.isDisjoint(with: rogue.publicKeys.map(\.sha256Fingerprint)), "the others from the rogue\n\(log)")
+        XCTAssertTrue(log.contains(" order real") && log.contains(" order rogue"), log + ((try? String(contentsOfFile: scratch + "/relay.err", encoding: .utf8)) ?? ""))
+        XCTAssertEqual(host.status, .pinMismatch, "\(host.reason)")
+        XCTAssertEqual(scan.status, 2, scan.stderrText)
+
+        let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync"] + common, limit: 120)
+        XCTAssertEqual(sync.status, 2, sync.stderrText + String(decoding: sync.stdout, as: UTF8.self))
+        let written = try String(contentsOfFile: knownHosts, encoding: .utf8)
+        for key in rogue.publicKeys { XCTAssertFalse(written.contains(key.base64), "sync wrote a rogue key: \(written)") }
+
+        let config = try write("ssh_config", """
+            Host mitm
+              HostName 127.0.0.1
+              Port \(port)
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+              HostKeyAlgorithms ecdsa-sha2-nistp256
+
+            """)
+        let oracle = try SSHOracle.handshake(host: "mitm", config: config)
+        XCTAssertNotEqual(oracle.finding, .accepted, "ssh accepted the rogue ECDSA key: \(oracle.finalMessage)")
+        XCTAssertNotEqual(oracle.finding, .acceptedByCA)
+        XCTAssertTrue(((try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? "").contains("kexinit rogue ecdsa-sha2-nistp256"),
+                      "ssh was routed to the rogue server by the algorithm it offered")
+    }
+}
