@@ -22,7 +22,6 @@ THEMES         := $(notdir $(wildcard themes/*.theme))
 # `make dist`: the Swift runtime linked in (a build directory of its own, beside the dynamic one).
 DIST_DIR       ?= dist
 DIST_BUILD      = $(BUILD_DIR)/static
-DIST_MAN        = $(DIST_BUILD)/plugins/GenerateManual/outputs/fleettrust/fleettrust.1
 DEB_MAINTAINER ?= fleettrust builders <root@localhost>
 # Every file install puts under $(DESTDIR)$(PREFIX); uninstall removes exactly these.
 INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES)) share/man/man1/fleettrust.1 \
@@ -71,9 +70,8 @@ test: deps version
 # The tarball, the .deb and SHA256SUMS in $(DIST_DIR)/, for machines without Swift (docs/install.md).
 dist: deps version
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product fleettrust
-	$(SWIFT) package --scratch-path $(DIST_BUILD) --static-swift-stdlib plugin generate-manual --configuration release >/dev/null
-	./scripts/man-page $(DIST_MAN) docs/man/fleettrust-sections.mdoc $(DIST_BUILD)/fleettrust.1
-	./scripts/dist $(DIST_BUILD)/release/fleettrust $(DIST_BUILD)/fleettrust.1 $(DIST_DIR) "$(DEB_MAINTAINER)"
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product generate-manual
+	./scripts/dist $(DIST_BUILD)/release $(DIST_DIR) "$(DEB_MAINTAINER)"
 
 # What `dist` made, proved where there is no toolchain: the tarball's binary with the toolchain
 # hidden, the .deb in a fresh Debian 12 root (debootstrap, cached under .build/), the fan-out.

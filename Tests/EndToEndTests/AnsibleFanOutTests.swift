@@ -118,7 +118,7 @@ final class AnsibleFanOutTests: XCTestCase {
                                                         "-e", "fleettrust_results_dir=\(scratch)/unshippable", "-e", "fleettrust_binary=\(DashboardTmux.executable)"],
                                              limit: 120, environment: ansibleEnvironment)
         XCTAssertNotEqual(unshippable.status, 0, "the tested build ran on a scanner without the toolchain")
-        XCTAssertTrue(unshippable.stdoutText.contains("libswiftCore.so"), unshippable.stdoutText)
+        XCTAssertTrue(unshippable.stdoutText.contains("error while loading shared libraries: libswift"), unshippable.stdoutText)
 
         let results = scratch + "/results"
         let played = try ProgramRun.run(playbook, ["-i", scratch + "/scanners.ini", AnsibleInventoryOracle.packageRoot + "/contrib/ansible/fleettrust-scan.yml",
@@ -210,7 +210,8 @@ final class AnsibleFanOutTests: XCTestCase {
         let port = try Loopback.freePort()
         try ["ListenAddress 127.0.0.1:\(port)", "HostKey /etc/ssh/ssh_host_ed25519_key", "PidFile none", "UsePAM no",
              "StrictModes no", "PermitRootLogin prohibit-password", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
-             "AuthorizedKeysFile /etc/ssh/fleettrust_test_authorized_keys", "UseDNS no", "LogLevel ERROR"]
+             "AuthorizedKeysFile /etc/ssh/fleettrust_test_authorized_keys", "Subsystem sftp /usr/lib/openssh/sftp-server",
+             "UseDNS no", "LogLevel ERROR"]
             .joined(separator: "\n").appending("\n").write(toFile: root.path + "/etc/ssh/fleettrust_test_sshd_config", atomically: true, encoding: .utf8)
         let scanner = try root.start(["/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/fleettrust_test_sshd_config"], stderrPath: scratch + "/sshd.log")
         debianScanner = scanner
