@@ -79,7 +79,7 @@ test-dist: dist
 	$(SWIFT) build --build-tests
 	@rm -f $(BUILD_DIR)/xunit-dist.xml
 	@status=0; \
-	FLEETTRUST_DIST_DIR=$(abspath $(DIST_DIR)) $(SWIFT) test --skip-build --disable-swift-testing \
+	FLEETTRUST_DIST_DIR=$(abspath $(DIST_DIR)) $(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
 	  --filter 'DistributionTests|AnsibleFanOutTests' --xunit-output $(BUILD_DIR)/xunit-dist.xml || status=$$?; \
 	./scripts/test-summary $(BUILD_DIR)/xunit-dist.xml || status=1; \
 	exit $$status
