@@ -30,10 +30,7 @@ final class AnsibleFanOutTests: XCTestCase {
         scanners?.stop()
         targets?.stop()
         debianScanner?.terminate()
-        debianRoot?.remove()
-        if debianRoot.map({ FileManager.default.fileExists(atPath: $0.path) }) != true {
-            try? FileManager.default.removeItem(atPath: scratch)
-        }
+        if debianRoot?.remove() != false { try? FileManager.default.removeItem(atPath: scratch) }
     }
 
     /// `ansible-playbook` beside the `ansible-inventory` the inventory tests install.

@@ -15,12 +15,12 @@ final class DebianRoot {
         let archive = packageRoot + "/.build/debian-12-minbase.tar"
         let made = try ProgramRun.run(packageRoot + "/scripts/debian-root", [archive], limit: 1200)
         guard made.status == 0 else {
-            throw DebianRootError(message: "no Debian 12 root (status \(made.status)): \(made.stdoutText)\(made.stderrText)")
+            throw TestFleetError.toolFailed("no Debian 12 root (status \(made.status)): \(made.stdoutText)\(made.stderrText)")
         }
         path = scratch + "/debian-root"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let unpacked = try ProgramRun.run("/usr/bin/tar", ["--numeric-owner", "-xf", archive, "-C", path], limit: 300)
-        guard unpacked.status == 0 else { throw DebianRootError(message: "tar -xf \(archive): \(unpacked.stderrText)") }
+        guard unpacked.status == 0 else { throw TestFleetError.toolFailed("tar -xf \(archive): \(unpacked.stderrText)") }
         // apt inside the root resolves the mirror with the host's resolver configuration.
         try? FileManager.default.removeItem(atPath: path + "/etc/resolv.conf")
         try FileManager.default.copyItem(atPath: "/etc/resolv.conf", toPath: path + "/etc/resolv.conf")
@@ -54,19 +54,16 @@ final class DebianRoot {
     }
 
     /// Removes the copy, unless something is still mounted under it (then removing would reach
-    /// into the mounted system): that is a failure of its own.
-    func remove() {
+    /// into the mounted system): that is a failure of its own. Whether it is gone.
+    @discardableResult
+    func remove() -> Bool {
         let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
         guard !mounts.contains(" \(path)/") else {
             XCTFail("something is still mounted under \(path); it is left in place")
-            return
+            return false
         }
         try? FileManager.default.removeItem(atPath: path)
+        return true
     }
 }
 
-/// The Debian root could not be made or unpacked.
-struct DebianRootError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}

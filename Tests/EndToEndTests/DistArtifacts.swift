@@ -33,12 +33,12 @@ struct DistArtifacts {
     func unpackTarball(into directory: String) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let unpacked = try ProgramRun.run("/usr/bin/tar", ["-xzf", tarball, "-C", directory])
-        guard unpacked.status == 0 else { throw DistArtifactsError(message: "tar -xzf \(tarball): \(unpacked.stderrText)") }
+        guard unpacked.status == 0 else { throw TestFleetError.toolFailed("tar -xzf \(tarball): \(unpacked.stderrText)") }
         return directory + "/" + tarballTop
     }
 }
 
-/// A dist directory that is not what `make dist` writes, or an archive that does not unpack.
+/// A dist directory that is not what `make dist` writes.
 struct DistArtifactsError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }

@@ -26,10 +26,7 @@ final class DistributionTests: XCTestCase {
     override func tearDown() {
         terminal?.stop()
         fleet?.stop()
-        root?.remove()
-        if root == nil || !FileManager.default.fileExists(atPath: root!.path) {
-            try? FileManager.default.removeItem(atPath: scratch)
-        }
+        if root?.remove() != false { try? FileManager.default.removeItem(atPath: scratch) }
     }
 
     private func run(_ program: String, _ arguments: [String], limit: Double = 120) throws -> ProgramRun {
