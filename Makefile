@@ -6,7 +6,8 @@ SWIFT      ?= swift
 CONFIG     ?= debug
 BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
-DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev openssl
+DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev openssl \
+                debootstrap dpkg-dev binutils
 DEMO_HOSTS ?= 8
 
 # `make install`: PREFIX and DESTDIR as usual; INSTALL_CONFIG=debug installs the debug build (tests).
@@ -18,6 +19,10 @@ MANUAL          = $(BUILD_DIR)/fleettrust.1
 GUIDE          := $(filter-out DESIGN.md,$(notdir $(wildcard docs/*.md)))
 COMPLETIONS     = $(BUILD_DIR)/completions
 THEMES         := $(notdir $(wildcard themes/*.theme))
+# `make dist`: the Swift runtime linked in (a build directory of its own, beside the dynamic one).
+DIST_DIR       ?= dist
+DIST_BUILD      = $(BUILD_DIR)/static
+DEB_MAINTAINER ?= fleettrust builders <root@localhost>
 # Every file install puts under $(DESTDIR)$(PREFIX); uninstall removes exactly these.
 INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES)) share/man/man1/fleettrust.1 \
                   share/bash-completion/completions/fleettrust share/zsh/site-functions/_fleettrust \
@@ -25,7 +30,7 @@ INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES))
 
 export LANG ?= C.UTF-8
 
-.PHONY: all deps version build release test demo bench fuzz matrix clean install install-files uninstall
+.PHONY: all deps version build release test test-dist dist demo bench fuzz matrix clean install install-files uninstall
 
 all: build
 
@@ -62,11 +67,29 @@ test: deps version
 	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
 	exit $$status
 
+# The tarball, the .deb and SHA256SUMS in $(DIST_DIR)/, for machines without Swift (docs/install.md).
+dist: deps version
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product fleettrust
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product generate-manual
+	./scripts/dist $(DIST_BUILD)/release $(DIST_DIR) "$(DEB_MAINTAINER)"
+
+# What `dist` made, proved where there is no toolchain: the tarball's binary with the toolchain
+# hidden, the .deb in a fresh Debian 12 root (debootstrap, cached under .build/), the fan-out.
+test-dist: dist
+	$(SWIFT) build --build-tests
+	@rm -f $(BUILD_DIR)/xunit-dist.xml
+	@status=0; \
+	FLEETTRUST_DIST_DIR=$(abspath $(DIST_DIR)) $(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
+	  --filter 'DistributionTests|AnsibleFanOutTests' --xunit-output $(BUILD_DIR)/xunit-dist.xml || status=$$?; \
+	./scripts/test-summary $(BUILD_DIR)/xunit-dist.xml || status=1; \
+	exit $$status
+
 demo: deps version
 	$(SWIFT) build -c $(CONFIG)
 	$(BUILD_DIR)/$(CONFIG)/testfleet demo --hosts $(DEMO_HOSTS) -- $(abspath $(BIN))
 
-bench: deps version
+# The release for jump hosts is measured beside the dynamic build: dist first.
+bench: deps version dist
 	$(SWIFT) build -c release
 	./bench/run
 
@@ -109,4 +132,4 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/doc/fleettrust 2>/dev/null
 
 clean:
-	rm -rf $(BUILD_DIR) .build-*
+	rm -rf $(BUILD_DIR) .build-* $(DIST_DIR)

@@ -54,6 +54,10 @@ public final class TestFleet: @unchecked Sendable {
         /// sshd's `MaxStartups`; a stock server's `10:30:100` or less makes it refuse connections
         /// past a few at once, as real servers do.
         public var maxStartups = "1000:30:2000"
+        /// A program and its arguments that start `sshd` in their place, sshd's own path and
+        /// arguments following them and keeping its PID (it must exec), for example `unshare -m`
+        /// to run the fleet where the Swift toolchain is hidden; empty: sshd is started directly.
+        public var launcher: [String] = []
 
         public init(hosts: Int) { self.hosts = hosts }
     }
@@ -243,7 +247,8 @@ public final class TestFleet: @unchecked Sendable {
     private func launch(_ index: Int) throws {
         let config = hosts[index].directory + "/sshd_config"
         try sshdConfig(for: hosts[index]).write(toFile: config, atomically: true, encoding: .utf8)
-        let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", config],
+        let command = options.launcher + ["/usr/sbin/sshd", "-D", "-e", "-f", config]
+        let process = try SpawnedProcess(command[0], Array(command.dropFirst()),
                                          stderrPath: hosts[index].directory + "/sshd.log")
         hosts[index].pid = process.pid
         lock.lock()

@@ -10,10 +10,14 @@ import XCTest
 /// targets (real `sshd`s), and both about a name `twin` that each one's inventory points at a
 /// different server: a split view. Then `merge`, `scan --replay` judged here (statuses,
 /// `scanned_from`, exit codes, the real `ssh` as the oracle) and the dashboard on `--replay`.
+/// The scanners' `sshd`s run where the Swift toolchain is hidden, as on a jump host: the binary
+/// shipped is the one from `make dist`'s tarball, and the tested build fails there.
 final class AnsibleFanOutTests: XCTestCase {
     private var scanners: TestFleet?
     private var targets: TestFleet?
     private var terminal: DashboardTmux?
+    private var debianScanner: SpawnedProcess?
+    private var debianRoot: DebianRoot?
     private var scratch = ""
 
     override func setUpWithError() throws {
@@ -25,7 +29,8 @@ final class AnsibleFanOutTests: XCTestCase {
         terminal?.stop()
         scanners?.stop()
         targets?.stop()
-        try? FileManager.default.removeItem(atPath: scratch)
+        debianScanner?.terminate()
+        if debianRoot?.remove() != false { try? FileManager.default.removeItem(atPath: scratch) }
     }
 
     /// `ansible-playbook` beside the `ansible-inventory` the inventory tests install.
@@ -56,8 +61,11 @@ final class AnsibleFanOutTests: XCTestCase {
     }
 
     func testPlaybookScansFromTwoScannersMergeAndReplayJudgeCentrallyAndASplitViewIsAnAlarm() throws {
+        let dist = try DistArtifacts.located()
+        let shipped = try dist.unpackTarball(into: scratch + "/dist") + "/bin/fleettrust"
         let playbook = try playbookProgram()
         var scannerOptions = TestFleet.Options(hosts: 2)
+        scannerOptions.launcher = try HiddenToolchain.launcher()
         scannerOptions.samePort = true
         scannerOptions.certificateHost = false
         scannerOptions.allowLogin = true
@@ -96,11 +104,18 @@ final class AnsibleFanOutTests: XCTestCase {
             ansible_ssh_common_args=-F /dev/null -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\(scratch)/scanners_known_hosts -o GlobalKnownHostsFile=/dev/null
             ansible_python_interpreter=/usr/bin/python3
             ansible_pipelining=true
-            fleettrust_binary=\(DashboardTmux.executable)
+            fleettrust_binary=\(shipped)
 
             """
         try scannersINI.write(toFile: scratch + "/scanners.ini", atomically: true, encoding: .utf8)
         let leftBefore = try workingDirectoriesInTmp()
+
+        let unshippable = try ProgramRun.run(playbook, ["-i", scratch + "/scanners.ini", "--limit", "scanner-a",
+                                                        AnsibleInventoryOracle.packageRoot + "/contrib/ansible/fleettrust-scan.yml",
+                                                        "-e", "fleettrust_results_dir=\(scratch)/unshippable", "-e", "fleettrust_binary=\(DashboardTmux.executable)"],
+                                             limit: 120, environment: ansibleEnvironment)
+        XCTAssertNotEqual(unshippable.status, 0, "the tested build ran on a scanner without the toolchain")
+        XCTAssertTrue(unshippable.stdoutText.contains("error while loading shared libraries: libswift"), unshippable.stdoutText)
 
         let results = scratch + "/results"
         let played = try ProgramRun.run(playbook, ["-i", scratch + "/scanners.ini", AnsibleInventoryOracle.packageRoot + "/contrib/ansible/fleettrust-scan.yml",
@@ -165,6 +180,78 @@ final class AnsibleFanOutTests: XCTestCase {
         XCTAssertTrue(detailed, detail)
         terminal.send("Escape", "q")
         XCTAssertTrue(terminal.waitFor { $0.contains("\(DashboardTmux.exitMarker)0") }.0, terminal.capture())
+    }
+
+    /// `fleettrust_package` for real: the scanner is a fresh Debian 12 root (debootstrap) with
+    /// only `sshd` and Python added, its `sshd` running chrooted there; the playbook installs the
+    /// .deb with apt (which brings its dependencies) and scans from it with the installed binary.
+    func testPlaybookInstallsThePackageOnAFreshDebianScannerWithAptAndScansFromThere() throws {
+        let dist = try DistArtifacts.located()
+        let playbook = try playbookProgram()
+        let root = try DebianRoot(packageRoot: AnsibleInventoryOracle.packageRoot, scratch: scratch)
+        debianRoot = root
+        // No service starts inside the root while packages install (its network is this machine's).
+        try "#!/bin/sh\nexit 101\n".write(toFile: root.path + "/usr/sbin/policy-rc.d", atomically: true, encoding: .utf8)
+        chmod(root.path + "/usr/sbin/policy-rc.d", 0o755)
+        let updated = try root.run(["apt-get", "update", "-qq"], limit: 300)
+        XCTAssertEqual(updated.status, 0, "apt-get update in the Debian root cannot reach its source: \(updated.stdoutText)\(updated.stderrText)")
+        let prepared = try root.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "openssh-server", "python3", "python3-apt"],
+                                    limit: 600)
+        XCTAssertEqual(prepared.status, 0, prepared.stdoutText + prepared.stderrText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.path + "/usr/bin/fleettrust"))
+
+        let login = scratch + "/login_key"
+        XCTAssertEqual(try ProgramRun.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", login]).status, 0)
+        try FileManager.default.createDirectory(atPath: root.path + "/run/sshd", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: login + ".pub", toPath: root.path + "/etc/ssh/fleettrust_test_authorized_keys")
+        let port = try Loopback.freePort()
+        try ["ListenAddress 127.0.0.1:\(port)", "HostKey /etc/ssh/ssh_host_ed25519_key", "PidFile none", "UsePAM no",
+             "StrictModes no", "PermitRootLogin prohibit-password", "PasswordAuthentication no", "KbdInteractiveAuthentication no",
+             "AuthorizedKeysFile /etc/ssh/fleettrust_test_authorized_keys", "Subsystem sftp /usr/lib/openssh/sftp-server",
+             "UseDNS no", "LogLevel ERROR"]
+            .joined(separator: "\n").appending("\n").write(toFile: root.path + "/etc/ssh/fleettrust_test_sshd_config", atomically: true, encoding: .utf8)
+        let scanner = try root.start(["/usr/sbin/sshd", "-D", "-e", "-f", "/etc/ssh/fleettrust_test_sshd_config"], stderrPath: scratch + "/sshd.log")
+        debianScanner = scanner
+        let deadline = Date().addingTimeInterval(15)
+        while !Loopback.accepts(address: "127.0.0.1", port: port) {
+            guard scanner.isRunning, Date() < deadline else {
+                return XCTFail("the Debian scanner's sshd did not start: \((try? String(contentsOfFile: scratch + "/sshd.log", encoding: .utf8)) ?? "")")
+            }
+            usleep(10_000)
+        }
+        let hostKey = try String(contentsOfFile: root.path + "/etc/ssh/ssh_host_ed25519_key.pub", encoding: .utf8)
+        try "[127.0.0.1]:\(port) \(hostKey)".write(toFile: scratch + "/scanners_known_hosts", atomically: true, encoding: .utf8)
+
+        var targetOptions = TestFleet.Options(hosts: 5)
+        targetOptions.rsaBits = 2048
+        let targets = try TestFleet(targetOptions)
+        self.targets = targets
+        try """
+            [fleettrust_scanners]
+            debian ansible_host=127.0.0.1 ansible_port=\(port) fleettrust_scan_inventory=\(targets.inventoryPath)
+
+            [fleettrust_scanners:vars]
+            ansible_user=root
+            ansible_ssh_private_key_file=\(login)
+            ansible_ssh_args=-o ControlMaster=no -o ControlPersist=no
+            ansible_ssh_common_args=-F /dev/null -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\(scratch)/scanners_known_hosts -o GlobalKnownHostsFile=/dev/null
+            ansible_python_interpreter=/usr/bin/python3
+            ansible_pipelining=true
+            fleettrust_package=\(dist.package)
+
+            """.write(toFile: scratch + "/scanners.ini", atomically: true, encoding: .utf8)
+        let results = scratch + "/results"
+        let played = try ProgramRun.run(playbook, ["-i", scratch + "/scanners.ini", AnsibleInventoryOracle.packageRoot + "/contrib/ansible/fleettrust-scan.yml",
+                                                   "-e", "fleettrust_results_dir=\(results)"],
+                                        limit: 600, environment: ansibleEnvironment)
+        XCTAssertEqual(played.status, 0, played.stdoutText + played.stderrText)
+        let installed = try root.run(["dpkg-query", "--show", "--showformat", "${Status} ${Version}", "fleettrust"])
+        XCTAssertTrue(installed.stdoutText.hasPrefix("install ok installed "), installed.stdoutText + installed.stderrText)
+        XCTAssertEqual(try entries(results + "/debian.json").map { $0["scanned_from"] as? String }, Array(repeating: "debian", count: 5))
+
+        let replay = try fleettrust(["scan", "--replay", results + "/debian.json", "--known-hosts", targets.knownHostsPath, "--no-history", "--format", "json"])
+        XCTAssertEqual(replay.status, 2, replay.stderrText)
+        XCTAssertEqual(try RecordedScan.decode(Data(replay.stdout)).hosts.map(\.status), [.trusted, .trusted, .new, .changed, .revoked])
     }
 
     /// The playbook's private working directories (`fleettrust.*` under /tmp) present now.
