@@ -41,6 +41,31 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(judged.saving, .refused(.unchecked))
     }
 
+    func testNoHostAuthenticationForLocalhostTrustsOnlyADirectLoopbackPeerWithoutAlias() {
+        let inventory = hosts("""
+        Host local aliased
+          NoHostAuthenticationForLocalhost yes
+        Host aliased
+          HostKeyAlias elsewhere
+        """)
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("local \(TestKeys.b.openSSHLine)\nelsewhere \(TestKeys.b.openSSHLine)\n")]),
+                               pins: nil)
+        func status(_ name: String, peer: String?) -> (HostStatus, [TrustBasis]) {
+            var result = ProbeResult(host: name, port: 22, keys: [DiscoveredKey(key: TestKeys.a)])
+            result.peerAddress = peer
+            let judged = judge.judge(inventory[name]!, result)
+            return (judged.status, judged.trustedBy)
+        }
+        XCTAssertNil(inventory["local"]?.sshOptions.unjudged)
+        XCTAssertEqual(inventory["local"]?.sshOptions.noHostAuthenticationForLocalhost, true)
+        XCTAssertEqual(status("local", peer: "127.3.4.5").0, .trusted)
+        XCTAssertEqual(status("local", peer: "127.3.4.5").1, [.localhostExemption])
+        XCTAssertEqual(status("local", peer: "::1").0, .trusted)
+        XCTAssertEqual(status("local", peer: "10.0.0.1").0, .changed, "not a loopback peer")
+        XCTAssertEqual(status("local", peer: nil).0, .changed, "behind a route ssh knows no peer address")
+        XCTAssertEqual(status("aliased", peer: "127.0.0.1").0, .changed, "HostKeyAlias takes the exemption away")
+    }
+
     func testAnAlarmStaysAnAlarmUnderAnUnjudgedSetting() {
         let host = hosts("Host cmd\n  KnownHostsCommand /bin/keys\n")["cmd"]!
         let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("cmd \(TestKeys.b.openSSHLine)\n")]), pins: nil)

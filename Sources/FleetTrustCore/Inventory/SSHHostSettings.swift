@@ -55,6 +55,7 @@ struct SSHHostSettings {
             proxyOrigin = origin
         case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
         case .fingerprintHash(let name): options.fingerprintHash = name
+        case .noHostAuthenticationForLocalhost(let flag): options.noHostAuthenticationForLocalhost = flag
         case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
         }

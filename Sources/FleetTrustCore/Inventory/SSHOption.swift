@@ -32,11 +32,14 @@ enum SSHOption: Hashable, Sendable {
     /// `FingerprintHash`, as OpenSSH names the digest (`MD5`, `SHA256`…): the `%f` a
     /// `KnownHostsCommand` is given.
     case fingerprintHash(String)
+    /// `NoHostAuthenticationForLocalhost`: `ssh` accepts any key from a loopback peer it reached
+    /// directly, unless `HostKeyAlias` is set.
+    case noHostAuthenticationForLocalhost(Bool)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 15), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 16), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -55,6 +58,7 @@ enum SSHOption: Hashable, Sendable {
         case .knownHostsCommand: return 13
         case .fingerprintHash: return 14
         case .unjudged: return 15
+        case .noHostAuthenticationForLocalhost: return 16
         }
     }
 
@@ -139,8 +143,7 @@ enum SSHOption: Hashable, Sendable {
             return unjudged("ssh may look the host up under another name", unless: ["no", "false"])
         case "verifyhostkeydns":
             return unjudged("ssh may accept a key from SSHFP records in DNS", unless: ["no", "false"])
-        case "nohostauthenticationforlocalhost":
-            return unjudged("ssh skips the host-key check for localhost", unless: ["no", "false"])
+        case "nohostauthenticationforlocalhost": return flag(SSHOption.noHostAuthenticationForLocalhost)
         default:
             return .success(noEffect.contains(keyword) ? .noEffect : .unknown)
         }
