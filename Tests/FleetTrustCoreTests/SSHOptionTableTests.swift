@@ -200,6 +200,37 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(inventory["u1"]?.sshOptions.checkHostIP, true, "no User: the local user, who is not alice")
     }
 
+    func testMatchFinalAsksForTheFinalPassWhereHostLinesMatchTheHostNameAsSSHMinusGSays() throws {
+        let directory = try TemporaryDirectory()
+        let config = """
+        Host web
+          HostName 10.0.0.9
+        Match final host 10.0.0.9
+          HostKeyAlias final-alias
+        Match canonical
+          Port 2022
+        Host 10.0.0.9
+          CheckHostIP yes
+        Host other
+          HostName 10.0.0.8
+        """
+        let path = directory.path + "/config"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let inventory = InventoryFixtures.read(text: config, name: path, format: .sshConfig, options: InventoryReadOptions())
+        XCTAssertEqual(inventory.diagnostics, [])
+        for host in inventory.hosts {
+            XCTAssertNil(host.sshOptions.unjudged, host.name)
+            let lines = Set(try Tool.run("/usr/bin/ssh", ["-F", path, "-G", host.name]).stdout.split(separator: "\n").map(String.init))
+            XCTAssertTrue(lines.contains("port \(host.port)"), "\(host.name) \(host.port)")
+            XCTAssertEqual(lines.first { $0.hasPrefix("hostkeyalias ") }, host.hostKeyAlias.map { "hostkeyalias \($0)" }, host.name)
+            XCTAssertTrue(lines.contains("checkhostip \(host.sshOptions.checkHostIP == true ? "yes" : "no")"), host.name)
+        }
+        XCTAssertEqual(inventory["web"]?.port, 2022, "Match canonical holds in the final pass, which Match final asked for")
+        XCTAssertEqual(inventory["web"]?.hostKeyAlias, "final-alias", "Match host sees the HostName")
+        XCTAssertEqual(inventory["web"]?.sshOptions.checkHostIP, true, "in the final pass Host lines match the host name")
+        XCTAssertNil(inventory["other"]?.hostKeyAlias)
+    }
+
     func testOptionsSurviveTheJSONReportAndReplayUnchanged() throws {
         var options = SSHHostOptions(hostKeyAlgorithms: "^ssh-ed25519,rsa-sha2-512", globalKnownHostsFiles: [], checkHostIP: true,
                                      hashKnownHosts: false)

@@ -8,7 +8,10 @@
 /// Canonicalizing needs the system resolver (`InventoryReadOptions.hostNameResolver`); where
 /// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before.
 enum SSHConfigPasses {
-    static func collect(alias: String, segments: [SSHConfigLayout.Segment], options: InventoryReadOptions,
+    /// `segments` may leave out blocks the alias cannot match in the first pass; `finalSegments`
+    /// gives those the final pass's host name can match (default: the same).
+    static func collect(alias: String, segments: [SSHConfigLayout.Segment], finalSegments: ((String) -> [SSHConfigLayout.Segment])? = nil,
+                        options: InventoryReadOptions,
                         into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
                         taking: (SSHOption) -> Bool = { _ in true }) {
         let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
@@ -35,7 +38,7 @@ enum SSHConfigPasses {
             }
         }
         settings.takeFinalHostName(host)
-        SSHConfigReader.collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
+        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, localUser: options.localUser, into: &settings,
                                 from: origin, finalHost: host, taking: taking)
     }
 }

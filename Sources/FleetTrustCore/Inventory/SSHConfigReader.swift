@@ -31,7 +31,8 @@ enum SSHConfigReader {
             let order = merged(general, exact[alias.name] ?? [])
             let file = alias.location.file
             if ownFile[file] == nil { ownFile[file] = !userFiles.isEmpty && userFiles.contains(FileSystemCalls.canonicalPath(file)) }
-            let host = resolve(alias.name, at: alias.location, segments: order.lazy.map { layout.segments[$0] },
+            let host = resolve(alias.name, at: alias.location, segments: order.map { layout.segments[$0] },
+                               finalSegments: { name in merged(general, exact[name] ?? []).map { layout.segments[$0] } },
                                options: options, own: ownFile[file]!)
             if host.hasUnsafeText {
                 log.warning(at: alias.location, "host \(InventoryDiagnostic.quote(alias.name)) contains control characters or invalid UTF-8; it is shown sanitized")
@@ -45,11 +46,13 @@ enum SSHConfigReader {
         return hosts
     }
 
-    private static func resolve<S: Sequence>(_ alias: String, at location: SourceLocation, segments: S,
-                                             options: InventoryReadOptions, own: Bool) -> InventoryHost
-    where S.Element == SSHConfigLayout.Segment {
+    /// `segments` are those that can apply to the alias; the final pass matches `Host` lines
+    /// against another name, whose segments `finalSegments` gives.
+    private static func resolve(_ alias: String, at location: SourceLocation, segments: [SSHConfigLayout.Segment],
+                                finalSegments: @escaping (String) -> [SSHConfigLayout.Segment], options: InventoryReadOptions,
+                                own: Bool) -> InventoryHost {
         var settings = SSHHostSettings()
-        SSHConfigPasses.collect(alias: alias, segments: Array(segments), options: options, into: &settings,
+        SSHConfigPasses.collect(alias: alias, segments: segments, finalSegments: finalSegments, options: options, into: &settings,
                                 from: own ? .userConfiguration : .inventory)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
                                  port: settings.port ?? 22, user: settings.user, options: options)
