@@ -37,8 +37,10 @@ final class CanonicalNameOracleTests: XCTestCase {
             CanonicalizeHostname yes
             CanonicalDomains nope.test example.test
             CanonicalizePermittedCNAMEs *.example.test:real.example.test
-            Host web solo nosuch dotted.example
+            Host web solo nosuch strict dotted.example
               Port \(port)
+            Host strict
+              CanonicalizeFallbackLocal no
             Host dotted.example
               HostName 127.0.0.1
             Host *
@@ -58,6 +60,9 @@ final class CanonicalNameOracleTests: XCTestCase {
             SSHConfigCase(alias: "solo", ssh: .accepted, status: .trusted),
             // Found under no domain: the name as typed, which resolves nowhere.
             SSHConfigCase(alias: "nosuch", ssh: .other, status: .unreachable),
+            // Found under no domain and no fallback: ssh stops before connecting ("Could not resolve
+            // host"); the name resolves for fleettrust no better, so the probe fails at stage resolve.
+            SSHConfigCase(alias: "strict", ssh: .other, status: .unreachable),
             // An address is never canonicalized: nothing is recorded for it.
             SSHConfigCase(alias: "dotted.example", ssh: .unknown, status: .new),
         ], config: config, hosts: hosts)
