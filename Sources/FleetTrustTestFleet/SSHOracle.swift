@@ -142,6 +142,9 @@ extension SSHOracle {
                 result.certificateNotes.append(line)
             } else if line.contains("is known and matches the") {
                 accepted = (line.contains("host certificate") ? .acceptedByCA : .accepted, line)
+            } else if line.hasPrefix("Forcing accepting of host key for loopback/localhost") {
+                // NoHostAuthenticationForLocalhost: accepted before known_hosts is read.
+                accepted = (.accepted, line)
             } else if line.contains("has changed and you have requested strict checking") {
                 refusal = (.changed, line)
             } else if line.contains("was revoked and you have requested strict checking")

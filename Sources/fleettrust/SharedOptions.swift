@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FleetTrustCore
+import FleetTrustSSH
 
 // The options several commands take, each declared once with its one default.
 
@@ -24,7 +25,9 @@ struct InventoryOptions: ParsableArguments {
         do {
             let read = try InventoryReadOptions.underUserConfiguration(explicit: sshConfig.map(expandTilde), allowProxyCommands: allowProxyCommands)
             read.errors.forEach { printError($0.description) }
-            options = read.options
+            var readOptions = read.options
+            readOptions.hostNameResolver = SystemHostNameResolver()
+            options = readOptions
         } catch {
             throw CommandFailure.unreadableInput("--ssh-config \(error)")
         }

@@ -41,6 +41,31 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(judged.saving, .refused(.unchecked))
     }
 
+    func testNoHostAuthenticationForLocalhostTrustsOnlyADirectLoopbackPeerWithoutAlias() {
+        let inventory = hosts("""
+        Host local aliased
+          NoHostAuthenticationForLocalhost yes
+        Host aliased
+          HostKeyAlias elsewhere
+        """)
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("local \(TestKeys.b.openSSHLine)\nelsewhere \(TestKeys.b.openSSHLine)\n")]),
+                               pins: nil)
+        func status(_ name: String, peer: String?) -> (HostStatus, [TrustBasis]) {
+            var result = ProbeResult(host: name, port: 22, keys: [DiscoveredKey(key: TestKeys.a)])
+            result.peerAddress = peer
+            let judged = judge.judge(inventory[name]!, result)
+            return (judged.status, judged.trustedBy)
+        }
+        XCTAssertNil(inventory["local"]?.sshOptions.unjudged)
+        XCTAssertEqual(inventory["local"]?.sshOptions.noHostAuthenticationForLocalhost, true)
+        XCTAssertEqual(status("local", peer: "127.3.4.5").0, .trusted)
+        XCTAssertEqual(status("local", peer: "127.3.4.5").1, [.localhostExemption])
+        XCTAssertEqual(status("local", peer: "::1").0, .trusted)
+        XCTAssertEqual(status("local", peer: "10.0.0.1").0, .changed, "not a loopback peer")
+        XCTAssertEqual(status("local", peer: nil).0, .changed, "behind a route ssh knows no peer address")
+        XCTAssertEqual(status("aliased", peer: "127.0.0.1").0, .changed, "HostKeyAlias takes the exemption away")
+    }
+
     func testAnAlarmStaysAnAlarmUnderAnUnjudgedSetting() {
         let host = hosts("Host cmd\n  KnownHostsCommand /bin/keys\n")["cmd"]!
         let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("cmd \(TestKeys.b.openSSHLine)\n")]), pins: nil)
@@ -173,6 +198,37 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(inventory["u2"]?.port, 2001, "the user obtained so far, case-sensitive")
         XCTAssertEqual(inventory["u3"]?.port, 22)
         XCTAssertEqual(inventory["u1"]?.sshOptions.checkHostIP, true, "no User: the local user, who is not alice")
+    }
+
+    func testMatchFinalAsksForTheFinalPassWhereHostLinesMatchTheHostNameAsSSHMinusGSays() throws {
+        let directory = try TemporaryDirectory()
+        let config = """
+        Host web
+          HostName 10.0.0.9
+        Match final host 10.0.0.9
+          HostKeyAlias final-alias
+        Match canonical
+          Port 2022
+        Host 10.0.0.9
+          CheckHostIP yes
+        Host other
+          HostName 10.0.0.8
+        """
+        let path = directory.path + "/config"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let inventory = InventoryFixtures.read(text: config, name: path, format: .sshConfig, options: InventoryReadOptions())
+        XCTAssertEqual(inventory.diagnostics, [])
+        for host in inventory.hosts {
+            XCTAssertNil(host.sshOptions.unjudged, host.name)
+            let lines = Set(try Tool.run("/usr/bin/ssh", ["-F", path, "-G", host.name]).stdout.split(separator: "\n").map(String.init))
+            XCTAssertTrue(lines.contains("port \(host.port)"), "\(host.name) \(host.port)")
+            XCTAssertEqual(lines.first { $0.hasPrefix("hostkeyalias ") }, host.hostKeyAlias.map { "hostkeyalias \($0)" }, host.name)
+            XCTAssertTrue(lines.contains("checkhostip \(host.sshOptions.checkHostIP == true ? "yes" : "no")"), host.name)
+        }
+        XCTAssertEqual(inventory["web"]?.port, 2022, "Match canonical holds in the final pass, which Match final asked for")
+        XCTAssertEqual(inventory["web"]?.hostKeyAlias, "final-alias", "Match host sees the HostName")
+        XCTAssertEqual(inventory["web"]?.sshOptions.checkHostIP, true, "in the final pass Host lines match the host name")
+        XCTAssertNil(inventory["other"]?.hostKeyAlias)
     }
 
     func testOptionsSurviveTheJSONReportAndReplayUnchanged() throws {

@@ -202,7 +202,7 @@ struct AnsibleInventoryModel {
             settings.apply(.unjudged(keyword: finding.keyword, why: finding.why), at: vars[finding.variable]?.location)
         }
         // After the command line, the user's configuration, matched against ansible_host.
-        options.sshConfiguration?.collect(into: &settings, hostArgument: address, localUser: options.localUser)
+        options.sshConfiguration?.collect(into: &settings, hostArgument: address, options: options)
         var item = settings.host(named: name, hostArgument: address, address: settings.address(hostArgument: address),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         item.groups = direct

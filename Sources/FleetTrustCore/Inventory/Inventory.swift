@@ -36,6 +36,8 @@ public struct InventoryReadOptions: Sendable {
     /// Whether a ProxyCommand written in an inventory may be run (`--allow-inventory-proxy-command`);
     /// without it such a host is refused, since an inventory is data.
     public var allowInventoryProxyCommands = false
+    /// The system resolver, for `CanonicalizeHostname`; without one a host under it is `unchecked`.
+    public var hostNameResolver: (any HostNameResolving)?
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {

@@ -44,8 +44,7 @@ enum SSHConfigCondition {
     case host([String])
     /// `Match` criteria, all of which must hold.
     case match([Criterion])
-    /// A `Match` with a criterion fleettrust does not evaluate (`exec`, `canonical`, `final`,
-    /// `user`, `localuser`, …): it may or may not apply, so a host whose other conditions hold is
+    /// A `Match` with a criterion fleettrust does not evaluate (`exec`, …): it may or may not apply, so a host whose other conditions hold is
     /// unjudged when the block sets anything.
     case unsupported(UnjudgedSetting)
 
@@ -60,7 +59,10 @@ enum SSHConfigCondition {
             case user(String)
             /// `Match localuser`: the local user (case-sensitive).
             case localUser(String)
-            /// A criterion fleettrust does not evaluate (`exec`, `canonical`, `final`, …), as
+            /// `Match canonical`, `Match final`: hold only in the final pass (`final` asks for one).
+            case canonical
+            case final
+            /// A criterion fleettrust does not evaluate (`exec`, …), as
             /// written, with the `Match` line.
             case unsupported(String, SourceLocation)
         }
@@ -97,7 +99,7 @@ enum SSHConfigCondition {
                 index += 1
                 criteria.append(Criterion(kind: word == "user" ? .user(list) : .localUser(list), negated: negated))
             case "canonical", "final":
-                criteria.append(Criterion(kind: .unsupported(word, location), negated: negated))
+                criteria.append(Criterion(kind: word == "final" ? .final : .canonical, negated: negated))
             default:
                 guard index < arguments.count else { return .failure(.message("Match \(word) needs an argument")) }
                 criteria.append(Criterion(kind: .unsupported(word + " " + arguments[index], location), negated: negated))

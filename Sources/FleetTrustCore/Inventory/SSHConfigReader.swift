@@ -6,8 +6,8 @@ import Foundation
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. Each line goes through the keyword table
 /// (`SSHOption`) and the host's settings are collected and expanded as `ssh` does
-/// (`SSHHostSettings`). A block behind a `Match` criterion fleettrust does not evaluate makes
-/// the host unjudged when its other conditions hold. `ProxyJump` / `ProxyCommand` are recorded,
+/// (`SSHHostSettings`), in `ssh`'s passes (`SSHConfigPasses`). A block behind a `Match`
+/// criterion fleettrust does not evaluate makes the host unjudged when its other conditions hold. `ProxyJump` / `ProxyCommand` are recorded,
 /// not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
@@ -31,7 +31,8 @@ enum SSHConfigReader {
             let order = merged(general, exact[alias.name] ?? [])
             let file = alias.location.file
             if ownFile[file] == nil { ownFile[file] = !userFiles.isEmpty && userFiles.contains(FileSystemCalls.canonicalPath(file)) }
-            let host = resolve(alias.name, at: alias.location, segments: order.lazy.map { layout.segments[$0] },
+            let host = resolve(alias.name, at: alias.location, segments: order.map { layout.segments[$0] },
+                               finalSegments: { name in merged(general, exact[name] ?? []).map { layout.segments[$0] } },
                                options: options, own: ownFile[file]!)
             if host.hasUnsafeText {
                 log.warning(at: alias.location, "host \(InventoryDiagnostic.quote(alias.name)) contains control characters or invalid UTF-8; it is shown sanitized")
@@ -45,12 +46,14 @@ enum SSHConfigReader {
         return hosts
     }
 
-    private static func resolve<S: Sequence>(_ alias: String, at location: SourceLocation, segments: S,
-                                             options: InventoryReadOptions, own: Bool) -> InventoryHost
-    where S.Element == SSHConfigLayout.Segment {
+    /// `segments` are those that can apply to the alias; the final pass matches `Host` lines
+    /// against another name, whose segments `finalSegments` gives.
+    private static func resolve(_ alias: String, at location: SourceLocation, segments: [SSHConfigLayout.Segment],
+                                finalSegments: @escaping (String) -> [SSHConfigLayout.Segment], options: InventoryReadOptions,
+                                own: Bool) -> InventoryHost {
         var settings = SSHHostSettings()
-        collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
-                from: own ? .userConfiguration : .inventory)
+        SSHConfigPasses.collect(alias: alias, segments: segments, finalSegments: finalSegments, options: options, into: &settings,
+                                from: own ? .userConfiguration : .inventory)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         host.source = location
@@ -60,12 +63,21 @@ enum SSHConfigReader {
 
     /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
     /// in order, the first value of a keyword winning.
+    /// `finalHost` is nil in the first pass; in the final pass it is the name `Host` lines match
+    /// (the canonical host name). Returns whether a `Match final` asked for a final pass.
+    @discardableResult
     static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
-                                     from origin: SSHHostSettings.Origin = .inventory, taking: (SSHOption) -> Bool = { _ in true })
+                                     from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
+                                     taking: (SSHOption) -> Bool = { _ in true }) -> Bool
     where S.Element == SSHConfigLayout.Segment {
+        var wantsFinalPass = false
         for segment in segments {
-            let facts = MatchFacts(alias: alias, hostName: settings.address(hostArgument: alias),
-                                   user: settings.user ?? localUser, localUser: localUser)
+            let facts = MatchFacts(alias: finalHost ?? alias, originalHost: alias, hostName: settings.address(hostArgument: alias),
+                                   user: settings.user ?? localUser, localUser: localUser, finalPass: finalHost != nil)
+            wantsFinalPass = wantsFinalPass || segment.conditions.contains { condition in
+                guard case .match(let criteria) = condition else { return false }
+                return criteria.contains { if case .final = $0.kind { return true } else { return false } }
+            }
             var unsupported: UnjudgedSetting?
             guard segment.conditions.allSatisfy({ holds($0, facts, unsupported: &unsupported) }) else { continue }
             if let unsupported {
@@ -77,6 +89,7 @@ enum SSHConfigReader {
             }
             for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location, from: origin) }
         }
+        return wantsFinalPass
     }
 
     /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
@@ -84,10 +97,13 @@ enum SSHConfigReader {
     /// What `Match` criteria look at (`readconf.c:match_cfg_line`): the alias as typed, the
     /// `HostName` obtained so far, the remote user obtained so far (else the local one).
     private struct MatchFacts {
+        /// What `Host` lines match: the alias, in the final pass the canonical host name.
         var alias: String
+        var originalHost: String
         var hostName: String
         var user: String
         var localUser: String
+        var finalPass: Bool
     }
 
     private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, unsupported: inout UnjudgedSetting?) -> Bool {
@@ -115,7 +131,8 @@ enum SSHConfigReader {
                 case .host(let list): result = SSHConfigPattern.matchesList(facts.hostName, list) == .match
                 case .user(let list): result = SSHConfigPattern.matchesList(facts.user, list, lowercase: false) == .match
                 case .localUser(let list): result = SSHConfigPattern.matchesList(facts.localUser, list, lowercase: false) == .match
-                case .originalHost(let list): result = SSHConfigPattern.matchesList(alias, list) == .match
+                case .originalHost(let list): result = SSHConfigPattern.matchesList(facts.originalHost, list) == .match
+                case .canonical, .final: result = facts.finalPass
                 case .unsupported(let text, let location):
                     unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
                     return true

@@ -31,6 +31,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `FingerprintHash` (`MD5`, `SHA1`, `SHA256`, `SHA384`, `SHA512`): only the `%f` given to
     /// `KnownHostsCommand`.
     public var fingerprintHash: String?
+    /// `NoHostAuthenticationForLocalhost`: `ssh` accepts whatever key a loopback peer it reached
+    /// directly presents (no route, no `HostKeyAlias`); only `RevokedHostKeys` still refuses one.
+    public var noHostAuthenticationForLocalhost: Bool?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -50,6 +53,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case hashKnownHosts = "hash_known_hosts", caSignatureAlgorithms = "ca_signature_algorithms"
         case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys"
         case knownHostsCommand = "known_hosts_command", fingerprintHash = "fingerprint_hash", unjudged
+        case noHostAuthenticationForLocalhost = "no_host_authentication_for_localhost"
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -68,6 +72,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
         try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
+        try c.encodeIfPresent(noHostAuthenticationForLocalhost, forKey: .noHostAuthenticationForLocalhost)
     }
 
     /// The `-o` options that make `ssh` use these settings (the known_hosts and revocation files
@@ -79,6 +84,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let checkHostIP { add("CheckHostIP", checkHostIP ? "yes" : "no") }
         if let caSignatureAlgorithms { add("CASignatureAlgorithms", caSignatureAlgorithms.description) }
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
+        if let noHostAuthenticationForLocalhost { add("NoHostAuthenticationForLocalhost", noHostAuthenticationForLocalhost ? "yes" : "no") }
         return options
     }
 }

@@ -15,6 +15,8 @@ struct SSHHostSettings {
     private var userFiles: (files: [String], location: SourceLocation?)?
     private var globalFiles: (files: [String], location: SourceLocation?)?
     private(set) var options = SSHHostOptions()
+    /// `CanonicalizeHostname` and its companions, applied between the two passes.
+    private(set) var canonicalization = SSHCanonicalization()
     /// The keywords that have a value: a bit per `SSHOption` case, and the unjudged keywords.
     private var seen: UInt32 = 0
     private var seenUnjudged: [String] = []
@@ -55,13 +57,31 @@ struct SSHHostSettings {
             proxyOrigin = origin
         case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
         case .fingerprintHash(let name): options.fingerprintHash = name
+        case .noHostAuthenticationForLocalhost(let flag): options.noHostAuthenticationForLocalhost = flag
+        case .canonicalizeHostname(let mode): canonicalization.mode = mode
+        case .canonicalDomains(let domains): canonicalization.domains = domains
+        case .canonicalizeMaxDots(let dots): canonicalization.maxDots = dots
+        case .canonicalizeFallbackLocal(let flag): canonicalization.fallbackLocal = flag
+        case .canonicalizePermittedCNAMEs(let rules): canonicalization.permittedCNAMEs = rules
         case .unjudged(let keyword, let why):
             if let why { addUnjudged(UnjudgedSetting(keyword: keyword, location: location, why: why)) }
         }
     }
 
+    /// Before the final pass `ssh` makes the (canonical) host name its `HostName`: later
+    /// `HostName` lines no longer count.
+    mutating func takeFinalHostName(_ name: String) {
+        hostName = name
+        seen |= 1 << SSHOption.hostName("").ordinal
+    }
+
+    /// Whether `ssh` connects itself rather than through a ProxyCommand or ProxyJump.
+    var isDirect: Bool { (proxy ?? nil) == nil }
+
     /// Records a setting that may be in force and that fleettrust cannot judge under.
+    /// The final pass meets the same block again: it is named once.
     mutating func addUnjudged(_ setting: UnjudgedSetting) {
+        guard options.unjudged?.contains(setting) != true else { return }
         options.unjudged = (options.unjudged ?? []) + [setting]
     }
 

@@ -32,11 +32,20 @@ enum SSHOption: Hashable, Sendable {
     /// `FingerprintHash`, as OpenSSH names the digest (`MD5`, `SHA256`…): the `%f` a
     /// `KnownHostsCommand` is given.
     case fingerprintHash(String)
+    /// `NoHostAuthenticationForLocalhost`: `ssh` accepts any key from a loopback peer it reached
+    /// directly, unless `HostKeyAlias` is set.
+    case noHostAuthenticationForLocalhost(Bool)
+    /// `CanonicalizeHostname` and its companions (`SSHCanonicalization`).
+    case canonicalizeHostname(SSHCanonicalization.Mode)
+    case canonicalDomains([String])
+    case canonicalizeMaxDots(Int)
+    case canonicalizeFallbackLocal(Bool)
+    case canonicalizePermittedCNAMEs([SSHCanonicalization.CNAMERule])
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 15), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 21), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -55,6 +64,12 @@ enum SSHOption: Hashable, Sendable {
         case .knownHostsCommand: return 13
         case .fingerprintHash: return 14
         case .unjudged: return 15
+        case .noHostAuthenticationForLocalhost: return 16
+        case .canonicalizeHostname: return 17
+        case .canonicalDomains: return 18
+        case .canonicalizeMaxDots: return 19
+        case .canonicalizeFallbackLocal: return 20
+        case .canonicalizePermittedCNAMEs: return 21
         }
     }
 
@@ -73,6 +88,7 @@ enum SSHOption: Hashable, Sendable {
         "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "requiredrsasize",
         "checkhostip", "hashknownhosts", "proxyjump", "verifyhostkeydns", "nohostauthenticationforlocalhost",
         "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys", "fingerprinthash",
+        "canonicalizemaxdots", "canonicalizefallbacklocal",
     ]
 
     /// `process_config_line`'s arms for the keywords that matter, `keyword` lowercased;
@@ -136,14 +152,38 @@ enum SSHOption: Hashable, Sendable {
             }
             return option(.fingerprintHash(name))
         case "canonicalizehostname":
-            return unjudged("ssh may look the host up under another name", unless: ["no", "false"])
+            switch first.lowercased() {
+            case "yes", "true": return option(.canonicalizeHostname(.yes))
+            case "no", "false": return option(.canonicalizeHostname(.no))
+            case "always": return option(.canonicalizeHostname(.always))
+            default: return .failure(.invalid("CanonicalizeHostname: \(InventoryDiagnostic.quote(first)) is not yes, no or always"))
+            }
+        case "canonicaldomains":
+            // `valid_domain(…, makelower=1)`: letters, digits, `-` and `.`, not starting with one of the last two.
+            if let bad = arguments.first(where: { !$0.isEmpty && !Self.validDomain($0) }) {
+                return .failure(.invalid("CanonicalDomains \(InventoryDiagnostic.quote(bad)) is not a domain name"))
+            }
+            return option(.canonicalDomains(arguments.map { $0.lowercased() }))
+        case "canonicalizemaxdots":
+            guard let dots = Int(first), dots >= 0, first.allSatisfy(\.isASCII) else {
+                return .failure(.invalid("CanonicalizeMaxDots \(InventoryDiagnostic.quote(first)) is not a whole number"))
+            }
+            return option(.canonicalizeMaxDots(dots))
+        case "canonicalizefallbacklocal": return flag(SSHOption.canonicalizeFallbackLocal)
+        case "canonicalizepermittedcnames":
+            return SSHCanonicalization.rules(arguments).map { .option(.canonicalizePermittedCNAMEs($0)) }
         case "verifyhostkeydns":
             return unjudged("ssh may accept a key from SSHFP records in DNS", unless: ["no", "false"])
-        case "nohostauthenticationforlocalhost":
-            return unjudged("ssh skips the host-key check for localhost", unless: ["no", "false"])
+        case "nohostauthenticationforlocalhost": return flag(SSHOption.noHostAuthenticationForLocalhost)
         default:
             return .success(noEffect.contains(keyword) ? .noEffect : .unknown)
         }
+    }
+
+    /// `valid_domain`: a domain `CanonicalDomains` accepts (`none` among them).
+    static func validDomain(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first != "-", first != "." else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
     }
 
     /// `yes`/`no` (and the `true`/`false` ssh also takes), as `ssh`'s flag options read them.
@@ -164,13 +204,14 @@ enum SSHOption: Hashable, Sendable {
             "requiredrsasize": "RequiredRSASize", "checkhostip": "CheckHostIP", "hashknownhosts": "HashKnownHosts",
             "revokedhostkeys": "RevokedHostKeys", "proxyjump": "ProxyJump", "proxycommand": "ProxyCommand",
             "knownhostscommand": "KnownHostsCommand", "canonicalizehostname": "CanonicalizeHostname",
-            "verifyhostkeydns": "VerifyHostKeyDNS", "fingerprinthash": "FingerprintHash", "nohostauthenticationforlocalhost": "NoHostAuthenticationForLocalhost",
+            "verifyhostkeydns": "VerifyHostKeyDNS", "canonicaldomains": "CanonicalDomains",
+            "canonicalizemaxdots": "CanonicalizeMaxDots", "canonicalizefallbacklocal": "CanonicalizeFallbackLocal",
+            "canonicalizepermittedcnames": "CanonicalizePermittedCNAMEs", "fingerprinthash": "FingerprintHash", "nohostauthenticationforlocalhost": "NoHostAuthenticationForLocalhost",
         ][keyword] ?? keyword
     }
 
     /// The rest of OpenSSH 9.2's `readconf.c` keyword table. `StrictHostKeyChecking` is here
-    /// because fleettrust always judges as `StrictHostKeyChecking=yes`; the `Canonical*`
-    /// companions matter only with `CanonicalizeHostname`, judged above; `UpdateHostKeys` acts
+    /// because fleettrust always judges as `StrictHostKeyChecking=yes`; `UpdateHostKeys` acts
     /// after the decision; `Host`, `Match` and `Include` are the reader's.
     static let noEffect: Set<String> = [
         "protocol", "cipher", "fallbacktorsh", "globalknownhostsfile2", "rhostsauthentication", "userknownhostsfile2",
@@ -189,8 +230,7 @@ enum SSHOption: Hashable, Sendable {
         "serveraliveinterval", "serveralivecountmax", "sendenv", "setenv", "controlpath", "controlmaster",
         "controlpersist", "include", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
         "visualhostkey", "kexalgorithms", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
-        "proxyusefdpass", "canonicaldomains", "canonicalizefallbacklocal", "canonicalizemaxdots",
-        "canonicalizepermittedcnames", "streamlocalbindmask", "streamlocalbindunlink",
+        "proxyusefdpass", "streamlocalbindmask", "streamlocalbindunlink",
         "updatehostkeys", "hostbasedacceptedalgorithms", "hostbasedkeytypes", "pubkeyacceptedalgorithms",
         "pubkeyacceptedkeytypes", "ignoreunknown", "securitykeyprovider", "enableescapecommandline",
     ]

@@ -51,7 +51,7 @@ public struct SSHUserConfiguration: Sendable {
         var settings = SSHHostSettings()
         if let port { settings.apply(.port(port), at: listed.source) }
         if let user = listed.user { settings.apply(.user(user), at: listed.source) }
-        collect(into: &settings, hostArgument: listed.address, localUser: options.localUser)
+        collect(into: &settings, hostArgument: listed.address, options: options)
         var host = settings.host(named: listed.name, hostArgument: listed.address, address: settings.address(hostArgument: listed.address),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         host.source = listed.source
@@ -80,6 +80,7 @@ public struct SSHUserConfiguration: Sendable {
         if let value = mine.checkHostIP { judged.sshOptions.checkHostIP = value }
         if let value = mine.knownHostsCommand { judged.sshOptions.knownHostsCommand = value }
         if let value = mine.fingerprintHash { judged.sshOptions.fingerprintHash = value }
+        if let value = mine.noHostAuthenticationForLocalhost { judged.sshOptions.noHostAuthenticationForLocalhost = value }
         if let revoked = mine.revokedHostKeys {
             judged.sshOptions.revokedHostKeys = Array(Set((judged.sshOptions.revokedHostKeys ?? []) + revoked)).sorted()
         }
@@ -88,8 +89,8 @@ public struct SSHUserConfiguration: Sendable {
     }
 
     /// Adds this configuration's settings for `ssh hostArgument` to those already given.
-    func collect(into settings: inout SSHHostSettings, hostArgument: String, localUser: String) {
-        SSHConfigReader.collect(alias: hostArgument, segments: segments, localUser: localUser, into: &settings,
+    func collect(into settings: inout SSHHostSettings, hostArgument: String, options: InventoryReadOptions) {
+        SSHConfigPasses.collect(alias: hostArgument, segments: segments, options: options, into: &settings,
                                 from: .userConfiguration) { option in
             if case .hashKnownHosts = option { return false }
             return true

@@ -235,6 +235,11 @@ public struct FleetJudge: Sendable {
         func alarm(_ verdict: KeyVerdict) -> Int? {
             keys.firstIndex { $0.says(verdict) }
         }
+        if Self.exemptAsLocalhost(host, result), pin.verdict != .mismatch, client != nil, let algorithm, let negotiated,
+           keys[negotiated].unusable == nil {
+            return finish(.trusted, .trusted(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
+                          trustedBy: [.localhostExemption] + (pin.verdict == .matched ? [.pin] : []), stricter: stricter)
+        }
         if let index = alarm(.revoked) {
             note(.keyNotNegotiated, unless: index)
             return finish(.revoked, .keyRevoked(key: index), keys: keys, algorithm: algorithm, pin: pin, stricter: stricter)
@@ -283,6 +288,17 @@ public struct FleetJudge: Sendable {
         if pin.verdict == .matched { basis.append(.pin) }
         return finish(.trusted, .trusted(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
                       trustedBy: basis, stricter: stricter)
+    }
+
+    /// `NoHostAuthenticationForLocalhost yes` (`check_host_key`): `ssh` accepts whatever key a
+    /// loopback peer it reached directly presents, before reading known_hosts, unless
+    /// `HostKeyAlias` is set. Behind a route `ssh` knows no peer address, so it checks as usual.
+    /// `RevokedHostKeys`, checked before, still refuses (the revocation overrule in `finish`).
+    static func exemptAsLocalhost(_ host: InventoryHost, _ result: ProbeResult) -> Bool {
+        guard host.sshOptions.noHostAuthenticationForLocalhost == true, host.hostKeyAlias == nil, let peer = result.peerAddress else {
+            return false
+        }
+        return LookupName.isLoopback(peer)
     }
 
     /// How the probe's keys moved against the history; nil without one or without keys.

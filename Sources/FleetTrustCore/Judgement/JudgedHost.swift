@@ -288,6 +288,8 @@ public enum TrustBasis: String, Hashable, Sendable, Codable, CaseIterable {
     case caPin = "ca-pin"
     /// TLS: the chain validates to a trusted CA and the leaf names the endpoint.
     case certificateChain = "certificate-chain"
+    /// `NoHostAuthenticationForLocalhost`: `ssh` accepts any key from a loopback peer.
+    case localhostExemption = "no-host-authentication-for-localhost"
 }
 
 /// Why a host has its status: the fact behind it, for renderers to word.

@@ -87,6 +87,7 @@ public enum JudgementWords {
         case .pin: return "a pin"
         case .caPin: return "a pinned CA"
         case .certificateChain: return "its certificate chain"
+        case .localhostExemption: return "NoHostAuthenticationForLocalhost (a loopback peer: known_hosts is not consulted)"
         }
     }
 

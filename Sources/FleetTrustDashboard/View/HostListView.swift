@@ -182,6 +182,7 @@ enum HostListView {
             case .pin: return "pin"
             case .caPin: return "ca-pin"
             case .certificateChain: return "chain"
+            case .localhostExemption: return "local"
             }
         }.joined(separator: "+")
     }

@@ -1,0 +1,44 @@
+/// `ssh`'s passes over its configuration for one host (ssh.c `main`, OpenSSH 9.2): a first pass
+/// with the name as typed; then, when `CanonicalizeHostname` is on or a `Match final` asked
+/// for it, the host name after `HostName` (lower-cased unless an address) is canonicalized
+/// (`SSHCanonicalization`), becomes the `HostName`, and a final pass reads the files again with
+/// `Host` lines matching it and `Match canonical` / `Match final` holding. A value obtained in
+/// the first pass is kept (the first value wins across passes).
+///
+/// Canonicalizing needs the system resolver (`InventoryReadOptions.hostNameResolver`); where
+/// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before.
+enum SSHConfigPasses {
+    /// `segments` may leave out blocks the alias cannot match in the first pass; `finalSegments`
+    /// gives those the final pass's host name can match (default: the same).
+    static func collect(alias: String, segments: [SSHConfigLayout.Segment], finalSegments: ((String) -> [SSHConfigLayout.Segment])? = nil,
+                        options: InventoryReadOptions,
+                        into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
+                        taking: (SSHOption) -> Bool = { _ in true }) {
+        let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
+                                                     from: origin, taking: taking)
+        let canonicalization = settings.canonicalization
+        guard canonicalization.mode != .no || wantsFinalPass else { return }
+        var host = settings.address(hostArgument: alias)
+        if LookupName.canonicalAddress(host) == nil { host = host.lowercased() }
+        if canonicalization.mode != .no {
+            guard let resolver = options.hostNameResolver else {
+                settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeHostname", location: nil,
+                                                     why: "ssh may look the host up under another name, and no resolver was given"))
+                return
+            }
+            switch canonicalization.canonicalize(host, port: settings.port ?? 22, direct: settings.isDirect, resolver: resolver) {
+            case .name(let name):
+                host = name
+            case .refused(let why):
+                settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeFallbackLocal", location: nil, why: "ssh stops: \(why)"))
+                return
+            case .unanswered(let why):
+                settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeHostname", location: nil, why: why))
+                return
+            }
+        }
+        settings.takeFinalHostName(host)
+        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, localUser: options.localUser, into: &settings,
+                                from: origin, finalHost: host, taking: taking)
+    }
+}
