@@ -7,7 +7,11 @@ CONFIG     ?= debug
 BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
 DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev openssl \
-                debootstrap dpkg-dev binutils
+                debootstrap dpkg-dev binutils dropbear-bin tinysshd socat
+# The real servers of `make test-integration` (mail, directory, database), installed only by it.
+INTEGRATION_PACKAGES := postfix dovecot-imapd dovecot-pop3d slapd postgresql
+# Real-server suites too slow for `make test`: they run in `make test-integration`.
+INTEGRATION_TESTS := StartTLSServerTests
 DEMO_HOSTS ?= 8
 
 # `make install`: PREFIX and DESTDIR as usual; INSTALL_CONFIG=debug installs the debug build (tests).
@@ -30,20 +34,23 @@ INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES))
 
 export LANG ?= C.UTF-8
 
-.PHONY: all deps version build release test test-dist dist demo bench fuzz matrix clean install install-files uninstall
+.PHONY: all deps version build release test test-dist test-integration dist demo bench fuzz matrix clean install install-files uninstall
 
 all: build
 
-deps:
-	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+# Installs the Debian packages named in $(1) that are missing, quietly.
+install-missing = missing=""; \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq >/dev/null && apt-get install -y -qq $$missing >/dev/null || exit 1; \
-	fi; \
+	fi
+
+deps:
+	@$(call install-missing,$(DEB_PACKAGES)); \
 	command -v $(SWIFT) >/dev/null || { echo "swift (6.x) is not on PATH"; exit 1; }
 
 # Bakes `git describe` into the binary (fleettrust --version); rebuilds only when it changed.
@@ -63,8 +70,19 @@ test: deps version
 	@rm -f $(BUILD_DIR)/xunit.xml
 	@status=0; \
 	$(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
-	  --xunit-output $(BUILD_DIR)/xunit.xml || status=$$?; \
+	  $(addprefix --skip ,$(INTEGRATION_TESTS)) --xunit-output $(BUILD_DIR)/xunit.xml || status=$$?; \
 	./scripts/test-summary $(BUILD_DIR)/xunit.xml || status=1; \
+	exit $$status
+
+# The suites against real mail, directory and database servers; a missing server fails them here.
+test-integration: deps version
+	@$(call install-missing,$(INTEGRATION_PACKAGES))
+	$(SWIFT) build --build-tests
+	@rm -f $(BUILD_DIR)/xunit-integration.xml
+	@status=0; \
+	FLEETTRUST_INTEGRATION=1 $(SWIFT) test --skip-build --parallel --num-workers 2 --disable-swift-testing \
+	  --filter '$(subst $() ,|,$(INTEGRATION_TESTS))' --xunit-output $(BUILD_DIR)/xunit-integration.xml || status=$$?; \
+	./scripts/test-summary $(BUILD_DIR)/xunit-integration.xml || status=1; \
 	exit $$status
 
 # The tarball, the .deb and SHA256SUMS in $(DIST_DIR)/, for machines without Swift (docs/install.md).
