@@ -87,8 +87,8 @@ test-integration: deps version
 
 # The tarball, the .deb and SHA256SUMS in $(DIST_DIR)/, for machines without Swift (docs/install.md).
 dist: deps version
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product fleettrust
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product generate-manual
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(DIST_BUILD) --product fleettrust
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(DIST_BUILD) --product generate-manual
 	./scripts/dist $(DIST_BUILD)/release $(DIST_DIR) "$(DEB_MAINTAINER)"
 
 # What `dist` made, proved where there is no toolchain: the tarball's binary with the toolchain

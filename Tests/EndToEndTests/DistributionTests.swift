@@ -82,6 +82,9 @@ final class DistributionTests: XCTestCase {
         try assertDependsNamesThePackageOfEveryLibraryTheBinaryNeeds(binary: unpacked + "/usr/bin/fleettrust", package: dist.package)
         let sections = try run("/usr/bin/readelf", ["--section-headers", "--wide", unpacked + "/usr/bin/fleettrust"]).stdoutText
         XCTAssertFalse(sections.contains(".symtab") || sections.contains(".debug_info"), "the binary is shipped stripped")
+        // A search path beside the binary would load a library planted next to a copy of it.
+        let dynamic = try run("/usr/bin/readelf", ["--dynamic", unpacked + "/usr/bin/fleettrust"]).stdoutText
+        XCTAssertFalse(dynamic.contains("RPATH") || dynamic.contains("RUNPATH"), "the binary names no library search path: \(dynamic)")
     }
 
     /// `Depends` against the binary: every library it needs (ELF NEEDED) comes from a Debian
