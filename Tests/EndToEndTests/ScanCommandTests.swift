@@ -76,7 +76,7 @@ final class ScanCommandTests: XCTestCase {
         let knownHosts = fleet.directory + "/saved_known_hosts"
         let inventory = fleet.directory + "/one-host.txt"
         try "\(fleet.hosts[2].address):\(fleet.hosts[2].port)\n".write(toFile: inventory, atomically: true, encoding: .utf8)
-        let first = try scan(["--inventory", inventory, "--known-hosts", knownHosts, "--format", "known-hosts"])
+        let first = try scan(["--inventory", inventory, "--known-hosts", knownHosts, "--format", "known-hosts", "--trust-on-first-use"])
         XCTAssertEqual(first.status, 1, "a new host makes the exit status 1")
         try Data(first.stdout).write(to: URL(fileURLWithPath: knownHosts))
         XCTAssertEqual(try SSHOracle.check(name: fleet.hosts[2].address, port: fleet.hosts[2].port, knownHosts: knownHosts).verdict,

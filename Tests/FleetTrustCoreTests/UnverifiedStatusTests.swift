@@ -41,9 +41,9 @@ final class UnverifiedStatusTests: XCTestCase {
         XCTAssertEqual(judged.saving, .refused(.unverified))
     }
 
-    func testEveryFailureAfterTheServerAnsweredIsUnverified() {
+    func testEveryFailureOnceConnectedIsUnverified() {
         let answered: [(ProbeStage, FailureCode)] = [
-            (.banner, .notSSH), (.keyExchange, .kexFailed), (.keyExchange, .kexTimeout), (.keyExchange, .badSignature),
+            (.banner, .notSSH), (.banner, .bannerTimeout), (.banner, .connectionClosed), (.keyExchange, .kexFailed), (.keyExchange, .kexTimeout), (.keyExchange, .badSignature),
             (.keyExchange, .connectionClosed), (.keyExchange, .other), (.keyExchange, .noCommonAlgorithm),
         ]
         for (stage, code) in answered {
@@ -54,8 +54,7 @@ final class UnverifiedStatusTests: XCTestCase {
     func testFailuresSSHSharesKeepTheirStatus() {
         let shared: [(ProbeStage, FailureCode, HostStatus)] = [
             (.resolve, .resolveFailed, .unreachable), (.connect, .connectionRefused, .unreachable),
-            (.connect, .connectTimeout, .unreachable), (.banner, .bannerTimeout, .unreachable),
-            (.banner, .connectionClosed, .error), (.proxy, .hopUnreachable, .unreachable),
+            (.connect, .connectTimeout, .unreachable), (.proxy, .hopUnreachable, .unreachable),
             (.proxy, .bastionAuthFailed, .error), (.cancelled, .cancelled, .error),
         ]
         for (stage, code, status) in shared {

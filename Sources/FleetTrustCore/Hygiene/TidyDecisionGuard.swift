@@ -26,8 +26,8 @@ public struct TidyDecisionGuard: Sendable {
     public static func presentedKeys(of hosts: [InventoryHost], history: FleetHistory) -> [String: Set<String>] {
         var presented: [String: Set<String>] = [:]
         for host in hosts where host.tls == nil {
-            guard let last = history.hosts[host.name], last.latestComplete, !last.latest.isEmpty else { continue }
-            let lookup = LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString
+            let lookup = host.historyKey
+            guard let last = history.hosts[lookup], last.latestComplete, !last.latest.isEmpty else { continue }
             presented[lookup, default: []].formUnion(last.latest.map(\.fingerprint))
         }
         return presented

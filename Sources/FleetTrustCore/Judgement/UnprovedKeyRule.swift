@@ -38,7 +38,10 @@ struct UnprovedKeyRule: Sendable {
         case .probe(let probe):
             switch probe.stage {
             case .resolve, .connect, .proxy, .cancelled: return true
-            case .banner: return probe.code == .bannerTimeout || probe.code == .connectionClosed
+            // Our client sends its identification as soon as it is connected, as `ssh` does, so a
+            // server can read it and stall or close on ours alone: once connected, no silence is
+            // known to be `ssh`'s too.
+            case .banner: return false
             case .keyExchange:
                 return probe.code == .noCommonAlgorithm && noCommonHostKeyAlgorithm
             case .hostKey, .tlsHandshake: return false
@@ -50,7 +53,9 @@ struct UnprovedKeyRule: Sendable {
     /// `ssh`'s lists unknown, so a missing algorithm counts): a scanner that proved nothing there
     /// is another view of the host, for split views.
     static func answered(_ failure: ProbeFailure) -> ProbeFailure? {
-        UnprovedKeyRule(sshHostKeyAlgorithms: nil, serverHostKeyAlgorithms: nil).sshShares(.probe(failure)) ? nil : failure
+        // A scanner whose server never spoke to it saw no other view of the host.
+        if failure.stage == .banner, failure.code == .bannerTimeout || failure.code == .connectionClosed { return nil }
+        return UnprovedKeyRule(sshHostKeyAlgorithms: nil, serverHostKeyAlgorithms: nil).sshShares(.probe(failure)) ? nil : failure
     }
 
     /// The server's KEXINIT offers no host-key algorithm `ssh` offers: `ssh` says "no matching
