@@ -27,34 +27,21 @@ struct SocketAddress: Sendable, Hashable {
 /// Turns a host name into addresses without letting a stuck resolver hold a probe past its timeout.
 ///
 /// `getaddrinfo` blocks and cannot be interrupted. Numeric addresses are parsed in place; names
-/// are resolved on a short-lived thread of their own that the probe stops waiting for when the
-/// deadline passes or the probe is cancelled (the thread finishes and frees its result later).
+/// are resolved through `DetachedCall`, which the probe stops waiting for when the deadline passes
+/// or the probe is cancelled.
 enum Resolver {
-    private final class Lookup: @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
-        let lock = NSLock()
-        var result: Result<[SocketAddress], ProbeFailure>?
-    }
-
     static let maximumAddresses = 4
 
     static func resolve(_ host: String, port: Int, deadline: ContinuousClock.Instant,
                         cancellation: ProbeCancellation) -> Result<[SocketAddress], ProbeFailure> {
         cancellation.enter(.resolve)
         if case .success(let numeric) = lookup(host, port: port, numericOnly: true) { return .success(numeric) }
-        let lookup = Lookup()
-        Thread.detachNewThread {
-            let result = Resolver.lookup(host, port: port, numericOnly: false)
-            lookup.lock.withLock { lookup.result = result }
-            lookup.done.signal()
+        if let result = DetachedCall.run(until: deadline, isCancelled: { cancellation.isCancelled }, {
+            Resolver.lookup(host, port: port, numericOnly: false)
+        }) {
+            return result
         }
-        while ContinuousClock.now < deadline {
-            if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
-            let slice = min(deadline - ContinuousClock.now, .milliseconds(50))
-            if lookup.done.wait(timeout: .now() + slice.seconds) == .success {
-                return lookup.lock.withLock { lookup.result! }
-            }
-        }
+        if cancellation.isCancelled { return .failure(ProbeFailures.cancelled) }
         return .failure(ProbeFailure(stage: .resolve, code: .resolveFailed,
                                      message: "name lookup did not finish within the timeout"))
     }

@@ -5,10 +5,9 @@ import FleetTrustCore
 /// The lookup `ssh` makes to canonicalize a host name (`resolve_host` with `AI_CANONNAME`), through
 /// the same system resolver (`getaddrinfo`: /etc/hosts, DNS, as nsswitch.conf says).
 ///
-/// `getaddrinfo` blocks and cannot be interrupted, so each lookup runs on a thread of its own,
-/// never on Swift's cooperative pool; the caller waits at most `timeout` and then gives up on it
-/// (the thread finishes and drops its answer later). Answers are kept for the life of the
-/// resolver, since an inventory names the same domains for many hosts.
+/// `getaddrinfo` blocks and cannot be interrupted, so each lookup is a `DetachedCall`, waited for
+/// at most `timeout`. Answers are kept for the life of the resolver, since an inventory names the
+/// same domains for many hosts.
 public final class SystemHostNameResolver: HostNameResolving, @unchecked Sendable {
     private let timeout: Double
     private let lock = NSLock()
@@ -21,23 +20,11 @@ public final class SystemHostNameResolver: HostNameResolving, @unchecked Sendabl
     public func canonicalLookup(_ name: String, port: Int) -> HostNameLookup {
         let key = "\(name) \(port)"
         if let known = lock.withLock({ answers[key] }) { return known }
-        let done = DispatchSemaphore(value: 0)
-        let box = Answer()
-        Thread.detachNewThread {
-            let answer = Self.lookUp(name, port: port)
-            box.lock.withLock { box.value = answer }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + timeout) == .success, let answer = box.lock.withLock({ box.value }) else {
+        guard let answer = DetachedCall.run(until: .now + .seconds(timeout), { Self.lookUp(name, port: port) }) else {
             return .unanswered("no answer within \(Int(timeout)) s")
         }
         lock.withLock { answers[key] = answer }
         return answer
-    }
-
-    private final class Answer: @unchecked Sendable {
-        let lock = NSLock()
-        var value: HostNameLookup?
     }
 
     private static func lookUp(_ name: String, port: Int) -> HostNameLookup {
