@@ -48,7 +48,7 @@ final class SplitViewJudgementTests: XCTestCase {
         XCTAssertEqual(result[1].splitView.map(\.scanner.value), ["dmz-jump"])
         XCTAssertEqual(result[1].splitView.first?.fingerprints, [keys["real"]!.sha256Fingerprint])
         XCTAssertEqual(HostStatus.splitView.alarmLevel, 2)
-        XCTAssertEqual(ScanReport.exitStatus(for: result), 2)
+        XCTAssertEqual(ExitStatusRule.hosts(result), 2)
         XCTAssertEqual(result[1].saving, .refused(.splitView), "neither view may be saved while the scanners disagree")
         let reason = JudgementWords.reason(result[1])
         XCTAssertTrue(reason.contains("dmz-jump proved \(keys["real"]!.sha256Fingerprint)"), reason)

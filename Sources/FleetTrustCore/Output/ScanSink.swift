@@ -52,12 +52,6 @@ public struct ScanOutcome: Sendable, Equatable {
         self.durationSeconds = durationSeconds
         self.finishedAt = finishedAt
     }
-
-    /// The exit status of hosts whose loudest status gives `hosts`: raised to 1 by a skipped
-    /// inventory entry (a host nobody checked never vanishes silently) or a failed record.
-    public static func exitStatus(hosts: Int32, skipped: Bool, recordFailed: Bool) -> Int32 {
-        skipped || recordFailed ? max(hosts, 1) : hosts
-    }
 }
 
 /// The output formats of `scan`, each made by its sink.

@@ -98,7 +98,7 @@ public struct ScanPlan: Encodable, Sendable {
             .values.reduce(0, +)
         knownHostsFilesRead = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path)).count
         summary = Summary(total: hosts.count, probed: hosts.count { $0.refusal == nil }, knownHostsLines: lines,
-                          exitStatus: ScanDocument.exitStatus(0, skipped: skipped))
+                          exitStatus: ExitStatusRule.run(hosts: 0, skipped: !skipped.isEmpty))
     }
 
     public func encoded() throws -> Data {
