@@ -217,7 +217,7 @@ public enum DashboardUpdate {
     static func connect(in state: inout DashboardState) -> [DashboardEffect] {
         guard let index = state.selectedIndex else { return [] }
         let row = state.rows[index]
-        guard row.status == .trusted else {
+        guard row.judged?.actions.connect == true else {
             state.notice = Notice("Connect is only for trusted hosts; \(CleanText(row.host.name)) is \(row.status.rawValue).", isError: true)
             return []
         }
