@@ -132,6 +132,8 @@ public enum DashboardUpdate {
             state.filterText = ""
         case .backspace:
             if !state.filterText.isEmpty { state.filterText.removeLast() }
+        case .clearLine:
+            state.filterText = ""
         case .character(let c) where !c.unicodeScalars.contains(where: Sanitizer.isControl):
             if state.filterText.count < 200 { state.filterText.append(c) }
         default:
