@@ -67,10 +67,11 @@ public enum DNSAnswerParser {
         let bytes: [UInt8]
         var offset = 0
 
-        mutating func bytes(_ count: Int) throws(Malformed) -> ArraySlice<UInt8> {
+        /// The next `count` bytes, indexed from 0.
+        mutating func bytes(_ count: Int) throws(Malformed) -> [UInt8] {
             guard count >= 0, count <= bytes.count - offset else { throw .truncated(at: offset) }
             defer { offset += count }
-            return bytes[offset..<offset + count]
+            return Array(bytes[offset..<offset + count])
         }
 
         /// Steps over one encoded name: labels up to a zero byte, or up to a compression pointer,
