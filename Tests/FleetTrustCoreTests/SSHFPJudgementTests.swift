@@ -32,14 +32,18 @@ final class SSHFPJudgementTests: XCTestCase {
         XCTAssertEqual(try DNSAnswerParser.parse(message(ad: true, answers: [])).get(), .none(why: "no SSHFP record"))
     }
 
-    func testHostileMessagesAreMalformedAsAWholeAndNeverLoop() {
+    func testHostileMessagesAreMalformedAsAWholeAsDnExpandFailsThem() {
         let good = message(ad: true, answers: [(44, 1, rdata(SSHFPRecord.records(for: a)[1]))])
         for cut in 0..<good.count {
             guard case .failure = DNSAnswerParser.parse(Array(good.prefix(cut))) else { return XCTFail("\(cut) bytes parsed") }
         }
         var loop = good
         loop[28] = 27
-        XCTAssertNotNil(try? DNSAnswerParser.parse(loop).get(), "a pointer to itself ends the name: it is never followed")
+        XCTAssertEqual(DNSAnswerParser.parse(loop), .failure(.badLabel(at: 27)),
+                       "a pointer loop fails the message, as dn_expand fails it for ssh (records behind it are never used)")
+        var outside = good
+        outside[28] = 250
+        XCTAssertEqual(DNSAnswerParser.parse(outside), .failure(.badLabel(at: 27)), "a pointer out of the message")
         var badLabel = good
         badLabel[12] = 0x40
         XCTAssertEqual(DNSAnswerParser.parse(badLabel), .failure(.badLabel(at: 12)))

@@ -4,9 +4,9 @@
 /// target owns them); the RRSIGs and other types are skipped.
 ///
 /// The message is untrusted input from the network: at most 65535 bytes are read, every length
-/// is checked against what is left, names are skipped without following compression pointers
-/// (so a pointer loop cannot loop), and a message that breaks any rule is malformed as a whole,
-/// as `getrrsetbyname` fails it (`ssh` then uses no record).
+/// is checked against what is left, names are checked as `dn_expand` checks them (a compression
+/// loop or a pointer out of the message ends the read), and a message that breaks any rule is
+/// malformed as a whole, as `getrrsetbyname` fails it (`ssh` then uses no record).
 public enum DNSAnswerParser {
     /// RFC 4255's type number.
     static let sshfpType: UInt16 = 44
@@ -74,23 +74,40 @@ public enum DNSAnswerParser {
             return Array(bytes[offset..<offset + count])
         }
 
-        /// Steps over one encoded name: labels up to a zero byte, or up to a compression pointer,
-        /// which ends the name here (it is never followed).
+        /// Steps over one encoded name, checking it as `dn_expand` (`ns_name_unpack`) does, since
+        /// `getrrsetbyname` fails a message whose names it cannot expand: compression pointers are
+        /// followed within the message, a loop ends when the bytes checked reach the message's
+        /// length, a label of the reserved kinds (0x40, 0x80) or a name over 255 bytes is malformed.
         mutating func skipName() throws(Malformed) {
-            var total = 0
+            var cursor = offset
+            var jumped = false
+            var checked = 0
+            var length = 1
             while true {
-                let length = try bytes(1).first!
-                switch length & 0xc0 {
-                case 0xc0:
-                    _ = try bytes(1)
-                    return
+                guard cursor < bytes.count else { throw .truncated(at: cursor) }
+                let label = bytes[cursor]
+                switch label & 0xc0 {
                 case 0x00:
-                    if length == 0 { return }
-                    total += Int(length) + 1
-                    guard total <= 255 else { throw .badLabel(at: offset - 1) }
-                    _ = try bytes(Int(length))
+                    cursor += 1
+                    if label == 0 {
+                        if !jumped { offset = cursor }
+                        return
+                    }
+                    length += Int(label) + 1
+                    checked += Int(label) + 1
+                    guard length <= 255 else { throw .badLabel(at: cursor - 1) }
+                    guard Int(label) <= bytes.count - cursor else { throw .truncated(at: cursor) }
+                    cursor += Int(label)
+                case 0xc0:
+                    guard cursor + 1 < bytes.count else { throw .truncated(at: cursor) }
+                    let target = Int(label & 0x3f) << 8 | Int(bytes[cursor + 1])
+                    if !jumped { offset = cursor + 2 }
+                    jumped = true
+                    checked += 2
+                    guard target < bytes.count, checked < bytes.count else { throw .badLabel(at: cursor) }
+                    cursor = target
                 default:
-                    throw .badLabel(at: offset - 1)
+                    throw .badLabel(at: cursor)
                 }
             }
         }
