@@ -26,12 +26,12 @@ final class DNSSECResolverLab {
             throw XCTSkip(message)
         }
         self.directory = directory
-        address = "127.53.\(getpid() % 200 + 1).\(UInt8.random(in: 2...250))"
+        address = Self.resolverAddress()
         let signedFile = try sign(signed.zone, zoneText(signed.zone, signed.records))
         let unsignedFile = directory + "/\(unsigned.zone).zone"
         try zoneText(unsigned.zone, unsigned.records).write(toFile: unsignedFile, atomically: true, encoding: .utf8)
         let config = directory + "/unbound.conf"
-        try """
+        try ("""
             server:
               interface: \(address)
               port: 53
@@ -47,20 +47,11 @@ final class DNSSECResolverLab {
               module-config: "validator iterator"
               trust-anchor-file: "\(directory)/dsset-\(signed.zone)."
               do-not-query-localhost: no
-            auth-zone:
-              name: "\(signed.zone)."
-              zonefile: "\(signedFile)"
-              for-upstream: yes
-              for-downstream: no
-              fallback-enabled: no
-            auth-zone:
-              name: "\(unsigned.zone)."
-              zonefile: "\(unsignedFile)"
-              for-upstream: yes
-              for-downstream: no
-              fallback-enabled: no
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """ + [(signed.zone, signedFile), (unsigned.zone, unsignedFile)].map { zone, file in
+                // Served as if fetched from upstream, so the validator judges it.
+                "auth-zone:\n  name: \"\(zone).\"\n  zonefile: \"\(file)\"\n  for-upstream: yes\n  for-downstream: no\n  fallback-enabled: no\n"
+            }.joined()).write(toFile: config, atomically: true, encoding: .utf8)
         let log = directory + "/unbound.log"
         let process = try SpawnedProcess("/usr/sbin/unbound", ["-d", "-c", config], stderrPath: log)
         unbound = process
@@ -73,6 +64,12 @@ final class DNSSECResolverLab {
             }
             usleep(10_000)
         }
+    }
+
+    /// A loopback address for a test's resolver on port 53 (resolv.conf takes no port), apart from
+    /// other test processes' by PID and chance.
+    static func resolverAddress() -> String {
+        "127.53.\(getpid() % 200 + 1).\(UInt8.random(in: 2...250))"
     }
 
     func stop() {

@@ -57,7 +57,7 @@ final class LyingResolverTests: XCTestCase {
         let ed = try XCTUnwrap(lab.sshd.key(ofType: "ssh-ed25519"))
         let records = SSHFPRecord.records(for: ed).map { String(format: "%02x%02x", $0.algorithm, $0.digestType) + $0.hexDigest }
         let script = try lab.write("liar.py", Self.script)
-        let address = "127.53.\(getpid() % 200 + 1).\(UInt8.random(in: 2...250))"
+        let address = DNSSECResolverLab.resolverAddress()
         let config = try lab.write("config", """
             Host liar
               HostName h1.lie.example
