@@ -109,6 +109,30 @@ final class SSHFPJudgementTests: XCTestCase {
         XCTAssertEqual(judge("", nil, host(.yes)).sshfp?.verdict, SSHFPFinding.Verdict.none)
     }
 
+    func testACertificateIsJudgedAndPrintedAsTheKeyItCertifies() throws {
+        let plain = try JudgeFixtures.key("trust", "host")
+        let certificate = try JudgeFixtures.certificate("trust", ["ca", "-h", "-n", "web.example"])
+        XCTAssertTrue(certificate.isCertificate)
+        XCTAssertEqual(SSHFPRecord.records(for: certificate), SSHFPRecord.records(for: plain))
+        XCTAssertEqual(SSHFPFinding.verdict(certificate, .records(SSHFPRecord.records(for: plain), validated: true)), .validatedMatch,
+                       "sshconnect.c: certificates are downgraded to the plain key for DNS")
+    }
+
+    func testHostsWithoutRecordsToPrintAreCommentsOnly() {
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: nil)
+        let proved = judge.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [DiscoveredKey(key: a), DiscoveredKey(key: a)]))
+        XCTAssertEqual(SSHFPScanSink.lines(proved), ["; h (h.example:22): new"] + SSHFPRecord.records(for: a).map { $0.zoneLine(owner: "h.example") },
+                       "a key proved twice is printed once")
+        let address = judge.judge(host(nil, address: "192.0.2.1"), ProbeResult(host: "192.0.2.1", port: 22, keys: [DiscoveredKey(key: a)]))
+        XCTAssertEqual(SSHFPScanSink.lines(address), ["; h (192.0.2.1:22): new, 192.0.2.1 is not a name ssh looks SSHFP records up for"])
+        let nothing = judge.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [],
+                                                         failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")]))
+        XCTAssertEqual(SSHFPScanSink.lines(nothing), ["; h (h.example:22): unreachable, proved no key"])
+        let hostile = host(nil, address: "h.example;rm")
+        XCTAssertEqual(SSHFPScanSink.lines(judge.judge(hostile, ProbeResult(host: "x", port: 22, keys: [DiscoveredKey(key: a)]))).count, 1,
+                       "a name that is not one zone-file token is never printed as an owner")
+    }
+
     func testZoneLinesAreSshKeygenLines() {
         let lines = SSHFPRecord.records(for: a).map { $0.zoneLine(owner: "h.example") }
         XCTAssertEqual(lines.map { $0.split(separator: " ").prefix(5).joined(separator: " ") }, ["h.example IN SSHFP 4 1", "h.example IN SSHFP 4 2"])
