@@ -35,10 +35,11 @@ final class SSHFPOracleTests: XCTestCase {
             ("dns-stale", "stale.fleet.example", "yes", empty),
             ("dns-stale-known", "stale.fleet.example", "yes", try knownHosts("stale", "[stale.fleet.example]:\(port) \(ed.openSSHLine)\n")),
             ("dns-none", "none.fleet.example", "yes", empty),
+            ("dns-alias", "ok.fleet.example", "yes", try knownHosts("alias", "none.fleet.example \(spare.openSSHLine)\n")),
         ]
         let config = try lab.write("config", rows.map { row in
             "Host \(row.alias)\n  HostName \(row.hostName)\n  VerifyHostKeyDNS \(row.mode)\n  UserKnownHostsFile \(row.knownHosts)\n"
-        }.joined() + "Host *\n  Port \(port)\n  HostKeyAlgorithms ssh-ed25519\n  GlobalKnownHostsFile /dev/null\n")
+        }.joined() + "Host dns-alias\n  HostKeyAlias none.fleet.example\n" + "Host *\n  Port \(port)\n  HostKeyAlgorithms ssh-ed25519\n  GlobalKnownHostsFile /dev/null\n")
         let hosts = try lab.write("hosts", "127.0.0.1 localhost\n")
         let scanned = try lab.check([
             // A validated match accepts the key before known_hosts: its CHANGED and @revoked lines do not count.
@@ -51,6 +52,8 @@ final class SSHFPOracleTests: XCTestCase {
             SSHConfigCase(alias: "dns-stale", ssh: .unknown, status: .new),
             SSHConfigCase(alias: "dns-stale-known", ssh: .accepted, status: .trusted),
             SSHConfigCase(alias: "dns-none", ssh: .unknown, status: .new),
+            // DNS is asked about the HostName, never the HostKeyAlias (which only names known_hosts lines).
+            SSHConfigCase(alias: "dns-alias", ssh: .accepted, status: .trusted),
         ], config: config, hosts: hosts, resolv: try dns.resolvConf(trustAD: true))
         func entry(_ alias: String) -> ScanReport.SSHFPEntry? { scanned.first { $0.name == alias }?.sshfp }
         XCTAssertEqual(scanned.first { $0.name == "dns-ok" }?.method, "dns")
