@@ -59,6 +59,7 @@ public enum ScanFormat: String, CaseIterable, Sendable {
     case table, json
     case knownHosts = "known-hosts"
     case prometheus
+    case sshfp
 
     /// What the sinks are given besides the hosts: where to write, how the table meets its
     /// reader, whether known_hosts lines are hashed when a host does not say, and where
@@ -89,6 +90,7 @@ public enum ScanFormat: String, CaseIterable, Sendable {
         case .knownHosts: KnownHostsScanSink(write: context.write, hashesByDefault: context.hashesKnownHostsByDefault, warn: context.warn,
                                              trustOnFirstUse: context.trustOnFirstUse)
         case .prometheus: PrometheusScanSink(write: context.write)
+        case .sshfp: SSHFPScanSink(write: context.write)
         }
     }
 }

@@ -117,7 +117,7 @@ public struct ScanPlan: Encodable, Sendable {
                 + (probed < hosts.count ? " (\(hosts.count - probed) refused)" : "") + "; "
                 + "\(lines) known_hosts line\(lines == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s")\n"
             return Data((text + ScanTable.skippedLines(skipped)).utf8)
-        case .knownHosts, .prometheus:
+        case .knownHosts, .prometheus, .sshfp:
             return nil
         }
     }

@@ -276,6 +276,8 @@ public struct ScanReport: Sendable {
         public var driftMoves: [DriftMove]
         /// How the host was reached: its hops in order; empty for a direct probe.
         public var route: [Hop]
+        /// What the host name's SSHFP records say, when `VerifyHostKeyDNS` has them read; null otherwise.
+        public var sshfp: SSHFPEntry?
 
         /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
         public var endpointProtocol: EndpointProtocol = .ssh
@@ -292,7 +294,7 @@ public struct ScanReport: Sendable {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case endpointProtocol = "protocol", tlsSession = "tls", startTLS = "starttls", certificates, expiresInDays = "expires_in_days", warnings, evidence
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route, sshfp
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -319,6 +321,7 @@ public struct ScanReport: Sendable {
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
             try c.encode(route, forKey: .route)
+            if endpointProtocol == .ssh { try c.encode(sshfp, forKey: .sshfp) }
             try c.encode(endpointProtocol, forKey: .endpointProtocol)
             if endpointProtocol == .tls {
                 try c.encode(tlsSession, forKey: .tlsSession); try c.encode(startTLS, forKey: .startTLS)
