@@ -19,6 +19,8 @@ enum SSHOption: Hashable, Sendable {
     case globalKnownHostsFiles([String])
     case hostKeyAlgorithms(SSHAlgorithmList)
     case caSignatureAlgorithms(SSHAlgorithmList)
+    /// `KexAlgorithms`: what `ssh` offers decides which servers it can reach at all.
+    case kexAlgorithms(SSHAlgorithmList)
     case requiredRSASize(Int)
     case checkHostIP(Bool)
     case hashKnownHosts(Bool)
@@ -45,7 +47,7 @@ enum SSHOption: Hashable, Sendable {
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 21), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 22), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -70,6 +72,7 @@ enum SSHOption: Hashable, Sendable {
         case .canonicalizeMaxDots: return 19
         case .canonicalizeFallbackLocal: return 20
         case .canonicalizePermittedCNAMEs: return 21
+        case .kexAlgorithms: return 22
         }
     }
 
@@ -85,7 +88,7 @@ enum SSHOption: Hashable, Sendable {
 
     /// Keywords that take one argument: `ssh` ignores the rest of the line with a complaint.
     static let singleArgument: Set<String> = [
-        "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "requiredrsasize",
+        "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "kexalgorithms", "requiredrsasize",
         "checkhostip", "hashknownhosts", "proxyjump", "verifyhostkeydns", "nohostauthenticationforlocalhost",
         "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys", "fingerprinthash",
         "canonicalizemaxdots", "canonicalizefallbacklocal",
@@ -130,6 +133,9 @@ enum SSHOption: Hashable, Sendable {
             return SSHAlgorithmList.parse(first, known: host ? HostKeyAlgorithms.openSSHKnown : CertificateAcceptance.knownSignatureAlgorithms)
                 .map { .option(host ? .hostKeyAlgorithms($0) : .caSignatureAlgorithms($0)) }
                 .mapError { .invalid("\(name) \(InventoryDiagnostic.quote(first)) \($0.text)") }
+        case "kexalgorithms":
+            return SSHAlgorithmList.parse(first, known: KeyExchangeAlgorithms.openSSHKnown, patterns: false)
+                .map { .option(.kexAlgorithms($0)) }.mapError { .invalid("KexAlgorithms \(InventoryDiagnostic.quote(first)) \($0.text)") }
         case "requiredrsasize":
             guard let bits = Int(first), bits >= 0, first.allSatisfy(\.isASCII) else {
                 return .failure(.invalid("RequiredRSASize \(InventoryDiagnostic.quote(first)) is not a whole number of bits"))
@@ -200,7 +206,7 @@ enum SSHOption: Hashable, Sendable {
         [
             "hostname": "HostName", "port": "Port", "user": "User", "hostkeyalias": "HostKeyAlias",
             "userknownhostsfile": "UserKnownHostsFile", "globalknownhostsfile": "GlobalKnownHostsFile",
-            "hostkeyalgorithms": "HostKeyAlgorithms", "casignaturealgorithms": "CASignatureAlgorithms",
+            "hostkeyalgorithms": "HostKeyAlgorithms", "casignaturealgorithms": "CASignatureAlgorithms", "kexalgorithms": "KexAlgorithms",
             "requiredrsasize": "RequiredRSASize", "checkhostip": "CheckHostIP", "hashknownhosts": "HashKnownHosts",
             "revokedhostkeys": "RevokedHostKeys", "proxyjump": "ProxyJump", "proxycommand": "ProxyCommand",
             "knownhostscommand": "KnownHostsCommand", "canonicalizehostname": "CanonicalizeHostname",
@@ -229,7 +235,7 @@ enum SSHOption: Hashable, Sendable {
         "clearallforwardings", "enablesshkeysign", "rekeylimit", "connecttimeout", "addressfamily",
         "serveraliveinterval", "serveralivecountmax", "sendenv", "setenv", "controlpath", "controlmaster",
         "controlpersist", "include", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
-        "visualhostkey", "kexalgorithms", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
+        "visualhostkey", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
         "proxyusefdpass", "streamlocalbindmask", "streamlocalbindunlink",
         "updatehostkeys", "hostbasedacceptedalgorithms", "hostbasedkeytypes", "pubkeyacceptedalgorithms",
         "pubkeyacceptedkeytypes", "ignoreunknown", "securitykeyprovider", "enableescapecommandline",
