@@ -308,9 +308,11 @@ public struct HostProbe: Sendable {
     }
 
     /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
-    /// itself (not by the clock), as with a server without curve25519.
+    /// itself (not by the clock), as with a server without curve25519, and the server's methods
+    /// (when our client read them) include one `ssh` offers the host, which libssh may implement.
     private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
         guard outcome.key == nil, let failure = outcome.failure else { return false }
+        if let methods = outcome.serverKeyExchangeAlgorithms, !methods.contains(where: keyExchange.contains) { return false }
         return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
     }
 

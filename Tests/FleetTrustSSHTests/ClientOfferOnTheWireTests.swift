@@ -7,10 +7,10 @@ import FleetTrustCore
 import FleetTrustTestFleet
 
 /// Our client looks like the local `ssh` on the wire: the same identification string and the
-/// same KEXINIT lists (key exchange methods, ciphers, MACs, compression, and the host-key list
-/// when we offer what `ssh` offers), so a server or a man in the middle that tells clients apart
-/// by what they send shows us what it shows `ssh`. The real `ssh` is the oracle: both connect to
-/// one recording server.
+/// same KEXINIT lists (ciphers, MACs, compression, the host-key list when we offer what `ssh`
+/// offers, and the key exchange methods, of which only the costly post-quantum hybrid moves
+/// last), so a server or a man in the middle that tells clients apart by what they send shows us
+/// what it shows `ssh`. The real `ssh` is the oracle: both connect to one recording server.
 final class ClientOfferOnTheWireTests: XCTestCase {
     /// What a client sent before the server's KEXINIT: its identification line and its KEXINIT.
     struct Opening: Sendable {
@@ -59,6 +59,14 @@ final class ClientOfferOnTheWireTests: XCTestCase {
         return Opening(identification: line.hasSuffix("\r") ? String(line.dropLast()) : line, lists: kexInit.lists)
     }
 
+    /// `ssh`'s key exchange list with the post-quantum hybrid moved after the other methods, before the markers.
+    static func hybridLast(_ list: [String]) -> [String] {
+        let markers = list.filter { $0.hasPrefix("ext-info-") || $0.hasPrefix("kex-strict-") }
+        let methods = list.filter { !markers.contains($0) }
+        let hybrid = methods.filter { $0.hasPrefix("sntrup761x25519-") }
+        return methods.filter { !hybrid.contains($0) } + hybrid + markers
+    }
+
     func testOurIdentificationAndKexInitAreTheLocalSSHsOwn() throws {
         let openings = Openings()
         let server = try recordingServer(into: openings)
@@ -71,7 +79,9 @@ final class ClientOfferOnTheWireTests: XCTestCase {
         let ours = try XCTUnwrap(openings.second, "our client sent no KEXINIT")
         XCTAssertTrue(sshOpening.identification.hasPrefix("SSH-2.0-OpenSSH_"), sshOpening.identification)
         XCTAssertEqual(ours.identification, sshOpening.identification)
-        XCTAssertEqual(ours.lists, sshOpening.lists, "every name-list, in ssh's order")
+        let kex = KexInit.List.keyExchange.rawValue
+        XCTAssertEqual(Array(ours.lists[(kex + 1)...]), Array(sshOpening.lists[(kex + 1)...]), "every other name-list, in ssh's order")
+        XCTAssertEqual(ours.lists[kex], Self.hybridLast(sshOpening.lists[kex]))
     }
 
     func testAKexAlgorithmsSettingShapesOurOfferAsItShapesSSHs() throws {
@@ -86,10 +96,63 @@ final class ClientOfferOnTheWireTests: XCTestCase {
         _ = KeyExchangeProbe.run(host: "127.0.0.1", port: server.port, hostKeyAlgorithms: ["ssh-ed25519"], timeout: 5,
                                  keyExchange: KeyExchangeAlgorithms.offered(SSHAlgorithmList(setting)))
         let ours = try XCTUnwrap(openings.second)
-        XCTAssertEqual(ours.lists[KexInit.List.keyExchange.rawValue], sshOpening.lists[KexInit.List.keyExchange.rawValue])
+        XCTAssertEqual(ours.lists[KexInit.List.keyExchange.rawValue], Self.hybridLast(sshOpening.lists[KexInit.List.keyExchange.rawValue]))
         XCTAssertEqual(ClientIdentification.version(fromVersionOutput: "OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL 3.0.11 19 Sep 2023\n"),
                        "OpenSSH_9.2p1 Debian-2+deb12u3")
         XCTAssertNil(ClientIdentification.version(fromVersionOutput: "ssh: command not found"))
         XCTAssertNil(ClientIdentification.version(fromVersionOutput: "OpenSSH_9.2p1\u{7}bell, x"))
+    }
+
+    /// A man in the middle that routes by the client's identification line: an OpenSSH client to
+    /// `openSSHPort`, any other client to `otherPort`.
+    private func identificationRouter(openSSHPort: Int, otherPort: Int) throws -> ScriptedServer {
+        try ScriptedServer { client in
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while line.count < 256, read(client, &byte, 1) == 1 {
+                line.append(byte)
+                if byte == 0x0a { break }
+            }
+            guard line.last == 0x0a else { return }
+            let port = line.starts(with: Array("SSH-2.0-OpenSSH_".utf8)) ? openSSHPort : otherPort
+            guard let backend = Loopback.connectedSocket(port: port) else { return }
+            defer { Glibc.close(backend) }
+            guard write(backend, line, line.count) == line.count else { return }
+            Self.relay(client, backend)
+        }
+    }
+
+    /// Copies bytes both ways until either side closes or both are quiet for 10 s.
+    static func relay(_ first: Int32, _ second: Int32) {
+        var sides = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while poll(&sides, 2, 10_000) > 0 {
+            for index in 0..<2 where sides[index].revents != 0 {
+                let count = read(sides[index].fd, &buffer, buffer.count)
+                guard count > 0, write(sides[1 - index].fd, buffer, count) == count else { return }
+            }
+        }
+    }
+
+    /// Two real sshd behind a relay that sends OpenSSH clients to a rogue one: `ssh` says CHANGED
+    /// (known_hosts records the real server's key), and the probe meets the rogue server too, so
+    /// the key it proves is the one `ssh` met.
+    func testARelayRoutingByIdentificationSendsUsWhereItSendsSSH() throws {
+        let real = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256")])
+        defer { real.stop() }
+        let rogue = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256")])
+        defer { rogue.stop() }
+        let relay = try identificationRouter(openSSHPort: rogue.port, otherPort: real.port)
+        defer { relay.close() }
+        let knownHosts = FileManager.default.temporaryDirectory.appendingPathComponent("relay-known-hosts-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: knownHosts) }
+        try "[127.0.0.1]:\(relay.port) \(try real.publicKey(0).openSSHLine)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+
+        let ssh = try SSHOracle.check(name: "127.0.0.1", port: relay.port, knownHosts: knownHosts)
+        XCTAssertEqual(ssh.verdict, .changed, ssh.transcript)
+        let result = HostProbe(host: InventoryHost(name: "relayed", address: "127.0.0.1", port: relay.port), timeout: .seconds(5))
+            .run(cancellation: ProbeCancellation())
+        XCTAssertEqual(Set(result.keys.map(\.key.fingerprint)), [try rogue.publicKey(0).fingerprint],
+                       "\(result.failures.map(\.message.value))")
     }
 }
