@@ -27,6 +27,9 @@ enum ServerKind: String, CaseIterable, Hashable, Sendable {
     /// A stock sshd with curve25519 only, for a user whose `KexAlgorithms -curve25519*` removes
     /// it: `ssh` fails, and so must the probe (a key it proved would be quieter than that).
     case keyExchangeRemovedByUser = "sshd-kex-removed-by-user"
+    /// A stock sshd, for a user whose `KexAlgorithms -*` removes every method: `ssh` fails every
+    /// key exchange, and so must the probe.
+    case everyKeyExchangeRemovedByUser = "sshd-every-kex-removed-by-user"
     /// Dropbear 2022.83.
     case dropbear
     /// tinysshd (Ed25519 host key, curve25519 and sntrup761 exchanges), one process per connection under `socat`.
@@ -42,7 +45,7 @@ enum ServerKind: String, CaseIterable, Hashable, Sendable {
         case .sha1RSAOnly: return ["HostKeyAlgorithms ssh-rsa"]
         case .sha1KeyExchangeOnly, .sha1KeyExchangeNotEnabled: return ["KexAlgorithms diffie-hellman-group14-sha1"]
         case .keyExchangeRemovedByUser: return ["KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org"]
-        case .fake, .sshd, .dropbear, .tinysshd: return []
+        case .fake, .sshd, .dropbear, .tinysshd, .everyKeyExchangeRemovedByUser: return []
         }
     }
 
@@ -51,6 +54,7 @@ enum ServerKind: String, CaseIterable, Hashable, Sendable {
         switch self {
         case .sha1KeyExchangeOnly: return ["KexAlgorithms +diffie-hellman-group14-sha1"]
         case .keyExchangeRemovedByUser: return ["KexAlgorithms -curve25519*"]
+        case .everyKeyExchangeRemovedByUser: return ["KexAlgorithms -*"]
         default: return []
         }
     }
@@ -73,6 +77,7 @@ extension ServerMatrix {
             Setup(plain: all, server: .sha1KeyExchangeOnly),
             Setup(plain: [.ed], server: .sha1KeyExchangeNotEnabled),
             Setup(plain: [.ed], server: .keyExchangeRemovedByUser),
+            Setup(plain: [.ed], server: .everyKeyExchangeRemovedByUser),
             Setup(plain: all, server: .dropbear),
             Setup(plain: [.ed], server: .tinysshd),
         ]
