@@ -39,7 +39,7 @@ enum ClientIdentification {
         let names: [String] = [sshPath, "-V"]
         let arguments = names.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, sshPath, &actions, nil, arguments, nil)
+        let spawned = posix_spawn(&pid, sshPath, &actions, nil, arguments, environ)
         close(pipeEnds[1])
         defer { close(pipeEnds[0]) }
         guard spawned == 0 else { return nil }
