@@ -10,6 +10,8 @@ struct AttemptOutcome: Sendable {
     /// The server's host-key algorithms, when the attempt learned them (our client reads them
     /// from the server's KEXINIT; libssh lists them in its "no match" error).
     var serverHostKeyAlgorithms: [String]?
+    /// The server's key exchange methods, when our client read its KEXINIT.
+    var serverKeyExchangeAlgorithms: [String]?
     /// A certificate that does not decode, whose key the server proved it holds.
     var malformedKey: MalformedHostKey?
 }
@@ -19,7 +21,7 @@ extension AttemptOutcome {
     /// `result`; a failure after the probe was cancelled is the cancel's.
     init(_ report: KeyExchangeReport, _ result: Result<DiscoveredKey, ProbeFailure>, cancellation: ProbeCancellation) {
         self.init(serverVersion: report.serverVersion, serverHostKeyAlgorithms: report.serverHostKeyAlgorithms,
-                  malformedKey: report.malformedKey)
+                  serverKeyExchangeAlgorithms: report.serverKeyExchangeAlgorithms, malformedKey: report.malformedKey)
         switch result {
         case .success(let key): self.key = key
         case .failure(let failure): self.failure = cancellation.isCancelled ? ProbeFailures.cancelled : failure

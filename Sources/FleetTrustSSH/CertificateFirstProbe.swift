@@ -18,6 +18,8 @@ struct CertificateFirstProbe: Sendable {
     /// When set, the offer is chosen from the server's host-key algorithms (see `ExchangeBoard`)
     /// instead of `offered`; nil from it means the connection is not needed.
     var choose: (@Sendable ([String]) -> [String]?)?
+    /// The key exchange methods `ssh` offers the host.
+    var keyExchange = KeyExchangeAlgorithms.openSSHDefault
 
     static let certificatesFirst = KeyExchangeProbe.certificateAlgorithms + KeyExchangeProbe.plainAlgorithms
 
@@ -34,10 +36,10 @@ struct CertificateFirstProbe: Sendable {
         cancellation.enter(.keyExchange)
         let report = if let choose {
             KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds,
-                                 identificationSent: true, choosing: choose)
+                                 identificationSent: true, keyExchange: keyExchange, choosing: choose)
         } else {
             KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
-                                 timeout: timeout.seconds, fd: connection.fd, identificationSent: true)
+                                 timeout: timeout.seconds, fd: connection.fd, identificationSent: true, keyExchange: keyExchange)
         }
         connection.close(cancellation: cancellation)
         return AttemptOutcome(report, report.outcome, cancellation: cancellation)

@@ -137,7 +137,7 @@ final class EngineConnection: @unchecked Sendable {
         phase = .awaitingServer
         request.cancellation.enter(.banner)
         do {
-            let session = try ExchangeSession(offer: request.offer)
+            let session = try ExchangeSession(offer: request.offer, keyExchange: request.keyExchange)
             self.session = session
             send(session.opening, stage: .banner)
         } catch {

@@ -9,6 +9,8 @@ struct ExchangeRequest: Sendable {
     var address: SocketAddress
     var port: Int
     var offer: ExchangeSession.Offer
+    /// The key exchange methods `ssh` offers the host.
+    var keyExchange = KeyExchangeAlgorithms.openSSHDefault
     /// Bound on each stage: the connect and the server's identification, then the key exchange.
     var timeout: Duration
     /// When the connect and identification must be done by, if the attempt starts at once;

@@ -14,23 +14,31 @@ struct HostKeyProbe: Sendable {
     /// Comma-separated, as for `SSH_OPTIONS_HOSTKEYS`.
     var hostKeyAlgorithms: String
     var timeout: Duration
+    /// The key exchange methods `ssh` offers the host (`KeyExchangeAlgorithms.offered`).
+    var keyExchange = KeyExchangeAlgorithms.openSSHDefault
 
     static let serverVersionLimit = 255
 
-    /// Every key exchange libssh 0.10 implements: its default list, then the SHA-1 ones it leaves
-    /// out (`diffie-hellman-group14-sha1`, group exchange over SHA-1, `diffie-hellman-group1-sha1`).
-    /// libssh is the fallback for servers our client cannot negotiate with, and an old switch that
-    /// only a user's `KexAlgorithms +diffie-hellman-group14-sha1` lets `ssh` reach must not end
-    /// unproved here: the key it proves is judged like any other (the exchange's strength is not
-    /// the host-key verdict's concern).
-    static let keyExchanges = [
+    /// Every key exchange libssh 0.10 implements, its SHA-1 ones included. It offers those of
+    /// them `ssh` offers the host, in `ssh`'s order: an old switch that only a user's
+    /// `KexAlgorithms +diffie-hellman-group14-sha1` lets `ssh` reach is reached here too (the key
+    /// it proves is judged like any other: the exchange's strength is not the host-key verdict's
+    /// concern), and a server whose methods the user's setting removes fails as it fails `ssh`.
+    static let implementedKeyExchanges: Set = [
         "curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384", "ecdh-sha2-nistp521",
         "diffie-hellman-group18-sha512", "diffie-hellman-group16-sha512", "diffie-hellman-group-exchange-sha256",
         "diffie-hellman-group14-sha256", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1",
         "diffie-hellman-group1-sha1",
-    ].joined(separator: ",")
+    ]
+
+    /// What libssh offers: the methods of `ssh`'s offer it implements.
+    var offeredKeyExchanges: String { keyExchange.filter(Self.implementedKeyExchanges.contains).joined(separator: ",") }
 
     func run(cancellation: ProbeCancellation) -> AttemptOutcome {
+        guard !offeredKeyExchanges.isEmpty else {
+            return AttemptOutcome(failure: ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
+                                                        message: "no key exchange method ssh offers this host is one libssh implements"))
+        }
         let start = ContinuousClock.now
         let deadline = start + timeout
         let connection: TCPConnection
@@ -116,7 +124,7 @@ struct HostKeyProbe: Sendable {
             ssh_options_set(session, SSH_OPTIONS_HOST, endpoint.hostName),
             ssh_options_set(session, SSH_OPTIONS_PORT, &port),
             ssh_options_set(session, SSH_OPTIONS_HOSTKEYS, hostKeyAlgorithms),
-            ssh_options_set(session, SSH_OPTIONS_KEY_EXCHANGE, Self.keyExchanges),
+            ssh_options_set(session, SSH_OPTIONS_KEY_EXCHANGE, offeredKeyExchanges),
             ssh_options_set(session, SSH_OPTIONS_TIMEOUT, &seconds),
             ssh_options_set(session, SSH_OPTIONS_TIMEOUT_USEC, &microseconds),
             ssh_options_set(session, SSH_OPTIONS_FD, &socket),

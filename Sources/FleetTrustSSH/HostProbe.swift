@@ -81,6 +81,9 @@ public struct HostProbe: Sendable {
         return 1
     }
 
+    /// The key exchange methods `ssh` offers this host: what our client and libssh offer.
+    private var keyExchange: [String] { KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms) }
+
     /// Probes one address (or the host behind its route); false when it could not even be
     /// connected to (try the next address).
     private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
@@ -121,6 +124,7 @@ public struct HostProbe: Sendable {
         result.peerAddress = address.peerAddress
         result.serverVersion = serverVersion
         result.serverHostKeyAlgorithms = offered
+        result.serverKeyExchangeAlgorithms = claimed.lazy.compactMap(\.ours.serverKeyExchangeAlgorithms).first
         var refused = false
         var leftover = unclaimed
         for exchange in claimed {
@@ -150,7 +154,7 @@ public struct HostProbe: Sendable {
         }
         for (index, exchange) in exchanges.enumerated() {
             let request = ExchangeRequest(address: socketAddress, port: host.port, offer: .upFront(exchange.offered),
-                                          timeout: timeout, connectDeadline: .now + timeout, cancellation: cancellation,
+                                          keyExchange: keyExchange, timeout: timeout, connectDeadline: .now + timeout, cancellation: cancellation,
                                           politeness: scheduler.politeness)
             scheduler.engine.start(request) { gathered.put($0, at: index) }
         }
@@ -172,7 +176,7 @@ public struct HostProbe: Sendable {
         }
         if case .direct(let socketAddress) = address {
             return scheduler.engine.run(offers.map { offer in
-                ExchangeRequest(address: socketAddress, port: host.port, offer: offer, timeout: timeout,
+                ExchangeRequest(address: socketAddress, port: host.port, offer: offer, keyExchange: keyExchange, timeout: timeout,
                                 connectDeadline: firstDeadline ?? .now + timeout, cancellation: cancellation,
                                 politeness: scheduler.politeness)
             })
@@ -186,6 +190,7 @@ public struct HostProbe: Sendable {
         { @Sendable in
             scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
                 var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
+                probe.keyExchange = keyExchange
                 switch offer {
                 case .upFront(let offered): probe.offered = offered
                 case .afterServer(let choose): probe.choose = choose
@@ -282,6 +287,7 @@ public struct HostProbe: Sendable {
         }
         result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
+        result.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms
         var plan = HostKeyPlan()
         var refused = false
         while let algorithms = plan.next() {
@@ -302,16 +308,18 @@ public struct HostProbe: Sendable {
     }
 
     /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
-    /// itself (not by the clock), as with a server without curve25519.
+    /// itself (not by the clock), as with a server without curve25519, and the server's methods
+    /// (when our client read them) include one `ssh` offers the host, which libssh may implement.
     private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
         guard outcome.key == nil, let failure = outcome.failure else { return false }
+        if let methods = outcome.serverKeyExchangeAlgorithms, !methods.contains(where: keyExchange.contains) { return false }
         return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
     }
 
     private func libssh(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
         scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { _ in
-            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout)
-                .run(cancellation: cancellation)
+            HostKeyProbe(endpoint: address, port: host.port, hostKeyAlgorithms: algorithms, timeout: timeout,
+                         keyExchange: keyExchange).run(cancellation: cancellation)
         }
     }
 

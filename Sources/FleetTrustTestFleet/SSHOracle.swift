@@ -74,6 +74,8 @@ extension SSHOracle {
         case invalidFormat = "invalid-format"
         /// `Unable to negotiate with …: no matching host key type found. Their offer: …`
         case noMatchingHostKeyType = "no-matching-host-key-type"
+        /// `Unable to negotiate with …: no matching key exchange method found. Their offer: …`
+        case noMatchingKeyExchangeMethod = "no-matching-key-exchange-method"
         /// `… Invalid key length` (an RSA host key under 1024 bits).
         case invalidKeyLength = "invalid-key-length"
         /// Anything else: connection refused, timeout, another fatal error.
@@ -87,7 +89,7 @@ extension SSHOracle {
         public var alarmLevel: Int {
             switch self {
             case .accepted, .acceptedByCA: return 0
-            case .unknown, .noMatchingHostKeyType, .invalidKeyLength, .other: return 1
+            case .unknown, .noMatchingHostKeyType, .noMatchingKeyExchangeMethod, .invalidKeyLength, .other: return 1
             case .changed, .revoked, .ipMismatch, .incorrectSignature, .invalidFormat: return 2
             }
         }
@@ -160,7 +162,9 @@ extension SSHOracle {
             } else if line.contains("differs from the key for the IP address") {
                 refusal = (.ipMismatch, line)
             } else if line.hasPrefix("Unable to negotiate with") {
-                refusal = (line.contains("no matching host key type") ? .noMatchingHostKeyType : .other, line)
+                let finding: Finding = line.contains("no matching host key type") ? .noMatchingHostKeyType
+                    : line.contains("no matching key exchange method") ? .noMatchingKeyExchangeMethod : .other
+                refusal = (finding, line)
             } else if line.hasPrefix("ssh_dispatch_run_fatal:") || line.hasPrefix("Bad server host key:") {
                 fatal = line
             } else if line.hasPrefix("SSH2_MSG_NEWKEYS sent") {
@@ -176,7 +180,7 @@ extension SSHOracle {
             else if fatal.hasSuffix("Invalid key length") { finding = .invalidKeyLength }
             else { finding = .other }
             (result.finding, result.finalMessage) = (finding, fatal)
-        } else if let refusal, verificationFailed || refusal.0 == .noMatchingHostKeyType || refusal.0 == .other {
+        } else if let refusal, verificationFailed || [.noMatchingHostKeyType, .noMatchingKeyExchangeMethod, .other].contains(refusal.0) {
             (result.finding, result.finalMessage) = refusal
         } else if sentNewKeys && !verificationFailed, let accepted {
             (result.finding, result.finalMessage) = accepted

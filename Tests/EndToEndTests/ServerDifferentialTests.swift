@@ -49,7 +49,7 @@ final class ServerDifferentialTests: XCTestCase {
         switch status {
         case "trusted": return 0
         case "new", "unreachable", "error", "unpinned", "unchecked": return 1
-        case "changed", "revoked", "pin-mismatch", "invalid-certificate": return 2
+        case "changed", "revoked", "pin-mismatch", "invalid-certificate", "unverified": return 2
         default: return nil
         }
     }

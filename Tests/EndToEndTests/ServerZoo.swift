@@ -21,6 +21,15 @@ enum ServerKind: String, CaseIterable, Hashable, Sendable {
     /// A key exchange only libssh negotiates (`diffie-hellman-group14-sha1`, an old switch's), which
     /// the user's `KexAlgorithms +…` lets `ssh` reach.
     case sha1KeyExchangeOnly = "sshd-dh-group14-sha1-only"
+    /// The same old switch, for a user who did not enable its key exchange: `ssh` cannot agree
+    /// one, so neither may the probe.
+    case sha1KeyExchangeNotEnabled = "sshd-dh-group14-sha1-not-enabled"
+    /// A stock sshd with curve25519 only, for a user whose `KexAlgorithms -curve25519*` removes
+    /// it: `ssh` fails, and so must the probe (a key it proved would be quieter than that).
+    case keyExchangeRemovedByUser = "sshd-kex-removed-by-user"
+    /// A stock sshd, for a user whose `KexAlgorithms -*` removes every method: `ssh` fails every
+    /// key exchange, and so must the probe.
+    case everyKeyExchangeRemovedByUser = "sshd-every-kex-removed-by-user"
     /// Dropbear 2022.83.
     case dropbear
     /// tinysshd (Ed25519 host key, curve25519 and sntrup761 exchanges), one process per connection under `socat`.
@@ -34,14 +43,20 @@ enum ServerKind: String, CaseIterable, Hashable, Sendable {
         case .gexOnly: return ["KexAlgorithms diffie-hellman-group-exchange-sha256"]
         case .sntrupOnly: return ["KexAlgorithms sntrup761x25519-sha512@openssh.com"]
         case .sha1RSAOnly: return ["HostKeyAlgorithms ssh-rsa"]
-        case .sha1KeyExchangeOnly: return ["KexAlgorithms diffie-hellman-group14-sha1"]
-        case .fake, .sshd, .dropbear, .tinysshd: return []
+        case .sha1KeyExchangeOnly, .sha1KeyExchangeNotEnabled: return ["KexAlgorithms diffie-hellman-group14-sha1"]
+        case .keyExchangeRemovedByUser: return ["KexAlgorithms curve25519-sha256,curve25519-sha256@libssh.org"]
+        case .fake, .sshd, .dropbear, .tinysshd, .everyKeyExchangeRemovedByUser: return []
         }
     }
 
     /// What the user's ssh_config block for such a host says, so that `ssh` reaches it as its user does.
     var clientSettings: [String] {
-        self == .sha1KeyExchangeOnly ? ["KexAlgorithms +diffie-hellman-group14-sha1"] : []
+        switch self {
+        case .sha1KeyExchangeOnly: return ["KexAlgorithms +diffie-hellman-group14-sha1"]
+        case .keyExchangeRemovedByUser: return ["KexAlgorithms -curve25519*"]
+        case .everyKeyExchangeRemovedByUser: return ["KexAlgorithms -*"]
+        default: return []
+        }
     }
 
     var isOpenSSH: Bool { ![.fake, .dropbear, .tinysshd].contains(self) }
@@ -60,6 +75,9 @@ extension ServerMatrix {
             Setup(plain: all, server: .sntrupOnly),
             Setup(plain: [.rsaSHA1Only], server: .sha1RSAOnly),
             Setup(plain: all, server: .sha1KeyExchangeOnly),
+            Setup(plain: [.ed], server: .sha1KeyExchangeNotEnabled),
+            Setup(plain: [.ed], server: .keyExchangeRemovedByUser),
+            Setup(plain: [.ed], server: .everyKeyExchangeRemovedByUser),
             Setup(plain: all, server: .dropbear),
             Setup(plain: [.ed], server: .tinysshd),
         ]

@@ -9,14 +9,16 @@ import FleetTrustTestFleet
 /// KEXINIT only after the client's.
 final class LibsshFallbackTests: XCTestCase {
     /// A real sshd whose only key exchange (`diffie-hellman-group14-sha1`) our client does not
-    /// implement: every key comes through libssh, proved by a completed exchange.
+    /// implement, for a host whose `KexAlgorithms +diffie-hellman-group14-sha1` lets `ssh` reach
+    /// it: every key comes through libssh, proved by a completed exchange.
     func testAServerOnlyLibsshCanNegotiateWithYieldsEveryKeyThroughLibssh() throws {
         let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256"), .init(type: "ecdsa", bits: "256"),
                                                   .init(type: "rsa", bits: "2048")],
                                            extraConfig: ["KexAlgorithms diffie-hellman-group14-sha1"])
         defer { sshd.stop() }
-        let result = HostProbe(host: InventoryHost(name: "old-switch", address: "127.0.0.1", port: sshd.port), timeout: .seconds(5))
-            .run(cancellation: ProbeCancellation())
+        var host = InventoryHost(name: "old-switch", address: "127.0.0.1", port: sshd.port)
+        host.sshOptions.kexAlgorithms = "+diffie-hellman-group14-sha1"
+        let result = HostProbe(host: host, timeout: .seconds(5)).run(cancellation: ProbeCancellation())
         XCTAssertEqual(Set(result.keys.map(\.key.fingerprint)), Set(try (0..<3).map { try sshd.publicKey($0).fingerprint }),
                        "\(result.failures.map(\.message.value))")
         XCTAssertEqual(Set(result.keys.map { $0.algorithms?.keyExchange }), ["diffie-hellman-group14-sha1"])
@@ -33,11 +35,13 @@ final class LibsshFallbackTests: XCTestCase {
         defer { sshd.stop() }
         let endpoint = ProbeEndpoint.direct(try XCTUnwrap(Resolver.resolve("127.0.0.1", port: sshd.port, deadline: .now + .seconds(5),
                                                                            cancellation: ProbeCancellation()).get().first))
-        let found = HostKeyProbe(endpoint: endpoint, port: sshd.port, hostKeyAlgorithms: "ecdsa-sha2-nistp384", timeout: .seconds(5))
+        let found = HostKeyProbe(endpoint: endpoint, port: sshd.port, hostKeyAlgorithms: "ecdsa-sha2-nistp384", timeout: .seconds(5),
+                                   keyExchange: KeyExchangeAlgorithms.offered("+diffie-hellman-group14-sha1"))
             .run(cancellation: ProbeCancellation())
         XCTAssertEqual(found.key?.key.fingerprint, try sshd.publicKey(0).fingerprint, "\(String(describing: found.failure))")
         XCTAssertEqual(found.key?.algorithms?.keyExchange, "diffie-hellman-group14-sha1")
-        let refused = HostKeyProbe(endpoint: endpoint, port: sshd.port, hostKeyAlgorithms: "ssh-ed25519", timeout: .seconds(5))
+        let refused = HostKeyProbe(endpoint: endpoint, port: sshd.port, hostKeyAlgorithms: "ssh-ed25519", timeout: .seconds(5),
+                                   keyExchange: KeyExchangeAlgorithms.offered("+diffie-hellman-group14-sha1"))
             .run(cancellation: ProbeCancellation())
         XCTAssertNil(refused.key)
         XCTAssertEqual(refused.serverHostKeyAlgorithms, ["ecdsa-sha2-nistp384"], "\(String(describing: refused.failure))")

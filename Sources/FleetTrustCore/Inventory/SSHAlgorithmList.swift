@@ -1,4 +1,4 @@
-/// A `HostKeyAlgorithms` or `CASignatureAlgorithms` value: a comma-separated list of algorithm
+/// A `HostKeyAlgorithms`, `CASignatureAlgorithms` or `KexAlgorithms` value: a comma-separated list of algorithm
 /// names or patterns that replaces OpenSSH's default, or (after `+`, `-`, `^`) appends to it,
 /// removes from it, or puts itself first (`kex.c:kex_assemble_names`).
 ///
@@ -39,14 +39,18 @@ public struct SSHAlgorithmList: Hashable, Sendable, Codable, CustomStringConvert
 
     public init(stringLiteral value: String) { self.init(value) }
 
-    /// `readconf.c`'s check (`sshkey_names_valid2` with wildcards): unless the list removes, every
-    /// element must be a name `ssh` knows or a pattern matching one; `ssh` refuses the
-    /// configuration otherwise ("Bad key types").
-    public static func parse(_ text: String, known: [String]) -> Result<SSHAlgorithmList, SSHOptionProblem> {
+    /// `readconf.c`'s check: unless the list removes, every element must be a name `ssh` knows or
+    /// (`sshkey_names_valid2`, for key algorithms) a pattern matching one; `KexAlgorithms`
+    /// (`kex_names_valid`) takes exact names only. `ssh` refuses the configuration otherwise.
+    public static func parse(_ text: String, known: [String], patterns allowed: Bool = true) -> Result<SSHAlgorithmList, SSHOptionProblem> {
         let list = SSHAlgorithmList(text)
         guard list.form != .remove else { return .success(list) }
         guard !list.patterns.isEmpty else { return .failure(.invalid("is an empty list")) }
-        for pattern in list.patterns where !known.contains(where: { matches($0, pattern.hasPrefix("!") ? String(pattern.dropFirst()) : pattern) }) {
+        func valid(_ pattern: String) -> Bool {
+            guard allowed else { return known.contains(pattern) }
+            return known.contains { matches($0, pattern.hasPrefix("!") ? String(pattern.dropFirst()) : pattern) }
+        }
+        for pattern in list.patterns where !valid(pattern) {
             return .failure(.invalid("names no algorithm OpenSSH 9.2 knows (\(InventoryDiagnostic.quote(pattern)))"))
         }
         return .success(list)

@@ -20,6 +20,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `CASignatureAlgorithms`: a certificate whose CA signed with another algorithm is not
     /// accepted as a certificate.
     public var caSignatureAlgorithms: SSHAlgorithmList?
+    /// `KexAlgorithms`, with its form kept: which servers `ssh` (and the probe) can agree a key
+    /// exchange with.
+    public var kexAlgorithms: SSHAlgorithmList?
     /// `RequiredRSASize`: an RSA host key with fewer bits is refused.
     public var requiredRSASize: Int?
     /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
@@ -58,6 +61,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case knownHostsCommand = "known_hosts_command", fingerprintHash = "fingerprint_hash", unjudged
         case noHostAuthenticationForLocalhost = "no_host_authentication_for_localhost"
         case verifyHostKeyDNS = "verify_host_key_dns"
+        case kexAlgorithms = "kex_algorithms"
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -72,6 +76,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(hashKnownHosts, forKey: .hashKnownHosts)
         try c.encodeIfPresent(caSignatureAlgorithms, forKey: .caSignatureAlgorithms)
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
+        try c.encodeIfPresent(kexAlgorithms, forKey: .kexAlgorithms)
         try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
         try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
         try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
@@ -88,6 +93,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let hostKeyAlgorithms { add("HostKeyAlgorithms", hostKeyAlgorithms.description) }
         if let checkHostIP { add("CheckHostIP", checkHostIP ? "yes" : "no") }
         if let caSignatureAlgorithms { add("CASignatureAlgorithms", caSignatureAlgorithms.description) }
+        if let kexAlgorithms { add("KexAlgorithms", kexAlgorithms.description) }
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
         if let noHostAuthenticationForLocalhost { add("NoHostAuthenticationForLocalhost", noHostAuthenticationForLocalhost ? "yes" : "no") }
         if let verifyHostKeyDNS { add("VerifyHostKeyDNS", verifyHostKeyDNS.rawValue) }

@@ -48,6 +48,7 @@ struct SSHHostSettings {
         case .globalKnownHostsFiles(let files): globalFiles = (files, location)
         case .hostKeyAlgorithms(let list): options.hostKeyAlgorithms = list
         case .caSignatureAlgorithms(let list): options.caSignatureAlgorithms = list
+        case .kexAlgorithms(let list): options.kexAlgorithms = list
         case .requiredRSASize(let bits): options.requiredRSASize = bits
         case .checkHostIP(let flag): options.checkHostIP = flag
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag

@@ -19,6 +19,8 @@ enum SSHOption: Hashable, Sendable {
     case globalKnownHostsFiles([String])
     case hostKeyAlgorithms(SSHAlgorithmList)
     case caSignatureAlgorithms(SSHAlgorithmList)
+    /// `KexAlgorithms`: what `ssh` offers decides which servers it can reach at all.
+    case kexAlgorithms(SSHAlgorithmList)
     case requiredRSASize(Int)
     case checkHostIP(Bool)
     case hashKnownHosts(Bool)
@@ -74,6 +76,7 @@ enum SSHOption: Hashable, Sendable {
         case .canonicalizeFallbackLocal: return 20
         case .canonicalizePermittedCNAMEs: return 21
         case .verifyHostKeyDNS: return 22
+        case .kexAlgorithms: return 23
         }
     }
 
@@ -89,7 +92,7 @@ enum SSHOption: Hashable, Sendable {
 
     /// Keywords that take one argument: `ssh` ignores the rest of the line with a complaint.
     static let singleArgument: Set<String> = [
-        "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "requiredrsasize",
+        "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "kexalgorithms", "requiredrsasize",
         "checkhostip", "hashknownhosts", "proxyjump", "verifyhostkeydns", "nohostauthenticationforlocalhost",
         "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys", "fingerprinthash",
         "canonicalizemaxdots", "canonicalizefallbacklocal",
@@ -134,6 +137,9 @@ enum SSHOption: Hashable, Sendable {
             return SSHAlgorithmList.parse(first, known: host ? HostKeyAlgorithms.openSSHKnown : CertificateAcceptance.knownSignatureAlgorithms)
                 .map { .option(host ? .hostKeyAlgorithms($0) : .caSignatureAlgorithms($0)) }
                 .mapError { .invalid("\(name) \(InventoryDiagnostic.quote(first)) \($0.text)") }
+        case "kexalgorithms":
+            return SSHAlgorithmList.parse(first, known: KeyExchangeAlgorithms.openSSHKnown, patterns: false)
+                .map { .option(.kexAlgorithms($0)) }.mapError { .invalid("KexAlgorithms \(InventoryDiagnostic.quote(first)) \($0.text)") }
         case "requiredrsasize":
             guard let bits = Int(first), bits >= 0, first.allSatisfy(\.isASCII) else {
                 return .failure(.invalid("RequiredRSASize \(InventoryDiagnostic.quote(first)) is not a whole number of bits"))
@@ -207,7 +213,7 @@ enum SSHOption: Hashable, Sendable {
         [
             "hostname": "HostName", "port": "Port", "user": "User", "hostkeyalias": "HostKeyAlias",
             "userknownhostsfile": "UserKnownHostsFile", "globalknownhostsfile": "GlobalKnownHostsFile",
-            "hostkeyalgorithms": "HostKeyAlgorithms", "casignaturealgorithms": "CASignatureAlgorithms",
+            "hostkeyalgorithms": "HostKeyAlgorithms", "casignaturealgorithms": "CASignatureAlgorithms", "kexalgorithms": "KexAlgorithms",
             "requiredrsasize": "RequiredRSASize", "checkhostip": "CheckHostIP", "hashknownhosts": "HashKnownHosts",
             "revokedhostkeys": "RevokedHostKeys", "proxyjump": "ProxyJump", "proxycommand": "ProxyCommand",
             "knownhostscommand": "KnownHostsCommand", "canonicalizehostname": "CanonicalizeHostname",
@@ -236,7 +242,7 @@ enum SSHOption: Hashable, Sendable {
         "clearallforwardings", "enablesshkeysign", "rekeylimit", "connecttimeout", "addressfamily",
         "serveraliveinterval", "serveralivecountmax", "sendenv", "setenv", "controlpath", "controlmaster",
         "controlpersist", "include", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
-        "visualhostkey", "kexalgorithms", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
+        "visualhostkey", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
         "proxyusefdpass", "streamlocalbindmask", "streamlocalbindunlink",
         "updatehostkeys", "hostbasedacceptedalgorithms", "hostbasedkeytypes", "pubkeyacceptedalgorithms",
         "pubkeyacceptedkeytypes", "ignoreunknown", "securitykeyprovider", "enableescapecommandline",

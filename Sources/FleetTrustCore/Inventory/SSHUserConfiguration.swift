@@ -76,6 +76,7 @@ public struct SSHUserConfiguration: Sendable {
         let mine = here.sshOptions
         if let value = mine.hostKeyAlgorithms { judged.sshOptions.hostKeyAlgorithms = value }
         if let value = mine.caSignatureAlgorithms { judged.sshOptions.caSignatureAlgorithms = value }
+        if let value = mine.kexAlgorithms { judged.sshOptions.kexAlgorithms = value }
         if let value = mine.requiredRSASize { judged.sshOptions.requiredRSASize = value }
         if let value = mine.checkHostIP { judged.sshOptions.checkHostIP = value }
         if let value = mine.knownHostsCommand { judged.sshOptions.knownHostsCommand = value }

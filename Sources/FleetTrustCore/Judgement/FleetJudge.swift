@@ -129,7 +129,9 @@ public struct FleetJudge: Sendable {
         // Every line ssh compares the key it meets with: plain, @cert-authority and @revoked, under either name it tries.
         let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
         let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
-        let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms)
+        let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms,
+                                       sshKeyExchangeAlgorithms: KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms),
+                                       serverKeyExchangeAlgorithms: result.serverKeyExchangeAlgorithms)
         var sshfp: SSHFPFinding?
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),

@@ -6,14 +6,20 @@
 /// implement, a hostile server that fails only our client) would otherwise turn `ssh`'s CHANGED
 /// into a quiet `error`. Only the failures `ssh` shares keep their status: nothing answered (name,
 /// TCP, proxy hop, a silent or closing port), `ssh` would not start or would refuse the key itself,
-/// or the server offers no host-key algorithm `ssh` offers (known from the server's own KEXINIT,
-/// never inferred). When in doubt, the host is unverified. The judge applies this once, to every
+/// or the server offers no host-key algorithm, or no key exchange method, that `ssh` offers this
+/// host (its defaults or the host's `HostKeyAlgorithms`/`KexAlgorithms`; the server's lists known
+/// from its own KEXINIT, never inferred). A server that answers our client with lists it would not
+/// show `ssh` is therefore never a shared failure unless `ssh`'s own offer fails on them too. When in doubt, the host is unverified. The judge applies this once, to every
 /// probe path alike (live, libssh fallback, replay).
 struct UnprovedKeyRule: Sendable {
     /// The host-key algorithms `ssh` offers this host (nil: its setting selects nothing).
     let sshHostKeyAlgorithms: [String]?
     /// The server's own list, when a KEXINIT was read (never inferred from the keys).
     let serverHostKeyAlgorithms: [String]?
+    /// The key exchange methods `ssh` offers this host (empty: its setting removes them all).
+    var sshKeyExchangeAlgorithms = KeyExchangeAlgorithms.openSSHDefault
+    /// The server's key exchange methods, when a KEXINIT was read.
+    var serverKeyExchangeAlgorithms: [String]?
 
     /// The failure that leaves the key `ssh` would meet unproved, if `ssh` does not share it.
     /// `failure` is the host's (no key proved, or the judge's refusal); `attempts` are the
@@ -43,7 +49,7 @@ struct UnprovedKeyRule: Sendable {
             // known to be `ssh`'s too.
             case .banner: return false
             case .keyExchange:
-                return probe.code == .noCommonAlgorithm && noCommonHostKeyAlgorithm
+                return probe.code == .noCommonAlgorithm && (noCommonHostKeyAlgorithm || noCommonKeyExchange)
             case .hostKey, .tlsHandshake: return false
             }
         }
@@ -64,5 +70,12 @@ struct UnprovedKeyRule: Sendable {
     private var noCommonHostKeyAlgorithm: Bool {
         guard let server = serverHostKeyAlgorithms, let client = sshHostKeyAlgorithms else { return false }
         return HostKeyAlgorithms.negotiate(client: client, server: server) == nil
+    }
+
+    /// The server's KEXINIT offers no key exchange method `ssh` offers this host: `ssh` says "no
+    /// matching key exchange method found" too.
+    private var noCommonKeyExchange: Bool {
+        guard let server = serverKeyExchangeAlgorithms else { return false }
+        return !server.contains(where: sshKeyExchangeAlgorithms.contains)
     }
 }

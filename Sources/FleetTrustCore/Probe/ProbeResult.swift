@@ -141,6 +141,9 @@ public struct ProbeResult: Hashable, Sendable {
     /// The host-key algorithms the server's KEXINIT offered, in its order, when a key exchange
     /// got that far: with the client's order they decide which key `ssh` meets.
     public var serverHostKeyAlgorithms: [String]?
+    /// The key exchange methods the server's KEXINIT offered, when one was read: with what `ssh`
+    /// offers the host they decide whether `ssh` could agree a method at all.
+    public var serverKeyExchangeAlgorithms: [String]?
     /// Host keys the server proved it holds that cannot be decoded as what they claim to be (a
     /// certificate with a broken body): evidence of a broken or hostile server, never dropped.
     public var malformedKeys: [MalformedHostKey]

@@ -40,6 +40,8 @@ final class ExchangeSession {
     let opening: [UInt8]
 
     private let offer: Offer
+    /// The key exchange methods `ssh` offers the host (`KeyExchangeAlgorithms.offered`).
+    private let keyExchange: [String]
     /// The client side of the agreed method, made once the method is known.
     private var agreement: (any KeyAgreement)?
     private var method: KeyExchangeMethod?
@@ -54,14 +56,15 @@ final class ExchangeSession {
     /// kex-strict: both sides offered it (Terrapin's fix, in Debian's 9.2 as in OpenSSH 9.6).
     private var strict = false
 
-    init(offer: Offer) throws(ProbeFailure) {
+    init(offer: Offer, keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) throws(ProbeFailure) {
         if case .upFront(let offered) = offer, offered.isEmpty {
             throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
         }
         self.offer = offer
+        self.keyExchange = keyExchange
         var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
         if case .upFront(let offered) = offer {
-            let sent = KexInit(clientOffering: offered)
+            let sent = KexInit(clientOffering: offered, keyExchange: keyExchange)
             clientInit = sent
             opening += BinaryPacket.frame(sent.payload)
         }
@@ -100,6 +103,7 @@ final class ExchangeSession {
                 let serverInit = try KexInit(parsing: payload)
                 self.serverInit = serverInit
                 report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+                report.serverKeyExchangeAlgorithms = serverInit[.keyExchange].prefix(64).map { Sanitizer.clean($0, limit: 64) }
                 var outgoing: [UInt8] = []
                 if case .afterServer(let choose) = offer {
                     let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(KeyExchangeProbe.supportedAlgorithms.contains)
@@ -107,7 +111,7 @@ final class ExchangeSession {
                         state = .finished
                         throw KeyExchangeFailures.notNeeded
                     }
-                    let sent = KexInit(clientOffering: chosen)
+                    let sent = KexInit(clientOffering: chosen, keyExchange: keyExchange)
                     clientInit = sent
                     outgoing = BinaryPacket.frame(sent.payload)
                 }

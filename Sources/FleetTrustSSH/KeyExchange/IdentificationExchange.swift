@@ -6,8 +6,8 @@ import FleetTrustCore
 /// A server may send other lines before its `SSH-` line; we skip as many as `ssh` does (and keep
 /// a few, cleaned, for the operator), so a port that streams text forever cannot hold us.
 enum IdentificationExchange {
-    /// Our identification, without CR LF (it enters the exchange hash that way).
-    static let clientVersion: [UInt8] = Array("SSH-2.0-fleettrust_1.0".utf8)
+    /// Our identification, without CR LF (it enters the exchange hash that way): the local `ssh`'s.
+    static var clientVersion: [UInt8] { ClientIdentification.line }
     /// `SSH_MAX_BANNER_LEN` (ssh.h): every line, the identification too, at most 8192 bytes
     /// without its CR and LF (RFC 4253 says 255; `ssh` accepts more, so must we).
     static let lineLimit = 8192

@@ -14,14 +14,16 @@ struct KexInit {
     /// The message exactly as sent or received: it enters the exchange hash byte for byte.
     let payload: [UInt8]
 
-    /// Our methods, then the markers `ssh` 9.2 (Debian) appends: ext-info-c, and kex-strict-c, the
+    /// The markers `ssh` 9.2 (Debian) appends to its methods: ext-info-c, and kex-strict-c, the
     /// client's side of kex-strict.
-    static let keyExchangeAlgorithms = KeyExchangeMethod.allCases.map(\.rawValue) + ["ext-info-c", "kex-strict-c-v00@openssh.com"]
+    static let clientMarkers = ["ext-info-c", "kex-strict-c-v00@openssh.com"]
     /// The server's side of kex-strict, in its key exchange list.
     static let strictServerMarker = "kex-strict-s-v00@openssh.com"
-    /// Offered only so the server agrees; this client never encrypts anything.
+    /// Offered only so the server agrees (this client never encrypts anything), and exactly as
+    /// `ssh` 9.2 offers them by default, like the MACs and compressions: a server that tells
+    /// clients apart by their KEXINIT sees `ssh`'s.
     static let ciphers = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
-                          "aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes256-cbc", "aes128-cbc"]
+                          "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
     static let macs = ["umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256-etm@openssh.com",
                        "hmac-sha2-512-etm@openssh.com", "hmac-sha1-etm@openssh.com", "umac-64@openssh.com",
                        "umac-128@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1"]
@@ -29,26 +31,43 @@ struct KexInit {
     /// Ciphers that authenticate themselves, for which no MAC is negotiated (OpenSSH `kex.c`).
     static let authenticatedCiphers: Set = ["chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
 
-    /// Our KEXINIT, offering `hostKeyAlgorithms` in order of preference.
-    init(clientOffering hostKeyAlgorithms: [String]) {
-        lists = [Self.keyExchangeAlgorithms, hostKeyAlgorithms, Self.ciphers, Self.ciphers, Self.macs, Self.macs,
+    /// Our KEXINIT, offering `hostKeyAlgorithms` in order of preference, and of `keyExchange`
+    /// (what `ssh` offers the host, in its order) the methods this client implements.
+    init(clientOffering hostKeyAlgorithms: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) {
+        let methods = Self.keyExchangeList(keyExchange)
+        lists = [methods, hostKeyAlgorithms, Self.ciphers, Self.ciphers, Self.macs, Self.macs,
                  Self.compressions, Self.compressions, [], []]
         firstKexPacketFollows = false
         var writer = SSHWireWriter()
         writer.writeByte(BinaryPacket.Message.kexInit.rawValue)
         writer.writeRaw(BinaryPacket.randomBytes(16))
-        writer.writeRaw(Self.encodedKeyExchangeList)
+        if keyExchange == KeyExchangeAlgorithms.openSSHDefault {
+            writer.writeRaw(Self.encodedDefaultKeyExchangeList)
+        } else {
+            writer.writeString(methods.joined(separator: ","))
+        }
         writer.writeString(hostKeyAlgorithms.joined(separator: ","))
         writer.writeRaw(Self.encodedFixedLists)
         payload = writer.bytes
     }
 
-    /// The lists every KEXINIT of ours shares, encoded once: the key exchange list, and
+    /// The key exchange list we send for `ssh`'s offer: its methods we implement, in its order
+    /// except that the post-quantum hybrid comes after the others (its key costs this client about
+    /// a hundred times an X25519 key, and a stock sshd picks the client's first method: first, it
+    /// made a debug scan of a stock sshd 80 times the CPU and lost keys to timeouts), then `ssh`'s
+    /// markers. Methods we lack (a SHA-1 exchange a user enabled) are libssh's.
+    static func keyExchangeList(_ offered: [String]) -> [String] {
+        let implemented = offered.filter { KeyExchangeMethod(rawValue: $0) != nil }
+        let hybrid = implemented.filter { $0.hasPrefix("sntrup761x25519-") }
+        return implemented.filter { !hybrid.contains($0) } + hybrid + clientMarkers
+    }
+
+    /// The lists most KEXINITs of ours share, encoded once: the default key exchange list, and
     /// everything after the host-key list (ciphers, MACs, compression, languages, the guess
     /// flag and the reserved word).
-    private static let encodedKeyExchangeList: [UInt8] = {
+    private static let encodedDefaultKeyExchangeList: [UInt8] = {
         var writer = SSHWireWriter()
-        writer.writeString(keyExchangeAlgorithms.joined(separator: ","))
+        writer.writeString(keyExchangeList(KeyExchangeAlgorithms.openSSHDefault).joined(separator: ","))
         return writer.bytes
     }()
 

@@ -31,14 +31,16 @@ public enum KeyExchangeProbe {
     /// (so a pool can cancel by `shutdown(2)` without racing a close); otherwise it connects to
     /// `host`:`port` itself. `timeout` bounds the whole exchange, connection included.
     /// `identificationSent`: the caller already sent our identification on `fd` (see
-    /// `TCPConnection.awaitServer`).
+    /// `TCPConnection.awaitServer`). `keyExchange` is what `ssh` offers the host
+    /// (`KeyExchangeAlgorithms.offered`); this client offers the methods of it that it implements.
     public static func run(host: String, port: Int, hostKeyAlgorithms: [String], timeout: Double,
-                           fd: Int32? = nil, identificationSent: Bool = false) -> KeyExchangeReport {
+                           fd: Int32? = nil, identificationSent: Bool = false,
+                           keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) -> KeyExchangeReport {
         var offered: [String] = []
         for name in hostKeyAlgorithms where supportedAlgorithms.contains(name) && !offered.contains(name) {
             offered.append(name)
         }
-        return perform(host: host, port: port, offer: .upFront(offered), timeout: timeout, fd: fd,
+        return perform(host: host, port: port, offer: .upFront(offered), keyExchange: keyExchange, timeout: timeout, fd: fd,
                        identificationSent: identificationSent)
     }
 
@@ -49,21 +51,23 @@ public enum KeyExchangeProbe {
     /// sending ours costs no round trip, and lets several connections to one server each ask for a
     /// different key type from the start.
     static func run(fd: Int32, host: String, timeout: Double, identificationSent: Bool = false,
+                    keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault,
                     choosing choose: @escaping @Sendable ([String]) -> [String]?) -> KeyExchangeReport {
-        perform(host: host, port: 0, offer: .afterServer(choose), timeout: timeout, fd: fd, identificationSent: identificationSent)
+        perform(host: host, port: 0, offer: .afterServer(choose), keyExchange: keyExchange, timeout: timeout, fd: fd,
+                identificationSent: identificationSent)
     }
 
     private typealias Offer = ExchangeSession.Offer
 
     /// Drives one `ExchangeSession` on the calling thread, which blocks in `poll` until the deadline.
-    private static func perform(host: String, port: Int, offer: Offer, timeout: Double, fd: Int32?,
+    private static func perform(host: String, port: Int, offer: Offer, keyExchange: [String], timeout: Double, fd: Int32?,
                                 identificationSent: Bool = false) -> KeyExchangeReport {
         let started = ContinuousClock.now
         let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 86_400)
         let deadline = started + .milliseconds(Int64(seconds * 1000))
         let session: ExchangeSession
         do {
-            session = try ExchangeSession(offer: offer)
+            session = try ExchangeSession(offer: offer, keyExchange: keyExchange)
         } catch {
             return KeyExchangeReport(outcome: .failure(error))
         }

@@ -13,6 +13,8 @@ public struct KeyExchangeReport: Hashable, Sendable {
     public var serverPreamble: [String] = []
     /// The host-key algorithms of the server's KEXINIT (at most 64), sanitized.
     public var serverHostKeyAlgorithms: [String] = []
+    /// The key exchange methods of the server's KEXINIT (at most 64), sanitized; nil before it.
+    public var serverKeyExchangeAlgorithms: [String]?
     /// Numeric address of the peer, when connected.
     public var peerAddress: String?
     /// A certificate the server sent that does not decode, although the server proved it holds
