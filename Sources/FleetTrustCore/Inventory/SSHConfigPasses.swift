@@ -14,8 +14,9 @@ enum SSHConfigPasses {
                         options: InventoryReadOptions,
                         into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
                         taking: (SSHOption) -> Bool = { _ in true }) {
-        let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
-                                                     from: origin, taking: taking)
+        var exec = SSHMatchExec(origin: origin, options: options)
+        let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, options: options, into: &settings,
+                                                     exec: &exec, from: origin, taking: taking)
         let canonicalization = settings.canonicalization
         guard canonicalization.mode != .no || wantsFinalPass else { return }
         var host = settings.address(hostArgument: alias)
@@ -38,7 +39,7 @@ enum SSHConfigPasses {
             }
         }
         settings.takeFinalHostName(host)
-        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, localUser: options.localUser, into: &settings,
-                                from: origin, finalHost: host, taking: taking)
+        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, options: options, into: &settings,
+                                exec: &exec, from: origin, finalHost: host, taking: taking)
     }
 }

@@ -62,24 +62,33 @@ enum SSHConfigReader {
     }
 
     /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
-    /// in order, the first value of a keyword winning.
+    /// in order, the first value of a keyword winning; `exec` answers its `Match exec` criteria.
     /// `finalHost` is nil in the first pass; in the final pass it is the name `Host` lines match
     /// (the canonical host name). Returns whether a `Match final` asked for a final pass.
     @discardableResult
-    static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
-                                     from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
+    static func collect<S: Sequence>(alias: String, segments: S, options: InventoryReadOptions, into settings: inout SSHHostSettings,
+                                     exec: inout SSHMatchExec, from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
                                      taking: (SSHOption) -> Bool = { _ in true }) -> Bool
     where S.Element == SSHConfigLayout.Segment {
         var wantsFinalPass = false
+        exec.startPass()
         for segment in segments {
-            let facts = MatchFacts(alias: finalHost ?? alias, originalHost: alias, hostName: settings.address(hostArgument: alias),
-                                   user: settings.user ?? localUser, localUser: localUser, finalPass: finalHost != nil)
+            let hostName = settings.address(hostArgument: alias)
+            let facts = MatchFacts(alias: finalHost ?? alias, originalHost: alias, hostName: hostName,
+                                   user: settings.user ?? options.localUser, localUser: options.localUser, finalPass: finalHost != nil,
+                                   exec: SSHMatchExec.Facts(host: hostName, originalHost: alias, port: settings.port ?? 22,
+                                                            remoteUser: settings.user ?? options.localUser, hostKeyAlias: settings.hostKeyAlias,
+                                                            home: options.homeDirectory, localUser: options.localUser))
             wantsFinalPass = wantsFinalPass || segment.conditions.contains { condition in
                 guard case .match(let criteria) = condition else { return false }
                 return criteria.contains { if case .final = $0.kind { return true } else { return false } }
             }
             var unsupported: UnjudgedSetting?
-            guard segment.conditions.allSatisfy({ holds($0, facts, unsupported: &unsupported) }) else { continue }
+            var unanswered: [UnjudgedSetting] = []
+            let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, unanswered: &unanswered) }
+            // A command that could not answer may have decided anything after it.
+            unanswered.forEach { settings.addUnjudged($0) }
+            guard applies else { continue }
             if let unsupported {
                 // `User` only feeds `%r` in file names: not the decision.
                 if segment.settings.contains(where: { if case .user = $0.option { return false } else { return true } }) {
@@ -92,10 +101,9 @@ enum SSHConfigReader {
         return wantsFinalPass
     }
 
-    /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
-    /// is handed back in `unsupported`.
     /// What `Match` criteria look at (`readconf.c:match_cfg_line`): the alias as typed, the
-    /// `HostName` obtained so far, the remote user obtained so far (else the local one).
+    /// `HostName` obtained so far, the remote user obtained so far (else the local one), and for
+    /// `exec` the values of its tokens.
     private struct MatchFacts {
         /// What `Host` lines match: the alias, in the final pass the canonical host name.
         var alias: String
@@ -104,9 +112,14 @@ enum SSHConfigReader {
         var user: String
         var localUser: String
         var finalPass: Bool
+        var exec: SSHMatchExec.Facts
     }
 
-    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, unsupported: inout UnjudgedSetting?) -> Bool {
+    /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
+    /// is handed back in `unsupported`; a `Match exec` that could not answer holds too and is
+    /// handed back in `unanswered`.
+    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, exec: inout SSHMatchExec,
+                              unsupported: inout UnjudgedSetting?, unanswered: inout [UnjudgedSetting]) -> Bool {
         let alias = facts.alias
         switch condition {
         case .unsupported(let setting):
@@ -124,6 +137,7 @@ enum SSHConfigReader {
             return active
         case .match(let criteria):
             var unknown: (text: String, location: SourceLocation)?
+            // Left to right, stopping at the first that fails: `ssh` skips an `exec` after one.
             let holds = criteria.allSatisfy { criterion in
                 let result: Bool
                 switch criterion.kind {
@@ -133,6 +147,13 @@ enum SSHConfigReader {
                 case .localUser(let list): result = SSHConfigPattern.matchesList(facts.localUser, list, lowercase: false) == .match
                 case .originalHost(let list): result = SSHConfigPattern.matchesList(facts.originalHost, list) == .match
                 case .canonical, .final: result = facts.finalPass
+                case .exec(let command, let location):
+                    switch exec.evaluate(command, at: location, negated: criterion.negated, facts: facts.exec) {
+                    case .exitedZero(let matched): result = matched
+                    case .unanswered(let setting):
+                        unanswered.append(setting)
+                        return true
+                    }
                 case .unsupported(let text, let location):
                     unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
                     return true
