@@ -84,11 +84,11 @@ enum SSHConfigReader {
                 return criteria.contains { if case .final = $0.kind { return true } else { return false } }
             }
             var unsupported: UnjudgedSetting?
-            var unanswered: [UnjudgedSetting] = []
-            let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, unanswered: &unanswered) }
-            // A command that could not answer may have decided anything after it.
-            unanswered.forEach { settings.addUnjudged($0) }
-            guard applies else { continue }
+            var stopped: [UnjudgedSetting] = []
+            let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, stopped: &stopped) }
+            // `ssh` refuses the whole configuration there: nothing of the block is taken.
+            stopped.forEach { settings.addUnjudged($0) }
+            guard applies, stopped.isEmpty else { continue }
             if let unsupported {
                 // `User` only feeds `%r` in file names: not the decision.
                 if segment.settings.contains(where: { if case .user = $0.option { return false } else { return true } }) {
@@ -115,11 +115,11 @@ enum SSHConfigReader {
         var exec: SSHMatchExec.Facts
     }
 
-    /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
-    /// is handed back in `unsupported`; a `Match exec` that could not answer holds too and is
-    /// handed back in `unanswered`.
+    /// Whether a condition holds; an unsupported `Match` or a `Match exec` that could not answer
+    /// holds as far as fleettrust can tell and is handed back in `unsupported`; one `ssh` stops
+    /// on is handed back in `stopped`.
     private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, exec: inout SSHMatchExec,
-                              unsupported: inout UnjudgedSetting?, unanswered: inout [UnjudgedSetting]) -> Bool {
+                              unsupported: inout UnjudgedSetting?, stopped: inout [UnjudgedSetting]) -> Bool {
         let alias = facts.alias
         switch condition {
         case .unsupported(let setting):
@@ -151,7 +151,10 @@ enum SSHConfigReader {
                     switch exec.evaluate(command, at: location, negated: criterion.negated, facts: facts.exec) {
                     case .exitedZero(let matched): result = matched
                     case .unanswered(let setting):
-                        unanswered.append(setting)
+                        unsupported = unsupported ?? setting
+                        return true
+                    case .sshStops(let setting):
+                        stopped.append(setting)
                         return true
                     }
                 case .unsupported(let text, let location):

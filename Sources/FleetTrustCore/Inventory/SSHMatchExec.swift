@@ -65,14 +65,20 @@ struct SSHMatchExec {
     enum Answer {
         /// Whether the command exited with status 0.
         case exitedZero(Bool)
-        /// Why fleettrust cannot tell: the host is unchecked, naming the line.
+        /// Why fleettrust cannot tell: the block may apply, so the host is unchecked, naming the
+        /// line, where the block sets anything that matters.
         case unanswered(UnjudgedSetting)
+        /// `ssh` stops on it: the host is unchecked whatever the block sets.
+        case sshStops(UnjudgedSetting)
     }
 
     mutating func evaluate(_ template: String, at location: SourceLocation, negated: Bool, facts: Facts) -> Answer {
         let keyword = "Match \(negated ? "!" : "")exec \(template)"
         func unanswered(_ why: String) -> Answer {
             .unanswered(UnjudgedSetting(keyword: keyword, location: location, why: why))
+        }
+        func stops(_ why: String) -> Answer {
+            .sshStops(UnjudgedSetting(keyword: keyword, location: location, why: "ssh stops: " + why))
         }
         guard let runner, never == nil else { return unanswered(never ?? "") }
         if let problem = Self.refusal(facts) { return unanswered("not run: \(problem)") }
@@ -85,7 +91,7 @@ struct SSHMatchExec {
         answers[key] = outcome
         switch outcome {
         case .exited(let status): return .exitedZero(status == 0)
-        case .sshStops(let why): return unanswered("ssh stops: \(why)")
+        case .sshStops(let why): return stops(why)
         case .unanswered(let why): return unanswered(why)
         }
     }
