@@ -9,7 +9,7 @@ import FleetTrustTestFleet
 /// where a block behind an `exec` points, so a command run wrongly (or not at all) shows as a wrong
 /// verdict: true and false commands, the `%h %p %r %n` tokens, an exec deciding `HostKeyAlias`,
 /// one in the final pass after canonicalization (a mount namespace whose `/etc/hosts` names the
-/// lab), and one that outlasts fleettrust's bound (`unchecked`, never quieter than `ssh`).
+/// lab), and one that outlasts fleettrust's bound (`unchecked`: the block may apply).
 final class MatchExecOracleLabTests: XCTestCase {
     func testBlocksBehindExecDecideAsTheRealSshDecides() throws {
         let lab = try SSHConfigOracleLab()
@@ -45,7 +45,9 @@ final class MatchExecOracleLabTests: XCTestCase {
               HostKeyAlias recorded-alias
             Match canonical exec "test %h = exec-final.lab.test"
               HostKeyAlias recorded-alias
-            Match originalhost exec-slow exec "sleep 6"
+            Match originalhost exec-slow exec "sleep 6; false"
+              HostKeyAlias never-used
+            Host exec-slow
               UserKnownHostsFile \(good)
             Host *
               HostKeyAlgorithms ssh-ed25519
@@ -59,7 +61,8 @@ final class MatchExecOracleLabTests: XCTestCase {
             SSHConfigCase(alias: "exec-tokens", ssh: .accepted, status: .trusted),
             SSHConfigCase(alias: "exec-alias", ssh: .accepted, status: .trusted),
             SSHConfigCase(alias: "exec-final", ssh: .accepted, status: .trusted),
-            // ssh waits the 6 s out and the block applies; fleettrust stops waiting at 5 s.
+            // ssh waits the 6 s out and the block does not apply; fleettrust stops waiting at 5 s,
+            // and the block may apply.
             SSHConfigCase(alias: "exec-slow", ssh: .accepted, status: .unchecked),
         ], config: config, hosts: hosts)
     }
