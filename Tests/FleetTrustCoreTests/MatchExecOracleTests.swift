@@ -10,16 +10,17 @@ import FleetTrustTestFleet
 /// names, endless, forking, chatty and crashing commands, and commands an inventory names attack
 /// the runner.
 final class MatchExecOracleTests: XCTestCase {
-    private var directory = ""
+    private var scratch: TemporaryDirectory!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-match-exec-\(getpid())-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        scratch = try TemporaryDirectory()
     }
 
     override func tearDown() {
-        try? FileManager.default.removeItem(atPath: directory)
+        scratch = nil
     }
+
+    private var directory: String { scratch.path }
 
     private func path(_ name: String) -> String { directory + "/" + name }
 
@@ -188,6 +189,10 @@ final class MatchExecOracleTests: XCTestCase {
         replay.sshConfiguration = try SSHUserConfiguration.read(files: [path("config")], options: replay).0
         let replayed = replay.sshConfiguration!.recorded(InventoryHost(name: "web", address: "web"), options: replay)
         XCTAssertEqual(replayed.sshOptions.unjudged?.map(\.keyword), ["Match exec echo ran >> $LOG"])
+        // Ansible's `-o`: `ssh` refuses `Match` there ("not supported as a command-line option").
+        let ansible = InventoryFixtures.read(text: #"w ansible_ssh_common_args='-o "Match exec true"'"# + "\n", format: .ansibleINI, options: options)
+        XCTAssertEqual(ansible["w"]?.sshOptions.unjudged?.map(\.keyword), ["Match"])
+        XCTAssertEqual(try Tool.run("/usr/bin/ssh", ["-F", "/dev/null", "-G", "-o", "Match exec true", "w"]).status, 255)
         XCTAssertEqual(log("ours"), "", "nothing ran")
     }
 }

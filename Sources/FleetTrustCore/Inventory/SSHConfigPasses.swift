@@ -6,7 +6,8 @@
 /// the first pass is kept (the first value wins across passes).
 ///
 /// Canonicalizing needs the system resolver (`InventoryReadOptions.hostNameResolver`); where
-/// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before.
+/// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before. Each
+/// pass runs the `Match exec` commands it reaches again, as `ssh` does (`SSHMatchExec`).
 enum SSHConfigPasses {
     /// `segments` may leave out blocks the alias cannot match in the first pass; `finalSegments`
     /// gives those the final pass's host name can match (default: the same).

@@ -6,9 +6,10 @@ import Foundation
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. Each line goes through the keyword table
 /// (`SSHOption`) and the host's settings are collected and expanded as `ssh` does
-/// (`SSHHostSettings`), in `ssh`'s passes (`SSHConfigPasses`). A block behind a `Match`
-/// criterion fleettrust does not evaluate makes the host unjudged when its other conditions hold. `ProxyJump` / `ProxyCommand` are recorded,
-/// not followed.
+/// (`SSHHostSettings`), in `ssh`'s passes (`SSHConfigPasses`). `Match exec` runs only for the
+/// user's own configuration (`SSHMatchExec`); a block behind one that is not run, or behind a
+/// `Match` criterion fleettrust cannot read, makes the host unjudged when its other conditions
+/// hold. `ProxyJump` / `ProxyCommand` are recorded, not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         let layout = SSHConfigLayout(contents: contents, options: options, log: &log)
@@ -23,7 +24,7 @@ enum SSHConfigReader {
             }
         }
         // An ssh_config given as the inventory that is the user's own configuration is theirs: its
-        // commands (ProxyCommand, KnownHostsCommand) are run as ssh runs them. Decided once per file.
+        // commands (ProxyCommand, KnownHostsCommand, Match exec) are run as ssh runs them. Decided once per file.
         let userFiles = Set((options.sshConfiguration?.files ?? []).map(FileSystemCalls.canonicalPath))
         var ownFile: [String: Bool] = [:]
         var hosts: [InventoryHost] = []
