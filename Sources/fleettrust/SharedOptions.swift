@@ -27,6 +27,7 @@ struct InventoryOptions: ParsableArguments {
             read.errors.forEach { printError($0.description) }
             var readOptions = read.options
             readOptions.hostNameResolver = SystemHostNameResolver()
+            readOptions.matchExecRunner = MatchExecRunner()
             options = readOptions
         } catch {
             throw CommandFailure.unreadableInput("--ssh-config \(error)")

@@ -38,6 +38,9 @@ public struct InventoryReadOptions: Sendable {
     public var allowInventoryProxyCommands = false
     /// The system resolver, for `CanonicalizeHostname`; without one a host under it is `unchecked`.
     public var hostNameResolver: (any HostNameResolving)?
+    /// Runs `Match exec` commands of the user's own configuration; without one such a block makes
+    /// the host `unchecked`.
+    public var matchExecRunner: MatchExecRunner?
 
     /// Defaults come from the password database, as OpenSSH takes them (not from `$HOME`).
     public init(homeDirectory: String? = nil, includeDirectory: String? = nil, localUser: String? = nil) {

@@ -44,7 +44,7 @@ enum SSHConfigCondition {
     case host([String])
     /// `Match` criteria, all of which must hold.
     case match([Criterion])
-    /// A `Match` with a criterion fleettrust does not evaluate (`exec`, …): it may or may not apply, so a host whose other conditions hold is
+    /// A `Match` line fleettrust cannot read as `ssh` does: it may or may not apply, so a host whose other conditions hold is
     /// unjudged when the block sets anything.
     case unsupported(UnjudgedSetting)
 
@@ -62,8 +62,10 @@ enum SSHConfigCondition {
             /// `Match canonical`, `Match final`: hold only in the final pass (`final` asks for one).
             case canonical
             case final
-            /// A criterion fleettrust does not evaluate (`exec`, …), as
-            /// written, with the `Match` line.
+            /// `Match exec`: the command as written, with the `Match` line (`SSHMatchExec`).
+            case exec(String, SourceLocation)
+            /// A criterion OpenSSH 9.2 does not know (`ssh` refuses it), as written, with the
+            /// `Match` line.
             case unsupported(String, SourceLocation)
         }
 
@@ -100,6 +102,15 @@ enum SSHConfigCondition {
                 criteria.append(Criterion(kind: word == "user" ? .user(list) : .localUser(list), negated: negated))
             case "canonical", "final":
                 criteria.append(Criterion(kind: word == "final" ? .final : .canonical, negated: negated))
+            case "exec":
+                guard index < arguments.count else { return .failure(.message("Match exec needs a command")) }
+                let command = arguments[index]
+                index += 1
+                if let token = SSHConfigTokens.unknownToken(in: command, allowed: SSHMatchExec.tokens) {
+                    return .failure(.message("Match exec \(InventoryDiagnostic.quote(command)): " + (token == "%"
+                        ? "a % at the end, and ssh stops on it" : "unknown token %\(token), and ssh stops on it")))
+                }
+                criteria.append(Criterion(kind: .exec(command, location), negated: negated))
             default:
                 guard index < arguments.count else { return .failure(.message("Match \(word) needs an argument")) }
                 criteria.append(Criterion(kind: .unsupported(word + " " + arguments[index], location), negated: negated))

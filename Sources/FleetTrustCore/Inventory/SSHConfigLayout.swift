@@ -103,7 +103,7 @@ struct SSHConfigLayout {
         let arguments = directive.arguments
         switch SSHOption.parse(keyword: directive.keyword, arguments: arguments, rawArguments: directive.rawArguments) {
         case .success(.option(let option)):
-            if SSHOption.singleArgument.contains(directive.keyword) && arguments.count > 1 {
+            if SSHOption.takesOneArgument(directive.keyword) && arguments.count > 1 {
                 log.warning(at: directive.location, "\(directive.keyword) takes one argument; \(InventoryDiagnostic.quote(arguments[1])) and after ignored")
             }
             return option

@@ -6,7 +6,8 @@
 /// the first pass is kept (the first value wins across passes).
 ///
 /// Canonicalizing needs the system resolver (`InventoryReadOptions.hostNameResolver`); where
-/// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before.
+/// none is given (replay, fuzzing) the host is `unchecked` naming the keyword, as before. Each
+/// pass runs the `Match exec` commands it reaches again, as `ssh` does (`SSHMatchExec`).
 enum SSHConfigPasses {
     /// `segments` may leave out blocks the alias cannot match in the first pass; `finalSegments`
     /// gives those the final pass's host name can match (default: the same).
@@ -14,8 +15,9 @@ enum SSHConfigPasses {
                         options: InventoryReadOptions,
                         into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
                         taking: (SSHOption) -> Bool = { _ in true }) {
-        let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, localUser: options.localUser, into: &settings,
-                                                     from: origin, taking: taking)
+        var exec = SSHMatchExec(origin: origin, options: options)
+        let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, options: options, into: &settings,
+                                                     exec: &exec, from: origin, taking: taking)
         let canonicalization = settings.canonicalization
         guard canonicalization.mode != .no || wantsFinalPass else { return }
         var host = settings.address(hostArgument: alias)
@@ -38,7 +40,7 @@ enum SSHConfigPasses {
             }
         }
         settings.takeFinalHostName(host)
-        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, localUser: options.localUser, into: &settings,
-                                from: origin, finalHost: host, taking: taking)
+        SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, options: options, into: &settings,
+                                exec: &exec, from: origin, finalHost: host, taking: taking)
     }
 }

@@ -6,9 +6,10 @@ import Foundation
 /// applies contributes, in file order, and the first value obtained for a keyword wins, so
 /// wildcard blocks (`Host *`) act as defaults. Each line goes through the keyword table
 /// (`SSHOption`) and the host's settings are collected and expanded as `ssh` does
-/// (`SSHHostSettings`), in `ssh`'s passes (`SSHConfigPasses`). A block behind a `Match`
-/// criterion fleettrust does not evaluate makes the host unjudged when its other conditions hold. `ProxyJump` / `ProxyCommand` are recorded,
-/// not followed.
+/// (`SSHHostSettings`), in `ssh`'s passes (`SSHConfigPasses`). `Match exec` runs only for the
+/// user's own configuration (`SSHMatchExec`); a block behind one that is not run, or behind a
+/// `Match` criterion fleettrust cannot read, makes the host unjudged when its other conditions
+/// hold. `ProxyJump` / `ProxyCommand` are recorded, not followed.
 enum SSHConfigReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         let layout = SSHConfigLayout(contents: contents, options: options, log: &log)
@@ -23,7 +24,7 @@ enum SSHConfigReader {
             }
         }
         // An ssh_config given as the inventory that is the user's own configuration is theirs: its
-        // commands (ProxyCommand, KnownHostsCommand) are run as ssh runs them. Decided once per file.
+        // commands (ProxyCommand, KnownHostsCommand, Match exec) are run as ssh runs them. Decided once per file.
         let userFiles = Set((options.sshConfiguration?.files ?? []).map(FileSystemCalls.canonicalPath))
         var ownFile: [String: Bool] = [:]
         var hosts: [InventoryHost] = []
@@ -62,24 +63,33 @@ enum SSHConfigReader {
     }
 
     /// Adds the settings of every segment that applies to `ssh alias` (those `taking` accepts),
-    /// in order, the first value of a keyword winning.
+    /// in order, the first value of a keyword winning; `exec` answers its `Match exec` criteria.
     /// `finalHost` is nil in the first pass; in the final pass it is the name `Host` lines match
     /// (the canonical host name). Returns whether a `Match final` asked for a final pass.
     @discardableResult
-    static func collect<S: Sequence>(alias: String, segments: S, localUser: String, into settings: inout SSHHostSettings,
-                                     from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
+    static func collect<S: Sequence>(alias: String, segments: S, options: InventoryReadOptions, into settings: inout SSHHostSettings,
+                                     exec: inout SSHMatchExec, from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
                                      taking: (SSHOption) -> Bool = { _ in true }) -> Bool
     where S.Element == SSHConfigLayout.Segment {
         var wantsFinalPass = false
+        exec.startPass()
         for segment in segments {
-            let facts = MatchFacts(alias: finalHost ?? alias, originalHost: alias, hostName: settings.address(hostArgument: alias),
-                                   user: settings.user ?? localUser, localUser: localUser, finalPass: finalHost != nil)
+            let hostName = settings.address(hostArgument: alias)
+            let facts = MatchFacts(alias: finalHost ?? alias, originalHost: alias, hostName: hostName,
+                                   user: settings.user ?? options.localUser, localUser: options.localUser, finalPass: finalHost != nil,
+                                   exec: SSHMatchExec.Facts(host: hostName, originalHost: alias, port: settings.port ?? 22,
+                                                            remoteUser: settings.user ?? options.localUser, hostKeyAlias: settings.hostKeyAlias,
+                                                            home: options.homeDirectory, localUser: options.localUser))
             wantsFinalPass = wantsFinalPass || segment.conditions.contains { condition in
                 guard case .match(let criteria) = condition else { return false }
                 return criteria.contains { if case .final = $0.kind { return true } else { return false } }
             }
             var unsupported: UnjudgedSetting?
-            guard segment.conditions.allSatisfy({ holds($0, facts, unsupported: &unsupported) }) else { continue }
+            var stopped: [UnjudgedSetting] = []
+            let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, stopped: &stopped) }
+            // `ssh` refuses the whole configuration there: nothing of the block is taken.
+            stopped.forEach { settings.addUnjudged($0) }
+            guard applies, stopped.isEmpty else { continue }
             if let unsupported {
                 // `User` only feeds `%r` in file names: not the decision.
                 if segment.settings.contains(where: { if case .user = $0.option { return false } else { return true } }) {
@@ -92,10 +102,9 @@ enum SSHConfigReader {
         return wantsFinalPass
     }
 
-    /// Whether a condition holds; an unsupported `Match` holds as far as fleettrust can tell and
-    /// is handed back in `unsupported`.
     /// What `Match` criteria look at (`readconf.c:match_cfg_line`): the alias as typed, the
-    /// `HostName` obtained so far, the remote user obtained so far (else the local one).
+    /// `HostName` obtained so far, the remote user obtained so far (else the local one), and for
+    /// `exec` the values of its tokens.
     private struct MatchFacts {
         /// What `Host` lines match: the alias, in the final pass the canonical host name.
         var alias: String
@@ -104,9 +113,14 @@ enum SSHConfigReader {
         var user: String
         var localUser: String
         var finalPass: Bool
+        var exec: SSHMatchExec.Facts
     }
 
-    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, unsupported: inout UnjudgedSetting?) -> Bool {
+    /// Whether a condition holds; an unsupported `Match` or a `Match exec` that could not answer
+    /// holds as far as fleettrust can tell and is handed back in `unsupported`; one `ssh` stops
+    /// on is handed back in `stopped`.
+    private static func holds(_ condition: SSHConfigCondition, _ facts: MatchFacts, exec: inout SSHMatchExec,
+                              unsupported: inout UnjudgedSetting?, stopped: inout [UnjudgedSetting]) -> Bool {
         let alias = facts.alias
         switch condition {
         case .unsupported(let setting):
@@ -124,6 +138,7 @@ enum SSHConfigReader {
             return active
         case .match(let criteria):
             var unknown: (text: String, location: SourceLocation)?
+            // Left to right, stopping at the first that fails: `ssh` skips an `exec` after one.
             let holds = criteria.allSatisfy { criterion in
                 let result: Bool
                 switch criterion.kind {
@@ -133,6 +148,16 @@ enum SSHConfigReader {
                 case .localUser(let list): result = SSHConfigPattern.matchesList(facts.localUser, list, lowercase: false) == .match
                 case .originalHost(let list): result = SSHConfigPattern.matchesList(facts.originalHost, list) == .match
                 case .canonical, .final: result = facts.finalPass
+                case .exec(let command, let location):
+                    switch exec.evaluate(command, at: location, negated: criterion.negated, facts: facts.exec) {
+                    case .exitedZero(let matched): result = matched
+                    case .unanswered(let setting):
+                        unsupported = unsupported ?? setting
+                        return true
+                    case .sshStops(let setting):
+                        stopped.append(setting)
+                        return true
+                    }
                 case .unsupported(let text, let location):
                     unknown = unknown ?? ((criterion.negated ? "!" : "") + text, location)
                     return true

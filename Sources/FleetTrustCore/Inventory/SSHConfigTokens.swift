@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,6 +52,29 @@ enum SSHConfigTokens {
             "p": String(port),
             "r": user ?? options.localUser,
             "u": options.localUser,
+        ]
+    }
+
+    /// `DEFAULT_CLIENT_PERCENT_EXPAND_ARGS` (`%C %L %i %k %l %n %p %d %h %r %u`), the tokens of a
+    /// command `ssh` runs for a connection (`KnownHostsCommand`, `Match exec`), from values already
+    /// checked by the caller. `%C` is `ssh_connection_hash`: SHA-1 of this host's name, the remote
+    /// host, the port and the remote user, in hex.
+    static func clientValues(remoteHost: String, port: Int, remoteUser: String, originalHost: String, keyAlias: String,
+                             home: String, localUser: String) -> [Character: String] {
+        let thisHost = localHostName()
+        let hash = Digest.sha1(Array((thisHost + remoteHost + String(port) + remoteUser).utf8))
+        return [
+            "C": hash.map { String(format: "%02x", $0) }.joined(),
+            "L": String(thisHost.prefix { $0 != "." }),
+            "i": String(getuid()),
+            "k": keyAlias,
+            "l": thisHost,
+            "n": originalHost,
+            "p": String(port),
+            "d": home,
+            "h": remoteHost,
+            "r": remoteUser,
+            "u": localUser,
         ]
     }
 

@@ -7,7 +7,8 @@
 /// gets one fleettrust cannot judge exactly is judged `unchecked` with the keyword and its line
 /// (`unjudged`). The rest (ciphers, forwarding, authentication…) do not change which key `ssh`
 /// accepts and are read and ignored, as `ssh` reads and ignores them for that decision.
-/// Adding a keyword is one case here, one arm in `parse`, one field in `SSHHostOptions`.
+/// Adding a keyword is one case here, one row in the table (`SSHKeyword`), one field in
+/// `SSHHostOptions`.
 enum SSHOption: Hashable, Sendable {
     case hostName(String)
     case port(Int)
@@ -19,7 +20,7 @@ enum SSHOption: Hashable, Sendable {
     case globalKnownHostsFiles([String])
     case hostKeyAlgorithms(SSHAlgorithmList)
     case caSignatureAlgorithms(SSHAlgorithmList)
-    /// `KexAlgorithms`: what `ssh` offers decides which servers it can reach at all.
+    /// `KexAlgorithms`: the key exchanges `ssh` offers (replace, `+`, `-`, `^` as in ssh 9.2).
     case kexAlgorithms(SSHAlgorithmList)
     case requiredRSASize(Int)
     case checkHostIP(Bool)
@@ -43,14 +44,13 @@ enum SSHOption: Hashable, Sendable {
     case canonicalizeMaxDots(Int)
     case canonicalizeFallbackLocal(Bool)
     case canonicalizePermittedCNAMEs([SSHCanonicalization.CNAMERule])
-    /// `VerifyHostKeyDNS`: whether `ssh` reads SSHFP records for the host name, and whether a
-    /// validated match accepts the key (`yes`) or only informs (`ask`).
+    /// `VerifyHostKeyDNS`: whether `ssh` reads SSHFP records, and whether a validated match accepts.
     case verifyHostKeyDNS(SSHFPMode)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 22), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 23), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -90,107 +90,34 @@ enum SSHOption: Hashable, Sendable {
         case unknown
     }
 
-    /// Keywords that take one argument: `ssh` ignores the rest of the line with a complaint.
-    static let singleArgument: Set<String> = [
-        "hostname", "port", "user", "hostkeyalias", "hostkeyalgorithms", "casignaturealgorithms", "kexalgorithms", "requiredrsasize",
-        "checkhostip", "hashknownhosts", "proxyjump", "verifyhostkeydns", "nohostauthenticationforlocalhost",
-        "canonicalizehostname", "stricthostkeychecking", "revokedhostkeys", "fingerprinthash",
-        "canonicalizemaxdots", "canonicalizefallbacklocal",
-    ]
-
-    /// `process_config_line`'s arms for the keywords that matter, `keyword` lowercased;
+    /// `process_config_line` for one keyword (any case) through the table (`SSHKeyword`);
     /// `rawArguments` is the rest of the line as written (a command keeps its quotes).
     static func parse(keyword: String, arguments: [String], rawArguments: String) -> Result<Reading, SSHOptionProblem> {
+        let keyword = keyword.lowercased()
+        let row = SSHKeyword.byKeyword[keyword]
         let name = spelling(keyword)
         guard let first = arguments.first else { return .failure(.invalid("\(name) has no argument")) }
-        func option(_ value: SSHOption) -> Result<Reading, SSHOptionProblem> { .success(.option(value)) }
-        func flag(_ make: (Bool) -> SSHOption) -> Result<Reading, SSHOptionProblem> {
-            guard let value = Self.flag(first) else { return .failure(.invalid("\(name): \(InventoryDiagnostic.quote(first)) is not yes or no")) }
-            return option(make(value))
+        switch row?.effect {
+        case nil: return .success(.unknown)
+        case .noEffect: return .success(.noEffect)
+        case .reader:
+            return .success(.option(.unjudged(keyword: name, why: "ssh refuses \(name) as a command-line option")))
+        case .notJudged(let why, let inert):
+            return .success(.option(.unjudged(keyword: name, why: inert.contains(first.lowercased()) ? nil : why)))
+        case .judged(let parse):
+            return parse(SSHKeyword.Line(name: name, first: first, arguments: arguments, raw: rawArguments)).map { .option($0) }
         }
-        func unjudged(_ why: String, unless inert: Set<String>) -> Result<Reading, SSHOptionProblem> {
-            option(.unjudged(keyword: name, why: inert.contains(first.lowercased()) ? nil : why))
-        }
-        switch keyword {
-        case "hostname":
-            guard SSHConfigTokens.unknownToken(in: first, allowed: ["h", "%"]) == nil else {
-                return .failure(.invalid("HostName \(InventoryDiagnostic.quote(first)) has an unknown or unsupported % token"))
-            }
-            return option(.hostName(first))
-        case "port":
-            switch HostPattern.port(first) {
-            case .success(let port): return option(.port(port))
-            case .failure(let error): return .failure(.invalid("Port: \(error.text)"))
-            }
-        case "user": return option(.user(first))
-        case "hostkeyalias": return option(.hostKeyAlias(first))
-        case "userknownhostsfile", "globalknownhostsfile":
-            let user = keyword == "userknownhostsfile"
-            for file in arguments where user {
-                if SSHConfigTokens.unknownToken(in: file, allowed: SSHConfigTokens.knownHostsTokens) != nil {
-                    return .failure(.invalid("\(name) \(InventoryDiagnostic.quote(file)) has an unknown or unsupported % token"))
-                }
-            }
-            return option(user ? .userKnownHostsFiles(arguments) : .globalKnownHostsFiles(arguments))
-        case "hostkeyalgorithms", "casignaturealgorithms":
-            let host = keyword == "hostkeyalgorithms"
-            return SSHAlgorithmList.parse(first, known: host ? HostKeyAlgorithms.openSSHKnown : CertificateAcceptance.knownSignatureAlgorithms)
-                .map { .option(host ? .hostKeyAlgorithms($0) : .caSignatureAlgorithms($0)) }
-                .mapError { .invalid("\(name) \(InventoryDiagnostic.quote(first)) \($0.text)") }
-        case "kexalgorithms":
-            return SSHAlgorithmList.parse(first, known: KeyExchangeAlgorithms.openSSHKnown, patterns: false)
-                .map { .option(.kexAlgorithms($0)) }.mapError { .invalid("KexAlgorithms \(InventoryDiagnostic.quote(first)) \($0.text)") }
-        case "requiredrsasize":
-            guard let bits = Int(first), bits >= 0, first.allSatisfy(\.isASCII) else {
-                return .failure(.invalid("RequiredRSASize \(InventoryDiagnostic.quote(first)) is not a whole number of bits"))
-            }
-            return option(.requiredRSASize(bits))
-        case "checkhostip": return flag(SSHOption.checkHostIP)
-        case "hashknownhosts": return flag(SSHOption.hashKnownHosts)
-        case "revokedhostkeys": return option(.revokedHostKeys(first.lowercased() == "none" ? [] : [first]))
-        case "proxyjump", "proxycommand":
-            let spelled = keyword == "proxyjump" ? "ProxyJump" : "ProxyCommand"
-            let value = keyword == "proxyjump" ? first : rawArguments
-            return option(.proxy(arguments.count == 1 && first.lowercased() == "none" ? nil : spelled + " " + value))
-        case "knownhostscommand":
-            // `parse_command` takes the rest of the line; `CLEAR_ON_NONE` compares all of it.
-            return option(.knownHostsCommand(rawArguments.lowercased() == "none" ? nil : rawArguments))
-        case "fingerprinthash":
-            // `ssh_digest_alg_by_name`: the names OpenSSH's digests have, in any case.
-            guard let name = ["MD5", "SHA1", "SHA256", "SHA384", "SHA512"].first(where: { $0 == first.uppercased() }) else {
-                return .failure(.invalid("FingerprintHash: invalid hash algorithm \(InventoryDiagnostic.quote(first))"))
-            }
-            return option(.fingerprintHash(name))
-        case "canonicalizehostname":
-            switch first.lowercased() {
-            case "yes", "true": return option(.canonicalizeHostname(.yes))
-            case "no", "false": return option(.canonicalizeHostname(.no))
-            case "always": return option(.canonicalizeHostname(.always))
-            default: return .failure(.invalid("CanonicalizeHostname: \(InventoryDiagnostic.quote(first)) is not yes, no or always"))
-            }
-        case "canonicaldomains":
-            // `valid_domain(…, makelower=1)`: letters, digits, `-` and `.`, not starting with one of the last two.
-            if let bad = arguments.first(where: { !$0.isEmpty && !Self.validDomain($0) }) {
-                return .failure(.invalid("CanonicalDomains \(InventoryDiagnostic.quote(bad)) is not a domain name"))
-            }
-            return option(.canonicalDomains(arguments.map { $0.lowercased() }))
-        case "canonicalizemaxdots":
-            guard let dots = Int(first), dots >= 0, first.allSatisfy(\.isASCII) else {
-                return .failure(.invalid("CanonicalizeMaxDots \(InventoryDiagnostic.quote(first)) is not a whole number"))
-            }
-            return option(.canonicalizeMaxDots(dots))
-        case "canonicalizefallbacklocal": return flag(SSHOption.canonicalizeFallbackLocal)
-        case "canonicalizepermittedcnames":
-            return SSHCanonicalization.rules(arguments).map { .option(.canonicalizePermittedCNAMEs($0)) }
-        case "verifyhostkeydns":
-            guard let mode = SSHFPMode(keyword: first) else {
-                return .failure(.invalid("VerifyHostKeyDNS: \(InventoryDiagnostic.quote(first)) is not yes, no or ask"))
-            }
-            return option(.verifyHostKeyDNS(mode))
-        case "nohostauthenticationforlocalhost": return flag(SSHOption.noHostAuthenticationForLocalhost)
-        default:
-            return .success(noEffect.contains(keyword) ? .noEffect : .unknown)
-        }
+    }
+
+    /// Whether `ssh` reads one argument for the keyword and complains about the rest.
+    static func takesOneArgument(_ keyword: String) -> Bool {
+        if case .one = SSHKeyword.byKeyword[keyword.lowercased()]?.arity { return true }
+        return false
+    }
+
+    /// The keyword as `ssh_config(5)` spells it (as written when the table does not know it).
+    static func spelling(_ keyword: String) -> String {
+        SSHKeyword.byKeyword[keyword.lowercased()]?.name ?? keyword
     }
 
     /// `valid_domain`: a domain `CanonicalDomains` accepts (`none` among them).
@@ -207,46 +134,6 @@ enum SSHOption: Hashable, Sendable {
         default: return nil
         }
     }
-
-    /// The keyword as `ssh_config(5)` spells it.
-    static func spelling(_ keyword: String) -> String {
-        [
-            "hostname": "HostName", "port": "Port", "user": "User", "hostkeyalias": "HostKeyAlias",
-            "userknownhostsfile": "UserKnownHostsFile", "globalknownhostsfile": "GlobalKnownHostsFile",
-            "hostkeyalgorithms": "HostKeyAlgorithms", "casignaturealgorithms": "CASignatureAlgorithms", "kexalgorithms": "KexAlgorithms",
-            "requiredrsasize": "RequiredRSASize", "checkhostip": "CheckHostIP", "hashknownhosts": "HashKnownHosts",
-            "revokedhostkeys": "RevokedHostKeys", "proxyjump": "ProxyJump", "proxycommand": "ProxyCommand",
-            "knownhostscommand": "KnownHostsCommand", "canonicalizehostname": "CanonicalizeHostname",
-            "verifyhostkeydns": "VerifyHostKeyDNS", "canonicaldomains": "CanonicalDomains",
-            "canonicalizemaxdots": "CanonicalizeMaxDots", "canonicalizefallbacklocal": "CanonicalizeFallbackLocal",
-            "canonicalizepermittedcnames": "CanonicalizePermittedCNAMEs", "fingerprinthash": "FingerprintHash", "nohostauthenticationforlocalhost": "NoHostAuthenticationForLocalhost",
-        ][keyword] ?? keyword
-    }
-
-    /// The rest of OpenSSH 9.2's `readconf.c` keyword table. `StrictHostKeyChecking` is here
-    /// because fleettrust always judges as `StrictHostKeyChecking=yes`; `UpdateHostKeys` acts
-    /// after the decision; `Host`, `Match` and `Include` are the reader's.
-    static let noEffect: Set<String> = [
-        "protocol", "cipher", "fallbacktorsh", "globalknownhostsfile2", "rhostsauthentication", "userknownhostsfile2",
-        "useroaming", "usersh", "useprivilegedport", "afstokenpassing", "kerberosauthentication", "kerberostgtpassing",
-        "rsaauthentication", "rhostsrsaauthentication", "compressionlevel", "gssapiauthentication",
-        "gssapidelegatecredentials", "pkcs11provider", "smartcarddevice", "forwardagent", "forwardx11",
-        "forwardx11trusted", "forwardx11timeout", "exitonforwardfailure", "xauthlocation", "gatewayports",
-        "passwordauthentication", "kbdinteractiveauthentication", "kbdinteractivedevices",
-        "challengeresponseauthentication", "skeyauthentication", "tisauthentication", "pubkeyauthentication",
-        "dsaauthentication", "hostbasedauthentication", "identityfile", "identityfile2", "identitiesonly",
-        "certificatefile", "addkeystoagent", "identityagent", "ciphers", "macs", "remoteforward", "localforward",
-        "permitremoteopen", "host", "match", "escapechar", "connectionattempts", "batchmode", "stricthostkeychecking",
-        "compression", "tcpkeepalive", "keepalive", "numberofpasswordprompts", "syslogfacility", "loglevel",
-        "logverbose", "dynamicforward", "preferredauthentications", "bindaddress", "bindinterface",
-        "clearallforwardings", "enablesshkeysign", "rekeylimit", "connecttimeout", "addressfamily",
-        "serveraliveinterval", "serveralivecountmax", "sendenv", "setenv", "controlpath", "controlmaster",
-        "controlpersist", "include", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
-        "visualhostkey", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
-        "proxyusefdpass", "streamlocalbindmask", "streamlocalbindunlink",
-        "updatehostkeys", "hostbasedacceptedalgorithms", "hostbasedkeytypes", "pubkeyacceptedalgorithms",
-        "pubkeyacceptedkeytypes", "ignoreunknown", "securitykeyprovider", "enableescapecommandline",
-    ]
 }
 
 /// Why a keyword's value cannot be used: one clause for a `file:line` message.

@@ -76,24 +76,10 @@ public struct KnownHostsCommandRunner: Sendable {
         let alias = try host.hostKeyAlias.map { text throws(SSHNameError) in try SSHHostName(text) }
         let account = getpwuid(getuid())
         let localUser = account.map { String(cString: $0.pointee.pw_name) } ?? NSUserName()
-        let home = account.map { String(cString: $0.pointee.pw_dir) } ?? NSHomeDirectory()
-        let thisHost = SSHConfigTokens.localHostName()
-        let remoteUser = destination.user?.value ?? localUser
-        let port = String(host.port)
-        let hash = Digest.sha1(Array((thisHost + remoteHost + port + remoteUser).utf8))
-        return [
-            "C": hash.map { String(format: "%02x", $0) }.joined(),
-            "L": String(thisHost.prefix { $0 != "." }),
-            "i": String(getuid()),
-            "k": alias.map { String(decoding: KnownHostsPattern.lowercased(Array($0.value.utf8)), as: UTF8.self) } ?? argument.value,
-            "l": thisHost,
-            "n": argument.value,
-            "p": port,
-            "d": home,
-            "h": remoteHost,
-            "r": remoteUser,
-            "u": localUser,
-        ]
+        return SSHConfigTokens.clientValues(
+            remoteHost: remoteHost, port: host.port, remoteUser: destination.user?.value ?? localUser, originalHost: argument.value,
+            keyAlias: alias.map { String(decoding: KnownHostsPattern.lowercased(Array($0.value.utf8)), as: UTF8.self) } ?? argument.value,
+            home: account.map { String(cString: $0.pointee.pw_dir) } ?? NSHomeDirectory(), localUser: localUser)
     }
 
     /// One run, with what `ssh` does when it cannot be made.
