@@ -43,9 +43,9 @@ public struct HostProbe: Sendable {
             result.failures = [refusal.failure]
             return result
         }
-        if let proxy = host.proxy, !host.route.isDirect {
+        if !host.route.isDirect {
             guard let routes else {
-                result.failures = [ProbeFailures.proxied(proxy)]
+                result.failures = [ProbeFailures.proxied(host.route)]
                 return result
             }
             _ = probe(.routed(RoutedTarget(host: host, connections: routes)), firstDeadline: deadline, into: &result,

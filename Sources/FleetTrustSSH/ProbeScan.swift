@@ -91,7 +91,7 @@ public actor ProbeScan {
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
         let host = hosts[index]
         let probe = HostProbe(host: host, timeout: timeout, scheduler: scheduler, routes: bastions)
-        let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout)
+        let tlsProbe: TLSProbe? = if case .tls = host.endpoint { TLSProbe(host: host, timeout: timeout) } else { nil }
         workers.submit { [self] due in
             counts.withLock { $0.start() }
             var result = cancellation.isCancelled

@@ -25,8 +25,8 @@ public struct TLSProbe: Sendable {
             result.failures = [refusal.failure]
             return result
         }
-        if let proxy = host.proxy {
-            result.failures = [ProbeFailures.proxied(proxy)]
+        if !host.route.isDirect {
+            result.failures = [ProbeFailures.proxied(host.route)]
             return result
         }
         let deadline = HostProbe.firstDeadline(due: due, timeout: timeout)
@@ -50,7 +50,7 @@ public struct TLSProbe: Sendable {
                 // A STARTTLS service's plain-text prelude and the handshake share one timeout.
                 let handshakeDeadline = ContinuousClock.now + timeout
                 let outcome: Result<TLSHandshake, ProbeFailure>
-                if let service = host.tls?.startTLS,
+                if case .tls(let endpoint) = host.endpoint, let service = endpoint.startTLS,
                    let refusal = StartTLSExchange(service: service).run(fd: connection.fd, deadline: handshakeDeadline, cancellation: cancellation) {
                     outcome = .failure(refusal)
                 } else {
@@ -79,7 +79,7 @@ public struct TLSProbe: Sendable {
         defer { SSL_free(ssl) }
         SSL_set_fd(ssl, fd)
         SSL_set_connect_state(ssl)
-        let serverName = host.tls?.serverName
+        let serverName: String? = if case .tls(let endpoint) = host.endpoint { endpoint.serverName } else { nil }
         if let serverName { _ = fleettrust_ssl_set_sni(ssl, serverName) }
         _ = fleettrust_ssl_request_ocsp(ssl)
         while true {

@@ -25,7 +25,7 @@ final class StartTLSProbeTests: XCTestCase {
 
     private func probe(_ service: StartTLSProtocol, port: Int, timeout: Duration = .seconds(5)) -> (ProbeResult, Duration) {
         var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: service), address: "127.0.0.1", port: port)
-        host.tls = TLSEndpoint(serverName: "localhost", startTLS: service)
+        host.endpoint = .tls(TLSEndpoint(serverName: "localhost", startTLS: service))
         let start = ContinuousClock.now
         let result = TLSProbe(host: host, timeout: timeout).run(cancellation: ProbeCancellation())
         return (result, ContinuousClock.now - start)
@@ -106,7 +106,7 @@ final class StartTLSProbeTests: XCTestCase {
             ScriptedServer.drain(client)
         }
         var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: .smtp), address: "127.0.0.1", port: port)
-        host.tls = TLSEndpoint(serverName: "localhost", startTLS: .smtp)
+        host.endpoint = .tls(TLSEndpoint(serverName: "localhost", startTLS: .smtp))
         let cancellation = ProbeCancellation()
         let finished = DispatchSemaphore(value: 0)
         let outcome = Heard()

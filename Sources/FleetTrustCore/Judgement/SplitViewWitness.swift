@@ -45,7 +45,7 @@ extension SplitViewWitness {
         // must not step out of the comparison.
         var byName: [Endpoint: [View]] = [:]
         var byLookup: [String: [View]] = [:]
-        for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
+        for index in results.indices where hosts.indices.contains(index) && hosts[index].endpointProtocol == .ssh {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
             let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()

@@ -159,7 +159,7 @@ extension DashboardUpdate {
         guard ![.pinMismatch, .nameMismatch].contains(judged.status) else {
             return .failure(Refusal(text: "\(name) is \(judged.status.rawValue); resolve that before pinning"))
         }
-        let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
+        let pattern = PinSet.tlsPinPattern(for: judged.host)
         var item = DecisionItem(index: index, host: judged.host, names: [pattern], keys: [], previous: [], file: file,
                                 shownPins: judged.pin.pinnedText)
         item.spkiPins = [leaf.spkiSHA256]
