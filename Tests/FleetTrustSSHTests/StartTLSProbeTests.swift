@@ -27,7 +27,7 @@ final class StartTLSProbeTests: XCTestCase {
         var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: service), address: "127.0.0.1", port: port)
         host.endpoint = .tls(TLSEndpoint(serverName: "localhost", startTLS: service))
         let start = ContinuousClock.now
-        let result = TLSProbe(host: host, timeout: timeout).run(cancellation: ProbeCancellation())
+        let result = TLSProbe(host: host, timeout: timeout)!.run(cancellation: ProbeCancellation())
         return (result, ContinuousClock.now - start)
     }
 
@@ -111,7 +111,7 @@ final class StartTLSProbeTests: XCTestCase {
         let finished = DispatchSemaphore(value: 0)
         let outcome = Heard()
         Thread.detachNewThread { [host] in
-            let result = TLSProbe(host: host, timeout: .seconds(60)).run(cancellation: cancellation)
+            let result = TLSProbe(host: host, timeout: .seconds(60))!.run(cancellation: cancellation)
             outcome.append(result.failures.map(\.code.rawValue).joined(separator: ","))
             finished.signal()
         }
