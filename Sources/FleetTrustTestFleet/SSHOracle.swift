@@ -142,6 +142,10 @@ extension SSHOracle {
                 result.certificateNotes.append(line)
             } else if line.contains("is known and matches the") {
                 accepted = (line.contains("host certificate") ? .acceptedByCA : .accepted, line)
+            } else if line == "matching host key fingerprint found in DNS" {
+                // VerifyHostKeyDNS: with a validated record ssh goes straight on (NEWKEYS); otherwise
+                // known_hosts decides after it, and its message (or a refusal) follows.
+                accepted = (.accepted, line)
             } else if line.hasPrefix("Forcing accepting of host key for loopback/localhost") {
                 // NoHostAuthenticationForLocalhost: accepted before known_hosts is read.
                 accepted = (.accepted, line)

@@ -72,9 +72,11 @@ struct FleetOptions: ParsableArguments {
 
     /// The files judged against, with their options.
     var trustFiles: TrustFiles {
-        TrustFiles(userKnownHosts: knownHosts.chosen.user, globalKnownHosts: knownHosts.chosen.global, pinFile: pins.path,
-                   pinMode: pins.pinsMode, policyFile: effectivePolicyFile, tlsCAFiles: tlsCAFiles.map(expandTilde),
-                   additionalNames: additionalNames, certificateWarnDays: certWarnDays)
+        var files = TrustFiles(userKnownHosts: knownHosts.chosen.user, globalKnownHosts: knownHosts.chosen.global, pinFile: pins.path,
+                               pinMode: pins.pinsMode, policyFile: effectivePolicyFile, tlsCAFiles: tlsCAFiles.map(expandTilde),
+                               additionalNames: additionalNames, certificateWarnDays: certWarnDays)
+        files.sshfpResolver = SystemSSHFPResolver()
+        return files
     }
 
     /// The judge for these hosts; a file that cannot be read, or a pin file with a bad line, is exit 64.

@@ -10,10 +10,14 @@ struct MergeCommand: ParsableCommand {
         abstract: "Merge scan reports (scan --format json) from several scanners into one document.",
         discussion: """
             Each host entry keeps its scanned_from, the scanner that proved its keys; a host proved \
-            by two scanners appears twice. Two scanners that proved different keys for the same name \
-            and port are a split view: listed on standard error and in the document's split_views. \
-            Judge the result centrally with `fleettrust scan --replay`. Exit status: 0 merged (split \
-            views included); 64 bad usage or a report that cannot be read.
+            by two scanners appears twice. Two scanners that proved different keys for the same host \
+            (its name and port, or the name ssh looks it up under) are a split view: listed on \
+            standard error and in the document's split_views. The document's summary is what \
+            replaying it finds before today's files judge it again: each entry's recorded status, \
+            split-view where the scanners disagree, and scan's exit status (2 for any host \
+            \(JudgementWords.statuses(atLevel: 2)), or presenting again a key it had replaced). Judge \
+            the result centrally with `fleettrust scan --replay`. Exit status: 0 merged (split views \
+            included); 64 bad usage or a report that cannot be read.
             """)
 
     @Option(help: ArgumentHelp("Write the merged document to this file instead of standard output, atomically.", valueName: "file"))

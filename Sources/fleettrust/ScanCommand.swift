@@ -25,7 +25,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Record nothing in the history (drift is still judged against it).")
     var readOnly = false
 
-    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts a pin proves (all new hosts with --trust-on-first-use), ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics.")
+    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts a pin proves (all new hosts with --trust-on-first-use), ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics; sshfp: DNS zone records (ssh-keygen -r) for the keys each host proved.")
     var format: ScanFormat = .table
 
     @Flag(name: .customLong("trust-on-first-use"),

@@ -59,7 +59,7 @@ struct SyncCommand: AsyncParsableCommand {
             run.problems.forEach(printError)
             let summary = run.summary(plan, skipped: skipped.count, check: check)
             if check { printError(summary) } else { print(summary) }
-            var status = ScanDocument.exitStatus(plan.exitStatus(failedWrites: run.failed), skipped: skipped)
+            var status = ExitStatusRule.run(hosts: plan.exitStatus(failedWrites: run.failed), skipped: !skipped.isEmpty)
             // --check answers "would anything change?": a host it would add is a change.
             if check && run.added > 0 { status = max(status, 1) }
             if status != 0 { throw ExitCode(status) }

@@ -99,6 +99,7 @@ final class DashboardTerminalTests: XCTestCase {
         terminal.send("?")
         let (shown, helpScreen) = terminal.waitFor { $0.contains("move down") }
         XCTAssertTrue(shown, "keys typed in the terminal were not read: \(helpScreen)")
+        // The measuring window, not a wait: no event marks idleness, so CPU is measured over a second.
         usleep(1_000_000)
         let used = try XCTUnwrap(DashboardTmux.cpuSeconds(of: dashboardPID)) - before
         XCTAssertLessThan(used, 0.3, "an idle dashboard used \(used) s of CPU in about a second")

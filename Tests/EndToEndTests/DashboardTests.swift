@@ -187,6 +187,27 @@ final class DashboardTests: XCTestCase {
         assertRestored(terminal, status: 0)
     }
 
+    func testCtrlUClearsTheFilterPromptAsReadlineDoes() throws {
+        let fleet = try TestFleet.start(hosts: 2)
+        self.fleet = fleet
+        let terminal = try open(fleet)
+        let labels = fleet.hosts.map { $0.endpoints[0].label }
+        XCTAssertTrue(terminal.waitFor { s in labels.allSatisfy { s.contains($0 + " ") } }.0)
+        terminal.send("/")
+        terminal.type("no-such-host")
+        let (nothing, typed) = terminal.waitFor { $0.contains("0 shown") }
+        XCTAssertTrue(nothing, typed)
+        terminal.send("C-u")
+        terminal.type(String(fleet.hosts[1].port))
+        terminal.send("Enter")
+        let (filtered, screen) = terminal.waitFor { $0.contains("1 shown") }
+        XCTAssertTrue(filtered, screen)
+        XCTAssertTrue(screen.contains(labels[1] + " "), screen)
+        XCTAssertFalse(screen.contains("no-such-host"), screen)
+        terminal.send("q")
+        assertRestored(terminal, status: 0)
+    }
+
     func testResizingTheWindowRedrawsTheListForTheNewWidth() throws {
         let fleet = try TestFleet.start(hosts: 2)
         self.fleet = fleet

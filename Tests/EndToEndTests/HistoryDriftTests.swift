@@ -141,9 +141,21 @@ final class HistoryDriftTests: XCTestCase {
                                     "--read-only"])
         XCTAssertTrue(table.stdoutText.contains("ssh-ed25519 REVERTED to a key seen before: \(edB) -> \(edA)"), table.stdoutText)
         XCTAssertEqual(table.status, 2)
-        (host, status) = try scan()
-        XCTAssertEqual(host.drift, .reverted)
-        XCTAssertEqual(status, 2, "a reverted key raises the exit status to 2")
+        // One rule: Prometheus' per-host alarm level and a merge of the report say 2 as the exit status does.
+        let prometheus = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", directory + "/known_hosts",
+                                         "--read-only", "--format", "prometheus"])
+        XCTAssertEqual(prometheus.status, 2, prometheus.stderrText)
+        let levels = prometheus.stdoutText.split(separator: "\n").filter { $0.hasPrefix("fleettrust_host_alarm_level{") }
+        XCTAssertEqual(levels.map { $0.split(separator: " ").last }, ["2"], prometheus.stdoutText)
+        XCTAssertTrue(prometheus.stdoutText.contains("\nfleettrust_scan_exit_status 2\n"), prometheus.stdoutText)
+        let report = try fleettrust(["scan", "--inventory", directory + "/hosts", "--known-hosts", directory + "/known_hosts",
+                                     "--format", "json", "--output", directory + "/reverted.json"])
+        XCTAssertEqual(report.status, 2, "a reverted key raises the exit status to 2")
+        let merge = try fleettrust(["merge", directory + "/reverted.json"])
+        XCTAssertEqual(merge.status, 0, merge.stderrText)
+        let merged = try RecordedScan.decode(Data(merge.stdout))
+        XCTAssertEqual(merged.hosts.map(\.drift), [.reverted], "the recorded scan judged the key reverted")
+        XCTAssertEqual(merged.summary.exitStatus, 2, "the merged summary counts the reverted key as scan did")
 
         // A third type appears, seen by a recording dashboard: the next scan finds nothing new.
         try serve(["edA", "ec", "rsa"])

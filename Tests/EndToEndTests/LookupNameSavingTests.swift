@@ -48,8 +48,6 @@ final class LookupNameSavingTests: XCTestCase {
                        ("LOCALHOST", "LOCALHOST")]
         if sshd.listensOnIPv6 {
             targets += [("[::1]", "::1"), ("[0:0:0:0:0:0:0:1]", "0:0:0:0:0:0:0:1")]
-        } else {
-            print("lookup names: sshd does not listen on [::1] here; the IPv6 spelling is not checked")
         }
         for (spelled, sshName) in targets {
             let target = "\(spelled):\(sshd.port)"
@@ -68,6 +66,8 @@ final class LookupNameSavingTests: XCTestCase {
                                + outcome.transcript.split(separator: "\n").filter { !$0.hasPrefix("debug1: Reading") }.suffix(12).joined(separator: "\n"))
             }
         }
+        // After every IPv4 spelling was checked: the IPv6 ones were not.
+        if !sshd.listensOnIPv6 { throw XCTSkip("sshd does not listen on [::1] here; the IPv6 spellings are not checked") }
     }
 
     func testTheLineScanWritesForAHostKeyAliasIsAcceptedBySSHThroughTheSameConfig() throws {

@@ -22,7 +22,7 @@ final class MergeCommandTests: XCTestCase {
         XCTAssertTrue(run.stderrText.contains("are the same report"), run.stderrText)
     }
 
-        func testTwoScannersMergeIntoOneDocumentThatFlagsTheSplitViewAndReplays() throws {
+    func testTwoScannersMergeIntoOneDocumentThatFlagsTheSplitViewAndReplays() throws {
         let east = try TestFleet.start(hosts: 2)
         defer { east.stop() }
         let west = try TestFleet.start(hosts: 1)
@@ -59,6 +59,10 @@ final class MergeCommandTests: XCTestCase {
         let replayed = try RecordedScan.decode(Data(replay.stdout))
         XCTAssertEqual(replayed.hosts.map(\.scannedFrom), document.hosts.map(\.scannedFrom), "replay keeps who proved each key")
         XCTAssertEqual(replayed.summary.exitStatus, replay.status)
+        // One rule: the merged summary counts both entries split-view, as replay judges them, and says 2 as replay exits.
+        XCTAssertEqual(document.summary.byStatus["split-view"], 2, "\(document.summary)")
+        XCTAssertEqual(document.summary.exitStatus, 2)
+        XCTAssertEqual(replay.status, 2, replay.stderrText)
         let prometheus = try fleettrust(["scan", "--replay", merged, "--known-hosts", east.knownHostsPath, "--format", "prometheus"])
         XCTAssertTrue(prometheus.stdoutText.contains("name=\"\(common.endpoints[0].label)\",endpoint=\"\(common.endpoints[0].label)\",scanner=\"jump-west\""),
                       prometheus.stdoutText)

@@ -45,21 +45,24 @@ final class SSHConfigOracleLab {
         return try HostKey(openSSHLine: String(contentsOfFile: path(name + ".pub"), encoding: .utf8))
     }
 
-    /// `program arguments`, inside a mount namespace with `hosts` as `/etc/hosts` when given, and a
-    /// resolv.conf naming only 127.0.0.1 (where no server answers), so no lookup leaves the machine.
-    private func command(_ program: String, _ arguments: [String], hosts: String?) throws -> (String, [String]) {
+    /// `program arguments`, inside a mount namespace with `hosts` as `/etc/hosts` when given, and
+    /// `resolv` as resolv.conf, by default one naming only 127.0.0.1 (where no server answers), so
+    /// no lookup leaves the machine.
+    private func command(_ program: String, _ arguments: [String], hosts: String?, resolv: String?) throws -> (String, [String]) {
         guard let hosts else { return (program, arguments) }
-        let resolv = try write("resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+        let resolv = try resolv ?? write("resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
         return ("/usr/bin/unshare", ["-m", "/bin/sh", "-c", #"mount --bind "$0" /etc/hosts && mount --bind "$1" /etc/resolv.conf && shift && exec "$@""#,
                                      hosts, resolv, program] + arguments)
     }
 
     /// Scans every row's alias with `config` as inventory and own configuration, asks the real
     /// `ssh` about each, and checks both against the row: fleettrust never quieter than `ssh`.
-    func check(_ cases: [SSHConfigCase], config: String, hosts: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    @discardableResult
+    func check(_ cases: [SSHConfigCase], config: String, hosts: String? = nil, resolv: String? = nil,
+               file: StaticString = #filePath, line: UInt = #line) throws -> [RecordedScan.Host] {
         let (program, arguments) = try command(BuiltProducts.fleettrust, [
             "scan", "--format", "json", "--no-history", "--inventory", config, "--inventory-format", "ssh-config",
-            "--ssh-config", config, "--timeout", "10"], hosts: hosts)
+            "--ssh-config", config, "--timeout", "10"], hosts: hosts, resolv: resolv)
         let run = try ProgramRun.run(program, arguments, limit: 120)
         let scanned = try XCTUnwrap(try? RecordedScan.decode(Data(run.stdout)), run.stderrText, file: file, line: line).hosts
         for row in cases {
@@ -67,7 +70,7 @@ final class SSHConfigOracleLab {
             for option in ["StrictHostKeyChecking=yes", "BatchMode=yes", "UpdateHostKeys=no", "PubkeyAuthentication=no",
                            "PasswordAuthentication=no", "KbdInteractiveAuthentication=no", "IdentityAgent=none",
                            "ConnectTimeout=10", "ControlMaster=no", "ControlPath=none"] { sshArguments += ["-o", option] }
-            let (sshProgram, sshCommand) = try command("/usr/bin/ssh", sshArguments + ["fleettrust-oracle@" + row.alias, "true"], hosts: hosts)
+            let (sshProgram, sshCommand) = try command("/usr/bin/ssh", sshArguments + ["fleettrust-oracle@" + row.alias, "true"], hosts: hosts, resolv: resolv)
             let output = try Tool.run(sshProgram, sshCommand)
             let ssh = SSHOracle.classifyHandshake(output.stderr)
             XCTAssertEqual(ssh.finding, row.ssh, "\(row.alias): the real ssh said \(ssh.finalMessage)", file: file, line: line)
@@ -76,5 +79,6 @@ final class SSHConfigOracleLab {
             XCTAssertGreaterThanOrEqual(Int(host.status.alarmLevel), Int(ssh.finding.alarmLevel),
                                         "\(row.alias): fleettrust \(host.status) is quieter than ssh \(ssh.finding)", file: file, line: line)
         }
+        return scanned
     }
 }

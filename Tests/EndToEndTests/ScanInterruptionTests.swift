@@ -31,6 +31,7 @@ final class ScanInterruptionTests: XCTestCase {
         func recorded() -> Int {
             (try? HistoryStore.open(path: history, readOnly: true)?.history(for: fleet.hosts.map { InventoryHost(name: $0.endpoints[0].label, address: $0.endpoints[0].address, port: $0.endpoints[0].port) }).hosts.count) ?? 0
         }
+        // The scan says nothing when the two sshd have answered: 3 s is ample for them, far short of the silent minute.
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(recorded(), 0, "nothing is recorded before the scan ends")
         XCTAssertTrue(scan.isRunning)
@@ -52,6 +53,7 @@ final class ScanInterruptionTests: XCTestCase {
                                         ["scan", "--inventory", inventory, "--known-hosts", fleet.knownHostsPath, "--no-history",
                                          "--timeout", "60", "--format", "json", "--output", fresh], stderrPath: freshStderr)
         defer { second.terminate(grace: 1) }
+        // As above: no sign marks the scan as under way and past the sshd; 3 s is well inside the silent minute.
         Thread.sleep(forTimeInterval: 3)
         kill(second.pid, SIGTERM)
         let again = Date().addingTimeInterval(30)

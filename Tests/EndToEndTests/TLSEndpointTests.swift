@@ -70,6 +70,7 @@ final class TLSEndpointTests: XCTestCase {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }
                 _ = "SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n".withCString { write(client, $0, strlen($0)) }
+                // The server's behaviour, not a wait: it keeps the connection a moment, as sshd does.
                 usleep(300_000)
                 close(client)
             }

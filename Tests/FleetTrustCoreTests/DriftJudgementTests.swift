@@ -69,6 +69,6 @@ final class DriftJudgementTests: XCTestCase {
         let judged = judge.judge(host, probe, now: 5)
         XCTAssertEqual(judged.drift?.kind, .changed)
         XCTAssertEqual(judged.status, .new, "drift never changes the status")
-        XCTAssertEqual(ScanReport.exitStatus(for: [judged]), 1)
+        XCTAssertEqual(ExitStatusRule.hosts([judged]), 1)
     }
 }

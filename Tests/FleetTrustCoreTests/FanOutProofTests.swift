@@ -49,7 +49,7 @@ final class FanOutProofTests: XCTestCase {
         let data = try document([judge().judge(web, probe(real, from: "dmz")), judge().judge(web, probe(nil, from: "office", failure: kexFailed))])
         let judged = try replayed(data)
         XCTAssertEqual(judged.map(\.status), [.splitView, .splitView])
-        XCTAssertEqual(ScanReport.exitStatus(for: judged), 2)
+        XCTAssertEqual(ExitStatusRule.hosts(judged), 2)
         let reason = JudgementWords.reason(judged[0])
         XCTAssertTrue(reason.contains("office proved nothing (key-exchange kex-failed"), reason)
         XCTAssertEqual(judged[1].splitView.first?.fingerprints, [real.sha256Fingerprint])

@@ -30,7 +30,7 @@ final class HistoryLookupKeyTests: XCTestCase {
                 let judgedHost = judged(host, key, history: remembered)
                 XCTAssertNotEqual(judgedHost.drift?.kind, .changed, "\(host.endpointLabel)")
                 XCTAssertNotEqual(judgedHost.drift?.kind, .reverted, "\(host.endpointLabel)")
-                XCTAssertEqual(ScanReport.exitStatus(of: judgedHost), 1, "new, never an alarm")
+                XCTAssertEqual(ExitStatusRule.host(judgedHost), 1, "new, never an alarm")
                 try store.record([try XCTUnwrap(HistorySighting(judgedHost, source: .scan, seenAt: time))])
                 time += 1_000
             }

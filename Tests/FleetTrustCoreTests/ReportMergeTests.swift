@@ -12,14 +12,18 @@ final class ReportMergeTests: XCTestCase {
 
     /// A report from `scanner`: each host with the keys it proved (none: unreachable).
     private func report(_ name: String, scanner: String, _ hosts: [(String, [HostKey])]) throws -> String {
+        try report(name, scanner: scanner, hosts.map { (InventoryHost(name: $0.0), $0.1) })
+    }
+
+    private func report(_ name: String, scanner: String, _ hosts: [(InventoryHost, [HostKey])]) throws -> String {
         let judge = FleetJudge(knownHosts: KnownHosts(files: []), pins: nil)
         let judged = hosts.map { host, keys -> JudgedHost in
             var probe = keys.isEmpty
-                ? ProbeResult(host: host, port: 22, failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")])
-                : ProbeResult(host: host, port: 22, keys: keys.map { DiscoveredKey(key: $0) })
+                ? ProbeResult(host: host.address, port: host.port, failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")])
+                : ProbeResult(host: host.address, port: host.port, keys: keys.map { DiscoveredKey(key: $0) })
             probe.scanner = CleanText(scanner)
             probe.finishedAt = date
-            return judge.judge(InventoryHost(name: host), probe)
+            return judge.judge(host, probe)
         }
         let data = try ScanReport(generatedAt: date, knownHostsFiles: [], pinFiles: [], judged: judged).encoded()
         try directory.write(name, String(decoding: data, as: UTF8.self))
@@ -80,6 +84,31 @@ final class ReportMergeTests: XCTestCase {
         finder.add(name: "db1", port: 22, scanner: "asia", fingerprints: ["SHA256:d"])
         XCTAssertEqual(finder.splitViews(), [SplitView(name: "db1", port: 22, scanners: ["asia", "eu"]),
                                              SplitView(name: "web1", port: 2222, scanners: ["asia", "eu"])])
+    }
+
+    func testMergeAndReplayOfTheSameReportsRaiseTheSamePairsAndTheSameSummary() throws {
+        // Spellings `ssh` looks up under one name, a scanner that agrees, one that reached nothing.
+        let eu = try report("eu.json", scanner: "eu", [
+            (InventoryHost(name: "web.example.com"), [TestKeys.a]), (InventoryHost(name: "db1"), [TestKeys.b]),
+            (InventoryHost(name: "app", address: "10.1.2.3", hostKeyAlias: "app.example.com"), [TestKeys.a]),
+            (InventoryHost(name: "same"), [TestKeys.ecdsa]), (InventoryHost(name: "down"), [TestKeys.b]),
+        ])
+        let us = try report("us.json", scanner: "us", [
+            (InventoryHost(name: "web-alias", address: "WEB.example.com"), [TestKeys.c]), (InventoryHost(name: "DB1"), [TestKeys.c]),
+            (InventoryHost(name: "app2", address: "10.9.9.9", hostKeyAlias: "App.Example.Com"), [TestKeys.b]),
+            (InventoryHost(name: "same"), [TestKeys.ecdsa]), (InventoryHost(name: "down"), []),
+        ])
+        let (data, survey) = try merged([eu, us])
+        let pairs = try ScanReplay.load(data, source: "merged.json")
+        let found = SplitViewWitness.find(hosts: pairs.map(\.host), results: pairs.map(\.result))
+        XCTAssertEqual(Set(found.keys), [0, 1, 2, 5, 6, 7], "web, db1 and app, by either spelling")
+        XCTAssertEqual(Set(survey.splitViews.map(\.name)), Set(found.keys.map { pairs[$0].host.name }),
+                       "merge names every entry replay judges split-view")
+        let judge = FleetJudge(knownHosts: KnownHosts(files: []), pins: nil)
+        let judged = pairs.indices.map { judge.judge(pairs[$0].host, pairs[$0].result, splitView: found[$0] ?? []) }
+        XCTAssertEqual(survey.summary.byStatus, judged.reduce(into: [:]) { $0[$1.status.rawValue, default: 0] += 1 })
+        XCTAssertEqual(survey.summary.exitStatus, ExitStatusRule.hosts(judged))
+        XCTAssertEqual(survey.summary.exitStatus, 2)
     }
 
     func testAVersionTwoReportIsReadWholeAndItsEntriesGetAScannerAndTime() throws {

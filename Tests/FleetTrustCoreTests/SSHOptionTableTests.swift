@@ -28,7 +28,8 @@ final class SSHOptionTableTests: XCTestCase {
         XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.map(\.keyword), ["KnownHostsCommand"])
         XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.first?.location, SourceLocation(file: "cfg", line: 2))
         XCTAssertEqual(inventory["canon"]?.sshOptions.unjudged?.map(\.keyword), ["CanonicalizeHostname", "KnownHostsCommand"])
-        XCTAssertEqual(inventory["dns"]?.sshOptions.unjudged?.first?.keyword, "VerifyHostKeyDNS")
+        XCTAssertEqual(inventory["dns"]?.sshOptions.unjudged?.map(\.keyword), ["KnownHostsCommand"], "VerifyHostKeyDNS is judged (SSHFPJudgementTests)")
+        XCTAssertEqual(inventory["dns"]?.sshOptions.verifyHostKeyDNS, .ask)
         XCTAssertNil(inventory["off"]?.sshOptions.unjudged, "none and no turn them off, and the first value wins over Host *")
 
         let key = TestKeys.a

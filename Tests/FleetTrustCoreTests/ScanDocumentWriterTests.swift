@@ -45,7 +45,7 @@ final class ScanDocumentWriterTests: XCTestCase {
         var writer = ScanDocumentWriter(generatedAt: date, knownHostsFiles: ["/etc/ssh/ssh_known_hosts", "~/.ssh/known_hosts"],
                                         pinFiles: ["pins"], sharedKeys: shared) { out.append($0); pieces += 1 }
         for host in judged { try writer.append(host) }
-        let status = ScanDocument.exitStatus(ScanReport.exitStatus(for: judged), skipped: skipped)
+        let status = ExitStatusRule.run(hosts: ExitStatusRule.hosts(judged), skipped: !skipped.isEmpty)
         try writer.finish(skipped: skipped, exitStatus: status)
         return (out, status, pieces)
     }

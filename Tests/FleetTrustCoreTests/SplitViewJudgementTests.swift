@@ -5,21 +5,9 @@ import XCTest
 /// Two scanners that proved different keys for one host (same name, same port) are an alarm,
 /// `split-view`, on both entries, naming the other scanner and what it proved; agreeing
 /// scanners, one scanner twice, another port or a scanner that proved nothing are not. Real keys
-/// (ssh-keygen), the one judge.
+/// (checked in), the one judge.
 final class SplitViewJudgementTests: XCTestCase {
-    private var directory = ""
-    private var keys: [String: HostKey] = [:]
-
-    override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "ft-splitview-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in ["real", "impostor", "pinned"] {
-            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-t", "ed25519", "-f", "\(directory)/\(name)"])
-            keys[name] = try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/\(name).pub", encoding: .utf8))
-        }
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
+    private let keys = ["real": TestKeys.a, "impostor": TestKeys.b, "pinned": TestKeys.c]
 
     private func probe(_ key: String?, from scanner: String?, port: Int = 22) -> ProbeResult {
         var result = ProbeResult(host: "web", port: port, keys: key.map { [DiscoveredKey(key: keys[$0]!)] } ?? [],
@@ -48,7 +36,7 @@ final class SplitViewJudgementTests: XCTestCase {
         XCTAssertEqual(result[1].splitView.map(\.scanner.value), ["dmz-jump"])
         XCTAssertEqual(result[1].splitView.first?.fingerprints, [keys["real"]!.sha256Fingerprint])
         XCTAssertEqual(HostStatus.splitView.alarmLevel, 2)
-        XCTAssertEqual(ScanReport.exitStatus(for: result), 2)
+        XCTAssertEqual(ExitStatusRule.hosts(result), 2)
         XCTAssertEqual(result[1].saving, .refused(.splitView), "neither view may be saved while the scanners disagree")
         let reason = JudgementWords.reason(result[1])
         XCTAssertTrue(reason.contains("dmz-jump proved \(keys["real"]!.sha256Fingerprint)"), reason)
@@ -109,14 +97,7 @@ final class SplitViewJudgementTests: XCTestCase {
 /// are one host to compare.
 final class SplitViewSpellingTests: XCTestCase {
     func testAnotherSpellingOfTheSameLookupNameIsStillASplitView() throws {
-        let directory = NSTemporaryDirectory() + "ft-splitspell-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var keys: [HostKey] = []
-        for name in ["real", "impostor"] {
-            _ = try runTool("/usr/bin/ssh-keygen", ["-q", "-N", "", "-t", "ed25519", "-f", "\(directory)/\(name)"])
-            keys.append(try HostKey(openSSHLine: String(contentsOfFile: "\(directory)/\(name).pub", encoding: .utf8)))
-        }
+        let keys = [TestKeys.a, TestKeys.b]
         func probe(_ key: HostKey, from scanner: String) -> ProbeResult {
             var result = ProbeResult(host: "web.example.com", port: 22, keys: [DiscoveredKey(key: key)])
             result.scanner = CleanText(scanner)

@@ -32,7 +32,7 @@ final class UnverifiedStatusTests: XCTestCase {
         let judged = judge("web \(ec.openSSHLine)\n", failed(.keyExchange, .kexFailed))
         XCTAssertEqual(judged.status, .unverified)
         XCTAssertEqual(judged.status.alarmLevel, 2)
-        XCTAssertEqual(ScanReport.exitStatus(for: [judged]), 2)
+        XCTAssertEqual(ExitStatusRule.hosts([judged]), 2)
         XCTAssertEqual(judged.failure?.stage, .keyExchange)
         XCTAssertEqual(judged.failure?.code, .kexFailed)
         XCTAssertEqual(judged.reason, .keyNotProved(comparedWith: SourceLocation(file: "/home/u/.ssh/known_hosts", line: 1)))

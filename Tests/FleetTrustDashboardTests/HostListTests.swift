@@ -116,6 +116,15 @@ final class HostListTests: XCTestCase {
         XCTAssertEqual(state.visible.count, 30)
     }
 
+    func testCtrlUInTheFilterClearsTheLineAndKeepsThePromptOpen() {
+        var state = Fixtures.type(Fixtures.press(Fixtures.state(hosts: 30), .character("/")).0, "no-such-host")
+        XCTAssertEqual(state.visible.count, 0)
+        state = Fixtures.type(Fixtures.press(state, .clearLine).0, "host1")
+        XCTAssertEqual(state.filterText, "host1")
+        XCTAssertEqual(state.mode, .filterInput)
+        XCTAssertEqual(state.visible.count, 11, "host1 and host10 to host19")
+    }
+
     func testStatusFilterCyclesThroughAttentionNewChangedUnreachable() {
         var state = Fixtures.state(hosts: 4)
         state = Fixtures.probed(state, 0, .trusted)

@@ -60,12 +60,14 @@ final class ControlSocketTests: XCTestCase {
             case .open:
                 Self.write(client, Self.framed(Self.u32(0x8000_0006) + id + Self.u32(7)))
                 if let fd = received.descriptors.first { Self.write(fd, Array("SSH-2.0-fake\r\n".utf8)) }
+                // The master's behaviour, not a wait: it keeps the session a moment, as a real one does.
                 usleep(300_000)
             case .refuse(let reason):
                 Self.write(client, Self.framed(Self.u32(0x8000_0003) + id + Self.u32(UInt32(reason.utf8.count)) + Array(reason.utf8)))
             case .oversized:
                 Self.write(client, Self.u32(1 << 30) + [0, 0, 0, 0])
             case .silent:
+                // The behaviour under test, not a wait: a master that never answers, past the client's deadline.
                 usleep(1_500_000)
             }
         }.start()

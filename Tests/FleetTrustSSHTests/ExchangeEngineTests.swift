@@ -126,7 +126,8 @@ final class ExchangeEngineTests: XCTestCase {
     func testDeadlinesComeDueSoonestFirst() {
         var heap = DeadlineHeap()
         let base = ContinuousClock.now
-        let offsets = (0..<200).map { _ in Int.random(in: 0..<10_000) }
+        var generator = SeededGenerator.announced("testDeadlinesComeDueSoonestFirst")
+        let offsets = (0..<200).map { _ in Int.random(in: 0..<10_000, using: &generator) }
         for (token, offset) in offsets.enumerated() {
             heap.push(.init(deadline: base + .milliseconds(offset), token: UInt64(token), generation: 0))
         }

@@ -184,8 +184,9 @@ final class ProbePoolTests: XCTestCase {
         let pool = ProbePool(settings: .init(concurrency: 64, timeout: .seconds(120)))
         _ = await collect(pool, [inventoryHost(fleet.hosts[0].endpoints[0])])
         let baseline = openSockets()
+        var generator = SeededGenerator.announced("cancelled scans' order")
         for _ in 0..<3 {
-            let scan = pool.start(hosts.shuffled())
+            let scan = pool.start(hosts.shuffled(using: &generator))
             for await _ in scan.events { break }
             await scan.cancel()
         }

@@ -22,6 +22,7 @@ final class WorkerThreadsTests: XCTestCase {
             submitted.append(.now)
             workers.submit { due in
                 let started = ContinuousClock.now
+                // The job's work, not a wait: it holds its thread this long, which the test measures.
                 usleep(100_000)
                 runs.withLock { $0.append(Run(index: index, due: due, started: started, ended: .now)) }
                 done.signal()

@@ -2,7 +2,7 @@
 ///
 /// Drift is information beside the trust status, never instead of it: it does not change
 /// `status`, so it can never make an alarm quieter. A `reverted` key raises `scan`'s exit status
-/// to 2 (see `ScanReport.exitStatus`).
+/// to 2 (see `ExitStatusRule`).
 public enum DriftKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// Every key presented is the one last seen for its type, and no type went away.
     case none

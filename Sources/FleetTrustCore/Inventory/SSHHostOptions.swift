@@ -34,6 +34,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `NoHostAuthenticationForLocalhost`: `ssh` accepts whatever key a loopback peer it reached
     /// directly presents (no route, no `HostKeyAlias`); only `RevokedHostKeys` still refuses one.
     public var noHostAuthenticationForLocalhost: Bool?
+    /// `VerifyHostKeyDNS`: `ssh` reads the host name's SSHFP records; with `yes` a match the
+    /// resolver validated (DNSSEC) accepts the key before known_hosts is read.
+    public var verifyHostKeyDNS: SSHFPMode?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -54,6 +57,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case requiredRSASize = "required_rsa_size", revokedHostKeys = "revoked_host_keys"
         case knownHostsCommand = "known_hosts_command", fingerprintHash = "fingerprint_hash", unjudged
         case noHostAuthenticationForLocalhost = "no_host_authentication_for_localhost"
+        case verifyHostKeyDNS = "verify_host_key_dns"
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -73,6 +77,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
         try c.encodeIfPresent(noHostAuthenticationForLocalhost, forKey: .noHostAuthenticationForLocalhost)
+        try c.encodeIfPresent(verifyHostKeyDNS, forKey: .verifyHostKeyDNS)
     }
 
     /// The `-o` options that make `ssh` use these settings (the known_hosts and revocation files
@@ -85,6 +90,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let caSignatureAlgorithms { add("CASignatureAlgorithms", caSignatureAlgorithms.description) }
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
         if let noHostAuthenticationForLocalhost { add("NoHostAuthenticationForLocalhost", noHostAuthenticationForLocalhost ? "yes" : "no") }
+        if let verifyHostKeyDNS { add("VerifyHostKeyDNS", verifyHostKeyDNS.rawValue) }
         return options
     }
 }

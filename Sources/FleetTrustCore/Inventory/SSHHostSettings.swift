@@ -58,6 +58,7 @@ struct SSHHostSettings {
         case .knownHostsCommand(let command): knownHostsCommand = command.map { ($0, location, origin) }
         case .fingerprintHash(let name): options.fingerprintHash = name
         case .noHostAuthenticationForLocalhost(let flag): options.noHostAuthenticationForLocalhost = flag
+        case .verifyHostKeyDNS(let mode): options.verifyHostKeyDNS = mode
         case .canonicalizeHostname(let mode): canonicalization.mode = mode
         case .canonicalDomains(let domains): canonicalization.domains = domains
         case .canonicalizeMaxDots(let dots): canonicalization.maxDots = dots

@@ -41,11 +41,14 @@ enum SSHOption: Hashable, Sendable {
     case canonicalizeMaxDots(Int)
     case canonicalizeFallbackLocal(Bool)
     case canonicalizePermittedCNAMEs([SSHCanonicalization.CNAMERule])
+    /// `VerifyHostKeyDNS`: whether `ssh` reads SSHFP records for the host name, and whether a
+    /// validated match accepts the key (`yes`) or only informs (`ask`).
+    case verifyHostKeyDNS(SSHFPMode)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 21), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 22), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -70,6 +73,7 @@ enum SSHOption: Hashable, Sendable {
         case .canonicalizeMaxDots: return 19
         case .canonicalizeFallbackLocal: return 20
         case .canonicalizePermittedCNAMEs: return 21
+        case .verifyHostKeyDNS: return 22
         }
     }
 
@@ -173,7 +177,10 @@ enum SSHOption: Hashable, Sendable {
         case "canonicalizepermittedcnames":
             return SSHCanonicalization.rules(arguments).map { .option(.canonicalizePermittedCNAMEs($0)) }
         case "verifyhostkeydns":
-            return unjudged("ssh may accept a key from SSHFP records in DNS", unless: ["no", "false"])
+            guard let mode = SSHFPMode(keyword: first) else {
+                return .failure(.invalid("VerifyHostKeyDNS: \(InventoryDiagnostic.quote(first)) is not yes, no or ask"))
+            }
+            return option(.verifyHostKeyDNS(mode))
         case "nohostauthenticationforlocalhost": return flag(SSHOption.noHostAuthenticationForLocalhost)
         default:
             return .success(noEffect.contains(keyword) ? .noEffect : .unknown)

@@ -27,6 +27,9 @@ public struct FleetJudge: Sendable {
     private var chosenAnchors: TLSTrustAnchors?
     /// The `RevokedHostKeys` files the hosts name, read once each.
     public var revocationLists = RevocationLists()
+    /// The SSHFP answers for the names hosts with `VerifyHostKeyDNS` look up (`SSHFPQuery`),
+    /// asked before judging; a name without an answer is judged as one without records.
+    public var sshfpAnswers: [String: SSHFPAnswer] = [:]
 
     static let systemAnchors = TLSTrustAnchors.system()
 
@@ -82,6 +85,7 @@ public struct FleetJudge: Sendable {
         prepared.history = history
         prepared.chosenAnchors = chosenAnchors
         prepared.revocationLists = revocationLists
+        prepared.sshfpAnswers = sshfpAnswers
         return prepared
     }
 
@@ -129,6 +133,7 @@ public struct FleetJudge: Sendable {
         let compared = recordedForName.first ?? lookup.retryString.flatMap { files.entries(matching: $0).first }
         let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
         let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms)
+        var sshfp: SSHFPFinding?
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, stricter: [StricterChoice] = []) -> JudgedHost {
@@ -142,14 +147,16 @@ public struct FleetJudge: Sendable {
             if !keys.isEmpty {
                 // What ssh alone decides includes a RevokedHostKeys file it cannot use; every policy's answer is overruled after.
                 let unusable = revocationLists.unusable(for: host)
-                let standard = decision.overruled(byRevocationsIn: keys, unusableList: unusable)
+                // A validated SSHFP match skips known_hosts and its @revoked lines (a RevokedHostKeys match never gets here).
+                let revocable = trustedBy.contains(.dns) ? [] : keys
+                let standard = decision.overruled(byRevocationsIn: revocable, unusableList: unusable)
                     .overruled(byCommandFailure: command?.failure)
                 standardStatus = standard.status
                 decision = policy.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
-                    .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                    .overruled(byRevocationsIn: revocable, unusableList: unusable).overruled(byCommandFailure: command?.failure)
                 if let local, local.0.identity != policy.identity {
                     let here = local.0.decision(PolicyFacts(standard: standard, keys: keys, pin: pin))
-                        .overruled(byRevocationsIn: keys, unusableList: unusable).overruled(byCommandFailure: command?.failure)
+                        .overruled(byRevocationsIn: revocable, unusableList: unusable).overruled(byCommandFailure: command?.failure)
                     if here.status.alarmLevel > decision.status.alarmLevel { (decision, policy, policySource) = (here, local.0, local.1) }
                 }
             }
@@ -171,6 +178,7 @@ public struct FleetJudge: Sendable {
             if policyStatus != standardStatus { judged.standardStatus = standardStatus }
             judged.splitView = splitView
             judged.drift = drift(host, result, now: now)
+            judged.sshfp = sshfp
             return judged
         }
         guard !result.keys.isEmpty || !result.malformedKeys.isEmpty else {
@@ -238,6 +246,15 @@ public struct FleetJudge: Sendable {
         func alarm(_ verdict: KeyVerdict) -> Int? {
             keys.firstIndex { $0.says(verdict) }
         }
+        sshfp = sshfpFinding(host, result, negotiated: negotiated)
+        let listRevokes = keys.contains { $0.says(.revoked) && $0.judgement?.evidence.first?.role == .revokedHostKeys }
+        if sshfp?.verdict == .validatedMatch, sshfp?.mode == .yes, !listRevokes, pin.verdict != .mismatch, client != nil, let algorithm,
+           let negotiated, keys[negotiated].unusable == nil {
+            // `verify_host_key`: after RevokedHostKeys, a validated match accepts the (plain) key before known_hosts
+            // is read, so a CHANGED or @revoked line there does not count.
+            return finish(.trusted, .trusted(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
+                          trustedBy: [.dns] + (pin.verdict == .matched ? [.pin] : []), stricter: stricter)
+        }
         if Self.exemptAsLocalhost(host, result), pin.verdict != .mismatch, client != nil, let algorithm, let negotiated,
            keys[negotiated].unusable == nil {
             return finish(.trusted, .trusted(key: negotiated), keys: keys, algorithm: algorithm, pin: pin,
@@ -302,6 +319,14 @@ public struct FleetJudge: Sendable {
             return false
         }
         return LookupName.isLoopback(peer)
+    }
+
+    /// What the host name's SSHFP records say about the proved keys, for a host whose
+    /// `VerifyHostKeyDNS` asks `ssh` to read them.
+    private func sshfpFinding(_ host: InventoryHost, _ result: ProbeResult, negotiated: Int?) -> SSHFPFinding? {
+        guard let name = SSHFPQuery.name(for: host), let mode = host.sshOptions.verifyHostKeyDNS else { return nil }
+        let answer = sshfpAnswers[name] ?? .none(why: "not looked up")
+        return SSHFPFinding.judge(answer, name: name, mode: mode, keys: result.keys.map(\.key), negotiated: negotiated)
     }
 
     /// How the probe's keys moved against the history; nil without one or without keys.

@@ -69,6 +69,9 @@ public struct JudgedHost: Hashable, Sendable {
     /// Recorded probes: the other scanners that proved other keys for this host (`split-view`,
     /// unless a louder status wins).
     public var splitView: [SplitViewWitness] = []
+    /// What the host name's SSHFP records say about the proved keys, when `VerifyHostKeyDNS`
+    /// has `ssh` read them.
+    public var sshfp: SSHFPFinding?
 
     /// Which protocol the endpoint speaks (`ssh` hosts, `tls` endpoints).
     public var endpointProtocol: EndpointProtocol { host.endpointProtocol }
@@ -290,6 +293,8 @@ public enum TrustBasis: String, Hashable, Sendable, Codable, CaseIterable {
     case certificateChain = "certificate-chain"
     /// `NoHostAuthenticationForLocalhost`: `ssh` accepts any key from a loopback peer.
     case localhostExemption = "no-host-authentication-for-localhost"
+    /// `VerifyHostKeyDNS yes`: an SSHFP record the resolver validated (DNSSEC) matches the key.
+    case dns
 }
 
 /// Why a host has its status: the fact behind it, for renderers to word.

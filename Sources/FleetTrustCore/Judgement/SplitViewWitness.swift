@@ -29,22 +29,16 @@ extension SplitViewWitness {
     /// Finds split views among recorded probes: a pure pass over the (host, probe) pairs of a
     /// replayed document, before judging, so the one judge can weigh the fact with the others.
     /// For each index whose probe disagrees with another scanner's about the same host, the
-    /// other scanners' views. Two entries disagree when they share the inventory name and port
-    /// (or the name `ssh` looks the host up under), come from different scanners, one proved
-    /// keys, and the other proved other keys, or proved nothing though the server answered it (a
-    /// failure `ssh` does not share: from that network `ssh` may meet another key). A probe
-    /// that reached nothing (unreachable from one network) is no other view.
+    /// other scanners' views. Entries of one host (`SplitViewKey`) disagree when they come from
+    /// different scanners and one proved other keys than the other, or proved nothing though the
+    /// server answered it (a failure `ssh` does not share: from that network `ssh` may meet
+    /// another key). A probe that reached nothing (unreachable from one network) is no other view.
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
         let first = results.lazy.compactMap(\.scanner).first
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
-        struct Endpoint: Hashable { var name: String, port: Int }
         struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? }
-        // One host is one inventory name and port, and equally one name `ssh` looks up (and a save
-        // writes): a report spelling the name otherwise ("WEB1", another alias for its address)
-        // must not step out of the comparison.
-        var byName: [Endpoint: [View]] = [:]
-        var byLookup: [String: [View]] = [:]
+        var groups: [SplitViewKey: [View]] = [:]
         for index in results.indices where hosts.indices.contains(index) && hosts[index].endpointProtocol == .ssh {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
@@ -53,17 +47,15 @@ extension SplitViewWitness {
             guard !fingerprints.isEmpty || gap != nil else { continue }
             let host = hosts[index]
             let view = View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints, failure: gap)
-            byName[Endpoint(name: host.name, port: host.port), default: []].append(view)
-            byLookup[LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString, default: []].append(view)
+            for key in SplitViewKey.keys(name: host.name, host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias) {
+                groups[key, default: []].append(view)
+            }
         }
         var found: [Int: [SplitViewWitness]] = [:]
-        for group in Array(byName.values) + Array(byLookup.values) where group.count > 1 {
+        for group in groups.values where group.count > 1 {
             for view in group {
-                // Two views that both proved nothing disagree about nothing.
-                let others = group.filter { other in
-                    other.scanner != view.scanner && other.fingerprints != view.fingerprints
-                        && !(other.fingerprints.isEmpty && view.fingerprints.isEmpty)
-                }.map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints, failure: $0.failure) }
+                let others = group.filter { SplitViewKey.disagree(($0.scanner.value, $0.fingerprints), (view.scanner.value, view.fingerprints)) }
+                    .map { SplitViewWitness(scanner: $0.scanner, scannedAt: $0.scannedAt, fingerprints: $0.fingerprints, failure: $0.failure) }
                 for witness in others where !(found[view.index] ?? []).contains(witness) { found[view.index, default: []].append(witness) }
             }
         }

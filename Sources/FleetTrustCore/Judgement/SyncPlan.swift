@@ -71,7 +71,7 @@ public struct SyncPlan: Sendable {
         for entry in entries {
             switch entry.action {
             case .add, .alreadyTrusted: continue
-            case .refused: status = max(status, max(1, entry.judged.status.alarmLevel))
+            case .refused: status = max(status, max(1, ExitStatusRule.host(entry.judged)))
             case .notAdded: status = max(status, 1)
             }
         }

@@ -13,6 +13,9 @@ public struct TrustFiles: Sendable {
     /// Count entries under the inventory alias as evidence (an extension).
     public var additionalNames: Bool
     public var certificateWarnDays: Int
+    /// Where hosts with `VerifyHostKeyDNS` have their SSHFP records looked up (the system
+    /// resolver, given by the command); nil: they are judged as if DNS had none.
+    public var sshfpResolver: (any SSHFPResolving)?
 
     public init(userKnownHosts: [String], globalKnownHosts: [String], pinFile: String? = nil, pinMode: PinMode = .enforce,
                 policyFile: String? = nil, tlsCAFiles: [String] = [], additionalNames: Bool = false, certificateWarnDays: Int = 30) {
@@ -42,6 +45,7 @@ public struct TrustFiles: Sendable {
                                    policies: PolicyResolver(file: policies))
             judge.certificateWarnDays = certificateWarnDays
             judge.revocationLists = RevocationLists.read(hosts: hosts)
+            if let sshfpResolver { judge.sshfpAnswers = sshfpResolver.sshfpAnswers(for: hosts) }
             if !tlsCAFiles.isEmpty {
                 do { judge.tlsAnchors = try TLSTrustAnchors.files(tlsCAFiles) } catch { throw Unreadable(description: "--tls-ca-file \(error)") }
             }

@@ -2,10 +2,12 @@ import Foundation
 
 /// `fleettrust merge`: one scan document (version 3) from many reports, each host entry kept as
 /// its scanner wrote it, with its `scanned_from`. Two passes over the files, so memory stays
-/// bounded by the shared-keys table and one entry per name and port, never by the documents:
-/// the first checks every entry (strictly, as replay reads it) and builds the shared-keys
-/// table, the split views and the counts; the second writes each entry as one line, its keys'
-/// `shared_by` counted over the whole merged document.
+/// bounded by the shared-keys table and a few words per entry, never by the documents: the
+/// first checks every entry (strictly, as replay reads it) and builds the shared-keys table, the
+/// split views and the summary; the second writes each entry as one line, its keys' `shared_by`
+/// counted over the whole merged document. The summary is the one replay of the merged document
+/// reaches before today's files judge it again: each entry's recorded status, `split-view` where
+/// replay finds one, and the exit status by `ExitStatusRule`.
 public struct ReportMerge {
     public let files: [String]
 
@@ -28,6 +30,7 @@ public struct ReportMerge {
         var survey = Survey()
         var table = SharedKeyTable.Builder()
         var splits = SplitViewFinder()
+        var recorded: [(status: HostStatus, drift: DriftKind?)] = []
         let decoder = JSONDecoder()
         // Which report each scanner's name came from: a name in two reports is refused, since a
         // report writing another scanner's name would take its entries out of the split views.
@@ -66,12 +69,12 @@ public struct ReportMerge {
                     fingerprints.append(fingerprint)
                     table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
                 }
-                let unproved = entry.status == .unverified || (fingerprints.isEmpty && entry.failure.flatMap(UnprovedKeyRule.answered) != nil)
-                splits.add(name: entry.name, port: entry.port, scanner: scanner, fingerprints: fingerprints, unproved: unproved)
-                survey.summary.total += 1
-                survey.summary.byStatus[entry.status.rawValue, default: 0] += 1
-                if let drift = entry.drift { survey.summary.byDrift[drift.rawValue, default: 0] += 1 }
-                survey.summary.exitStatus = max(survey.summary.exitStatus, entry.status.alarmLevel, entry.drift == .reverted ? 2 : 0)
+                // As replay reads the entry: a TLS endpoint has no SSH view; a host-key refusal is judged again.
+                let ssh = entry.endpointProtocol != .tls
+                let gap = fingerprints.isEmpty && entry.failure.flatMap { $0.stage == .hostKey ? nil : UnprovedKeyRule.answered($0) } != nil
+                splits.add(name: entry.name, host: entry.host, port: entry.port, hostKeyAlias: entry.ssh?.hostKeyAlias,
+                           scanner: scanner, fingerprints: ssh ? fingerprints : [], gap: ssh && gap)
+                recorded.append((entry.status, entry.drift))
                 count += 1
             }
             guard let version = header.version, RecordedScan.readableVersions.contains(version) else {
@@ -87,11 +90,18 @@ public struct ReportMerge {
                                                                generatedAt: header.generatedAt, hosts: count,
                                                                file: CleanText(file, limit: 1024).value))
         }
-        survey.summary.exitStatus = ScanDocument.exitStatus(survey.summary.exitStatus, skipped: survey.skipped)
         survey.sharedKeys = table.table()
         survey.splitViews = splits.splitViews()
-        // The scanners disagree: replay judges those entries split-view, an alarm, whatever each report said.
-        if !survey.splitViews.isEmpty { survey.summary.exitStatus = max(survey.summary.exitStatus, 2) }
+        let split = splits.splitEntries()
+        for (index, entry) in recorded.enumerated() {
+            // As the judge weighs the fact: only a revocation or a changed key is louder.
+            let status = split.contains(index) && entry.status != .revoked && entry.status != .changed ? .splitView : entry.status
+            survey.summary.total += 1
+            survey.summary.byStatus[status.rawValue, default: 0] += 1
+            if let drift = entry.drift { survey.summary.byDrift[drift.rawValue, default: 0] += 1 }
+            survey.summary.exitStatus = max(survey.summary.exitStatus, ExitStatusRule.host(status: status, drift: entry.drift))
+        }
+        survey.summary.exitStatus = ExitStatusRule.run(hosts: survey.summary.exitStatus, skipped: !survey.skipped.isEmpty)
         return survey
     }
 

@@ -1,6 +1,6 @@
-/// Hosts two scanners saw differently: entries with the same name and port, proved from different
-/// scanners (`scanned_from`), whose proved key sets (by fingerprint) differ, or where one scanner
-/// proved keys and another proved nothing though the server answered it (or ended `unverified`). One network seeing
+/// Hosts two scanners saw differently: entries of one host (`SplitViewKey`) proved from different
+/// scanners (`scanned_from`) whose proved key sets (by fingerprint) differ, or where one scanner
+/// proved keys and another proved nothing though the server answered it. One network seeing
 /// another key for a host is the sign of an attacker in that network (or a DNS split, or a stale
 /// clone): `merge` reports it and the merged document lists it for replay to judge.
 public struct SplitView: Codable, Sendable, Equatable {
@@ -16,46 +16,66 @@ public struct SplitView: Codable, Sendable, Equatable {
     }
 }
 
-/// Collects, entry by entry, what each scanner proved for each name and port (a 64-bit digest of
-/// the sorted fingerprints, not the fingerprints: 100,000 hosts stay small).
+/// Collects, entry by entry, what each scanner proved for each host (a 64-bit digest of the
+/// sorted fingerprints, not the fingerprints: 100,000 entries stay small), grouped by
+/// `SplitViewKey`, and answers which entries are in a split view and which hosts are.
 struct SplitViewFinder {
-    private struct Endpoint: Hashable {
+    private struct Sighting {
         var name: String
         var port: Int
-    }
-
-    private struct Sighting: Hashable {
         var scanner: String
         /// The digest of the fingerprints; 0 for a scanner that proved nothing where the server answered.
         var keys: UInt64
     }
 
-    private var byEndpoint: [Endpoint: [Sighting]] = [:]
+    /// Every entry's sighting in the order added; nil for an entry that reached nothing.
+    private var sightings: [Sighting?] = []
+    private var groups: [SplitViewKey: [Int]] = [:]
 
-    /// An entry of `name`:`port` proved `fingerprints` from `scanner`; `unproved`: it proved nothing
-    /// (or not the key `ssh` meets) though the server answered. An entry that reached nothing is no view.
-    mutating func add(name: String, port: Int, scanner: String, fingerprints: [String], unproved: Bool = false) {
-        guard !fingerprints.isEmpty || unproved else { return }
-        let endpoint = Endpoint(name: name, port: port)
-        let sighting = Sighting(scanner: scanner, keys: unproved ? 0 : Self.digest(fingerprints.sorted()))
-        if var sightings = byEndpoint[endpoint] {
-            guard !sightings.contains(sighting) else { return }
-            byEndpoint[endpoint] = nil
-            sightings.append(sighting)
-            byEndpoint[endpoint] = sightings
-        } else {
-            byEndpoint[endpoint] = [sighting]
+    /// The next entry, of `name` (looked up as `host`, or its `hostKeyAlias`) and `port`, proved
+    /// `fingerprints` from `scanner`; `gap`: it proved nothing though the server answered. An
+    /// entry that reached nothing is no view.
+    mutating func add(name: String, host: String? = nil, port: Int, hostKeyAlias: String? = nil,
+                      scanner: String, fingerprints: [String], gap: Bool = false) {
+        guard !fingerprints.isEmpty || gap else {
+            sightings.append(nil)
+            return
+        }
+        let index = sightings.count
+        sightings.append(Sighting(name: name, port: port, scanner: scanner, keys: fingerprints.isEmpty ? 0 : Self.digest(Set(fingerprints).sorted())))
+        for key in SplitViewKey.keys(name: name, host: host ?? name, port: port, hostKeyAlias: hostKeyAlias) {
+            groups[key, default: []].append(index)
         }
     }
 
-    /// Every endpoint whose scanners disagree, sorted by name and port.
-    func splitViews() -> [SplitView] {
-        byEndpoint.compactMap { endpoint, sightings -> SplitView? in
-            let disagree = sightings.contains { one in
-                one.keys != 0 && sightings.contains { $0.scanner != one.scanner && $0.keys != one.keys }
+    /// The entries (by the order they were added) another scanner saw otherwise.
+    func splitEntries() -> Set<Int> {
+        var split: Set<Int> = []
+        for members in groups.values where members.count > 1 {
+            for one in members where !split.contains(one) {
+                let view = sightings[one]!
+                if members.contains(where: { SplitViewKey.disagree((view.scanner, view.keys), (sightings[$0]!.scanner, sightings[$0]!.keys)) }) {
+                    split.insert(one)
+                }
             }
-            guard disagree else { return nil }
-            return SplitView(name: endpoint.name, port: endpoint.port, scanners: Set(sightings.map(\.scanner)).sorted())
+        }
+        return split
+    }
+
+    /// Every host (name and port) with an entry in a split view, with every scanner that saw it
+    /// under any of its keys, sorted by name and port.
+    func splitViews() -> [SplitView] {
+        let split = splitEntries()
+        var scanners: [SplitViewKey: Set<String>] = [:]
+        for members in groups.values where members.contains(where: split.contains) {
+            for one in members where split.contains(one) {
+                let view = sightings[one]!
+                scanners[.inventory(name: view.name, port: view.port), default: []].formUnion(members.map { sightings[$0]!.scanner })
+            }
+        }
+        return scanners.compactMap { key, scanners -> SplitView? in
+            guard case .inventory(let name, let port) = key else { return nil }
+            return SplitView(name: name, port: port, scanners: scanners.sorted())
         }.sorted { ($0.name, $0.port) < ($1.name, $1.port) }
     }
 

@@ -38,7 +38,7 @@ public struct ScanRun {
             summary.count(host)
         }
         let problem = await record?(sightings)
-        summary.exitStatus = ScanOutcome.exitStatus(hosts: summary.exitStatus, skipped: !skipped.isEmpty, recordFailed: problem != nil)
+        summary.exitStatus = ExitStatusRule.run(hosts: summary.exitStatus, skipped: !skipped.isEmpty, recordFailed: problem != nil)
         let duration = started.duration(to: .now)
         let outcome = ScanOutcome(summary: summary, skipped: skipped, recordProblem: problem,
                                   durationSeconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18,

@@ -52,12 +52,6 @@ public struct ScanOutcome: Sendable, Equatable {
         self.durationSeconds = durationSeconds
         self.finishedAt = finishedAt
     }
-
-    /// The exit status of hosts whose loudest status gives `hosts`: raised to 1 by a skipped
-    /// inventory entry (a host nobody checked never vanishes silently) or a failed record.
-    public static func exitStatus(hosts: Int32, skipped: Bool, recordFailed: Bool) -> Int32 {
-        skipped || recordFailed ? max(hosts, 1) : hosts
-    }
 }
 
 /// The output formats of `scan`, each made by its sink.
@@ -65,6 +59,7 @@ public enum ScanFormat: String, CaseIterable, Sendable {
     case table, json
     case knownHosts = "known-hosts"
     case prometheus
+    case sshfp
 
     /// What the sinks are given besides the hosts: where to write, how the table meets its
     /// reader, whether known_hosts lines are hashed when a host does not say, and where
@@ -95,6 +90,7 @@ public enum ScanFormat: String, CaseIterable, Sendable {
         case .knownHosts: KnownHostsScanSink(write: context.write, hashesByDefault: context.hashesKnownHostsByDefault, warn: context.warn,
                                              trustOnFirstUse: context.trustOnFirstUse)
         case .prometheus: PrometheusScanSink(write: context.write)
+        case .sshfp: SSHFPScanSink(write: context.write)
         }
     }
 }

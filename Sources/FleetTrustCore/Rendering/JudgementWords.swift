@@ -88,6 +88,7 @@ public enum JudgementWords {
         case .caPin: return "a pinned CA"
         case .certificateChain: return "its certificate chain"
         case .localhostExemption: return "NoHostAuthenticationForLocalhost (a loopback peer: known_hosts is not consulted)"
+        case .dns: return "a validated SSHFP record in DNS (VerifyHostKeyDNS yes: known_hosts is not consulted)"
         }
     }
 

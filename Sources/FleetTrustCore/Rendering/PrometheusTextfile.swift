@@ -49,7 +49,7 @@ public struct PrometheusTextfile: Sendable {
         family("fleettrust_host_alarm_level",
                "How loud each host's status is: 0 \(JudgementWords.statuses(atLevel: 0)), 1 needs a look (\(JudgementWords.statuses(atLevel: 1))), "
                    + "2 alarm (\(JudgementWords.statuses(atLevel: 2))); a host presenting again a key it had replaced is 2.",
-               judged.map { (host($0), String(ScanReport.exitStatus(of: $0))) })
+               judged.map { (host($0), String(ExitStatusRule.host($0))) })
         let certificates = judged.flatMap { judged in
             judged.keys.compactMap { key -> (labels: [(String, String)], days: Int, validBefore: UInt64)? in
                 guard let days = key.audit?.expiresInDays, let certificate = key.certificate else { return nil }

@@ -29,6 +29,8 @@ extension RecordedScan {
         public var drift: DriftKind?
         public var driftMoves: [ScanReport.DriftMove]
         public var route: [ScanReport.Hop]
+        /// What the host name's SSHFP records said (read back for reports, not judged again).
+        public var sshfp: ScanReport.SSHFPEntry?
         /// Version 3: the scanner that proved the keys and when (RFC 3339); nil in older documents.
         public var scannedFrom: String?
         public var scannedAt: String?
@@ -73,6 +75,7 @@ extension RecordedScan {
             drift = try c.decodeIfPresent(DriftKind.self, forKey: .drift)
             driftMoves = try c.decodeIfPresent([ScanReport.DriftMove].self, forKey: .driftMoves) ?? []
             route = try c.decodeIfPresent([ScanReport.Hop].self, forKey: .route) ?? []
+            sshfp = try c.decodeIfPresent(ScanReport.SSHFPEntry.self, forKey: .sshfp)
             scannedFrom = try c.decodeIfPresent(String.self, forKey: .scannedFrom)
             scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)
             endpointProtocol = try c.decodeIfPresent(EndpointProtocol.self, forKey: .endpointProtocol) ?? .ssh

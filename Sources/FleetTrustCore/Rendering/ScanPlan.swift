@@ -98,7 +98,7 @@ public struct ScanPlan: Encodable, Sendable {
             .values.reduce(0, +)
         knownHostsFilesRead = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path)).count
         summary = Summary(total: hosts.count, probed: hosts.count { $0.refusal == nil }, knownHostsLines: lines,
-                          exitStatus: ScanDocument.exitStatus(0, skipped: skipped))
+                          exitStatus: ExitStatusRule.run(hosts: 0, skipped: !skipped.isEmpty))
     }
 
     /// The proxy setting as the plan shows it: the route's, or the one that does not parse, as written.
@@ -125,7 +125,7 @@ public struct ScanPlan: Encodable, Sendable {
                 + (probed < hosts.count ? " (\(hosts.count - probed) refused)" : "") + "; "
                 + "\(lines) known_hosts line\(lines == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s")\n"
             return Data((text + ScanTable.skippedLines(skipped)).utf8)
-        case .knownHosts, .prometheus:
+        case .knownHosts, .prometheus, .sshfp:
             return nil
         }
     }

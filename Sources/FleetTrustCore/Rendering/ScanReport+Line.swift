@@ -10,7 +10,7 @@ extension ScanReport.Host {
     private static let sshKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { key in
         key != .sharesKeysWith && !tlsKeys.contains(key)
     })
-    private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { $0 != .sharesKeysWith })
+    private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { $0 != .sharesKeysWith && $0 != .sshfp })
     private static let tlsKeys: [CodingKeys] = [.tlsSession, .startTLS, .certificates, .expiresInDays, .warnings, .evidence]
 
     /// Appends the host's line (no line break) to `json`. Throws `CompactJSON.NonFiniteNumber` for a
@@ -56,6 +56,7 @@ extension ScanReport.Host {
                 for hop in route { hop.write(to: &json) }
                 json.endArray()
             case .endpointProtocol: json.string(endpointProtocol.rawValue)
+            case .sshfp: try json.optional(sshfp) { try $0.encoded($1) }
             case .tlsSession: try json.optional(tlsSession) { try $0.encoded($1) }
             case .startTLS: json.optional(startTLS) { $0.string($1.rawValue) }
             case .certificates: try json.optional(certificates) { try $0.encoded($1) }

@@ -38,6 +38,7 @@ extension ScanReport.Host {
         self.driftMoves = judged.drift?.moves.map(ScanReport.DriftMove.init) ?? []
         self.route = judged.route.hops.map(ScanReport.Hop.init)
         self.endpointProtocol = judged.endpointProtocol
+        self.sshfp = judged.sshfp.map { ScanReport.SSHFPEntry($0, judged: judged) }
         if judged.endpointProtocol == .tls { renderTLS(judged) }
     }
 }

@@ -286,6 +286,8 @@ public struct ScanReport: Sendable {
         public var driftMoves: [DriftMove]
         /// How the host was reached: its hops in order; empty for a direct probe.
         public var route: [Hop]
+        /// What the host name's SSHFP records say, when `VerifyHostKeyDNS` has them read; null otherwise.
+        public var sshfp: SSHFPEntry?
 
         /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
         public var endpointProtocol: EndpointProtocol = .ssh
@@ -302,7 +304,7 @@ public struct ScanReport: Sendable {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case endpointProtocol = "protocol", tlsSession = "tls", startTLS = "starttls", certificates, expiresInDays = "expires_in_days", warnings, evidence
-            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route
+            case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route, sshfp
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -329,6 +331,7 @@ public struct ScanReport: Sendable {
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
             try c.encode(route, forKey: .route)
+            if endpointProtocol == .ssh { try c.encode(sshfp, forKey: .sshfp) }
             try c.encode(endpointProtocol, forKey: .endpointProtocol)
             if endpointProtocol == .tls {
                 try c.encode(tlsSession, forKey: .tlsSession); try c.encode(startTLS, forKey: .startTLS)
@@ -370,7 +373,7 @@ public struct ScanReport: Sendable {
             total += 1
             byStatus[host.status.rawValue, default: 0] += 1
             if let drift = host.drift { byDrift[drift.kind.rawValue, default: 0] += 1 }
-            exitStatus = max(exitStatus, ScanReport.exitStatus(of: host))
+            exitStatus = max(exitStatus, ExitStatusRule.host(host))
         }
     }
 
@@ -388,26 +391,13 @@ public struct ScanReport: Sendable {
         self.judged = judged
     }
 
-    /// The loudest host's exit status (`exitStatus(of:)`): 0 all trusted; 1 some new, unreachable
-    /// or failed; 2 any changed, revoked, pin-mismatch or invalid certificate.
-    public static func exitStatus(for judged: [JudgedHost]) -> Int32 {
-        judged.map(exitStatus(of:)).max() ?? 0
-    }
-
-    /// A host's status's exit status, raised to 2 when it presents a key it had before another
-    /// (`reverted` drift): a classic sign of an intermittent man in the middle. Other drift
-    /// never changes the exit status (a new key `ssh` does not know is already `changed`).
-    public static func exitStatus(of judged: JudgedHost) -> Int32 {
-        max(judged.status.alarmLevel, judged.drift?.kind == .reverted ? 2 : 0)
-    }
-
     public func encoded(skipped: [SkippedInventoryEntry] = []) throws -> Data {
         var out = Data()
         let shared = SharedKeyTable(names: judged.map(\.labels.name.value), results: judged.map(\.probe))
         var writer = ScanDocumentWriter(generatedAt: generatedAt, knownHostsFiles: knownHostsFiles, pinFiles: pinFiles,
                                         sharedKeys: shared) { out.append($0) }
         for host in judged { try writer.append(host) }
-        try writer.finish(skipped: skipped, exitStatus: ScanDocument.exitStatus(Self.exitStatus(for: judged), skipped: skipped))
+        try writer.finish(skipped: skipped, exitStatus: ExitStatusRule.run(hosts: ExitStatusRule.hosts(judged), skipped: !skipped.isEmpty))
         return out
     }
 }

@@ -19,7 +19,7 @@ public struct VerifyReport {
     }
 
     /// The exit status, as scan's: 0 trusted, 1 not trusted, 2 an alarm.
-    public var exitStatus: Int32 { judged.status.alarmLevel }
+    public var exitStatus: Int32 { ExitStatusRule.host(judged) }
 
     public var key: JudgedKey { judged.keys[0] }
 

@@ -48,4 +48,6 @@ public enum Key: Hashable, Sendable {
     case character(Character)
     case up, down, left, right, pageUp, pageDown, home, end
     case enter, escape, backspace, tab
+    /// Ctrl-U: readline's `unix-line-discard`, the whole line typed so far.
+    case clearLine
 }

@@ -26,7 +26,7 @@ public enum KeyBindings {
         KeyBinding(keys: [.character("G"), .end], label: "G End", action: .bottom, help: "last host"),
         KeyBinding(keys: [.enter], label: "Enter", action: .detail, help: "details of the selected host (Esc back)"),
         KeyBinding(keys: [.character("/")], label: "/", action: .filter,
-                   help: "filter by text (Enter keeps it and selects the first match, Esc clears it)"),
+                   help: "filter by text (Enter keeps it and selects the first match, Ctrl-U clears the line, Esc clears it)"),
         KeyBinding(keys: [.character("f")], label: "f", action: .cycleStatusFilter,
                    help: "cycle status filter: all, needs attention, new, changed, unreachable, trusted, drifted since last scan"),
         KeyBinding(keys: [.character("s")], label: "s", action: .cycleSort, help: "cycle sort: status, name, address"),

@@ -119,6 +119,7 @@ public final class CursesTerminal {
         case 27: return .key(.escape)
         case 8, 127: return .key(.backspace)
         case 9: return .key(.tab)
+        case 21: return .key(.clearLine)
         default:
             guard let scalar = Unicode.Scalar(UInt32(character)), character >= 32 else { return nil }
             return .key(.character(Character(scalar)))

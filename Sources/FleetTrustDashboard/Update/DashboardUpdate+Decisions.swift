@@ -27,13 +27,14 @@ extension DashboardUpdate {
                             file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
     }
 
-    /// Why a host cannot be trusted with `y` right now, or nil when it can.
+    /// Why a host cannot be trusted with `y` right now, or nil when it can (`HostActions.trust`).
     static func trustRefusal(_ row: HostRow) -> String? {
         let name = row.host.name
         guard let judged = row.judged else { return "\(name) has not answered yet" }
-        switch judged.saving {
+        switch judged.actions.trust {
         case .save: return nil
         case .replace: return "\(name) has a changed key (select it alone to replace it)"
+        case .pin: return "\(name) needs a pin under its \(judged.policy) policy: pin its key with p"
         case .refused(let refusal):
             switch refusal {
             case .alreadyTrusted: return "\(name) is already trusted"
@@ -41,23 +42,9 @@ extension DashboardUpdate {
             case .noUsableKey, .nothingToSave: return "\(name) presented no key ssh could use"
             case .notPinned: return "\(name) needs a pin under its \(judged.policy) policy: pin its key with p"
             case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
-            case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified:
+            case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified, .notSSH:
                 return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
-            case .notSSH:
-                return tlsTrustRefusal(judged)
             }
-        }
-    }
-
-    /// Why `t` does not pin a TLS endpoint (it pins only an `untrusted` or `unpinned` one, see
-    /// `startTrust`): by its status, so an endpoint in alarm is not sent to `p`, which refuses it too.
-    static func tlsTrustRefusal(_ judged: JudgedHost) -> String {
-        let name = judged.host.name
-        switch judged.status {
-        case .trusted: return "\(name) is already trusted"
-        case .pending: return "\(name) has not answered yet"
-        case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
-        default: return "\(name) cannot be trusted here: " + JudgementWords.reason(judged)
         }
     }
 
@@ -77,24 +64,25 @@ extension DashboardUpdate {
         guard !indices.isEmpty else { return }
         let rows = state.rows
         if let file = indices.lazy.compactMap({ rows[$0].judged?.saveFile }).first, refuseIfMissing(file, &state) { return }
-        if indices.count == 1, let replacement = state.rows[indices[0]].judged?.replacement {
-            if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
-                state.mode = .confirm(.replace(item: item, typed: ""))
+        if indices.count == 1, let actions = state.rows[indices[0]].judged?.actions {
+            switch actions.trust {
+            case .replace(let replacement):
+                if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
+                    state.mode = .confirm(.replace(item: item, typed: ""))
+                }
+                return
+            case .pin:
+                startPin(in: &state)
+                return
+            case .save, .refused: break
             }
-            return
-        }
-        if indices.count == 1, let judged = state.rows[indices[0]].judged,
-           judged.saving == .refused(.notPinned) || (judged.tls != nil && [.untrusted, .unpinned].contains(judged.status)) {
-            // Under a policy that wants a pin, trusting a host means pinning its key.
-            startPin(in: &state)
-            return
         }
         var items: [DecisionItem] = []
         var skipped: [String] = []
         for index in indices {
             if let refusal = trustRefusal(state.rows[index]) {
                 skipped.append(refusal)
-            } else if case .save(let keys) = state.rows[index].judged?.saving, let item = item(index, state, keys: keys) {
+            } else if case .save(let keys) = state.rows[index].judged?.actions.trust, let item = item(index, state, keys: keys) {
                 items.append(item)
             }
         }
@@ -117,28 +105,22 @@ extension DashboardUpdate {
         let (indices, marked) = targets(state)
         for index in indices {
             let row = state.rows[index]
-            if let judged = row.judged, judged.tls != nil {
-                switch tlsPinItem(index, state, judged, file: pinFile) {
-                case .success(let item): items.append(item)
-                case .failure(let refusal): refusals.append(refusal.text)
-                }
-                continue
-            }
-            let usable = row.judged?.keys.compactMap { key -> HostKey? in
-                guard let plain = key.key, !plain.isCertificate, key.unusable == nil else { return nil }
-                return plain
-            } ?? []
-            switch row.status {
-            case .trusted, .new, .unpinned:
-                if !usable.isEmpty, let item = item(index, state, keys: usable, file: pinFile) {
-                    items.append(item)
-                } else {
-                    refusals.append("\(row.host.name) presented no key ssh could use")
-                }
-            case .changed, .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified:
-                refusals.append("\(row.host.name) is \(row.status.rawValue); resolve that before pinning")
-            default:
-                refusals.append("\(row.host.name) presented no key ssh could use")
+            let name = row.host.name
+            switch row.judged?.actions.pin {
+            case .keys(let keys):
+                if let item = item(index, state, keys: keys, file: pinFile) { items.append(item) }
+            case .leaf(let leaf, let pattern):
+                var item = DecisionItem(index: index, host: row.host, names: [pattern], keys: [], previous: [], file: pinFile,
+                                        shownPins: row.judged?.pin.pinnedText ?? [])
+                item.spkiPins = [leaf.spkiSHA256]
+                item.certificateFingerprint = leaf.sha256
+                items.append(item)
+            case .inAlarm(let status):
+                refusals.append("\(name) is \(status.rawValue); resolve that before pinning")
+            case .nothingToPin where row.judged?.tls != nil:
+                refusals.append("\(name) presented no certificate")
+            case .nothingToPin, nil:
+                refusals.append("\(name) presented no key ssh could use")
             }
         }
         guard !items.isEmpty else {
@@ -148,32 +130,13 @@ extension DashboardUpdate {
         state.mode = .confirm(.pin(items: items, marked: marked))
     }
 
-    struct Refusal: Error { var text: String }
-
-    /// Pinning a TLS endpoint pins its leaf's public key (`pin-sha256:`) for `[name]:port`: what
-    /// makes a `pin-only` endpoint trusted, and keeps matching when the certificate is reissued
-    /// for the same key. Refused while the endpoint is in alarm (pin or name mismatch).
-    static func tlsPinItem(_ index: Int, _ state: DashboardState, _ judged: JudgedHost, file: String) -> Result<DecisionItem, Refusal> {
-        let name = judged.host.name
-        guard let leaf = judged.tls?.leaf else { return .failure(Refusal(text: "\(name) presented no certificate")) }
-        guard ![.pinMismatch, .nameMismatch].contains(judged.status) else {
-            return .failure(Refusal(text: "\(name) is \(judged.status.rawValue); resolve that before pinning"))
-        }
-        let pattern = PinSet.tlsPinPattern(for: judged.host)
-        var item = DecisionItem(index: index, host: judged.host, names: [pattern], keys: [], previous: [], file: file,
-                                shownPins: judged.pin.pinnedText)
-        item.spkiPins = [leaf.spkiSHA256]
-        item.certificateFingerprint = leaf.sha256
-        return .success(item)
-    }
-
     static func startForget(in state: inout DashboardState) {
         if refuseIfReadOnly(&state) { return }
         guard let index = state.selectedIndex else { return }
         let row = state.rows[index]
         let recorded = row.judged?.recorded ?? []
-        let removable = recorded.filter { $0.keptByForget == nil }
-        let alarm = row.status.alarmLevel == 2 ? row.status : nil
+        let removable = row.judged?.actions.forgettable ?? []
+        let alarm = row.judged?.actions.forgetAlarm
         // In alarm, the item carries what the host presents now, for the audit log.
         let presented = alarm == nil ? [] : (row.judged?.keys.compactMap(\.key) ?? [])
         guard let first = removable.first,

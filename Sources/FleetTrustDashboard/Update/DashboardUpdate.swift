@@ -132,6 +132,8 @@ public enum DashboardUpdate {
             state.filterText = ""
         case .backspace:
             if !state.filterText.isEmpty { state.filterText.removeLast() }
+        case .clearLine:
+            state.filterText = ""
         case .character(let c) where !c.unicodeScalars.contains(where: Sanitizer.isControl):
             if state.filterText.count < 200 { state.filterText.append(c) }
         default:
@@ -217,7 +219,7 @@ public enum DashboardUpdate {
     static func connect(in state: inout DashboardState) -> [DashboardEffect] {
         guard let index = state.selectedIndex else { return [] }
         let row = state.rows[index]
-        guard row.status == .trusted else {
+        guard row.judged?.actions.connect == true else {
             state.notice = Notice("Connect is only for trusted hosts; \(CleanText(row.host.name)) is \(row.status.rawValue).", isError: true)
             return []
         }

@@ -174,18 +174,25 @@ enum StatusLineView {
         }
     }
 
+    /// The actions the selected host allows (`HostActions`, as the keys decide them).
     static func actionHints(_ state: DashboardState) -> [(String, String)] {
         guard let row = state.selectedRow else { return [] }
+        let actions = row.judged?.actions
         var hints: [(String, String)] = []
         if !state.settings.readOnly {
             let marked = state.mode == .detail ? [] : state.markedIndices
-            if row.status == .new || (row.status == .changed && marked.isEmpty) || !marked.isEmpty {
-                hints.append(("t", row.status == .changed ? "replace" : "trust"))
+            switch actions?.trust {
+            case .replace where marked.isEmpty: hints.append(("t", "replace"))
+            case .save, .pin: hints.append(("t", "trust"))
+            default: if !marked.isEmpty { hints.append(("t", "trust")) }
             }
-            if state.settings.pinFile != nil, row.status == .new || row.status == .trusted { hints.append(("p", "pin")) }
-            if !(row.judged?.recorded.isEmpty ?? true) { hints.append(("x", "forget")) }
+            switch actions?.pin {
+            case .keys where state.settings.pinFile != nil, .leaf where state.settings.pinFile != nil: hints.append(("p", "pin"))
+            default: break
+            }
+            if !(actions?.forgettable.isEmpty ?? true) { hints.append(("x", "forget")) }
         }
-        if row.status == .trusted { hints.append(("c", "connect")) }
+        if actions?.connect == true { hints.append(("c", "connect")) }
         // A recording is not probed: r only says so.
         if state.settings.recording == nil { hints.append(("r", "rescan")) }
         return hints

@@ -54,6 +54,7 @@ enum DetailView {
                              width: width, role: .dim)
         }
         if !labels.groups.isEmpty { lines.append(ScreenLine(" groups: " + labels.groups.map(\.value).joined(separator: ", "), .dim)) }
+        lines += JudgementWords.sshfp(judged).flatMap { wrapped(" " + $0, width: width, role: judged.sshfp?.stale.isEmpty == false ? .warning : .dim) }
         if let algorithm = judged.negotiatedAlgorithm { lines.append(ScreenLine(" ssh would negotiate: \(algorithm)", .dim)) }
         if judged.pin.verdict != .unpinned {
             lines.append(ScreenLine(" pins: \(judged.pin.verdict.rawValue)", judged.pin.verdict == .mismatch ? .danger : .normal))

@@ -183,6 +183,7 @@ enum HostListView {
             case .caPin: return "ca-pin"
             case .certificateChain: return "chain"
             case .localhostExemption: return "local"
+            case .dns: return "dns"
             }
         }.joined(separator: "+")
     }
