@@ -3,7 +3,8 @@ import Synchronization
 
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
-/// Resolves once, then for the first address that answers: one `CertificateFirstProbe` (a
+/// The SSH probe of an `EndpointProbe`: for the first address that answers (or the host behind
+/// its route, through the pool's bastions), one `CertificateFirstProbe` (a
 /// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
 /// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
 /// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
@@ -11,7 +12,7 @@ import Synchronization
 /// address, no connection, no SSH) or a stalled exchange ends the probe: the other key types
 /// would fail the same way, one timeout each. Every connection goes through the scan's
 /// `TargetPoliteness`. Runs on the calling (dedicated) thread.
-public struct HostProbe: Sendable {
+public struct HostProbe: EndpointProbe {
     public var host: InventoryHost
     /// Bound on each connection attempt: on the TCP connect and the server's identification, and
     /// again on the key exchange.
@@ -32,44 +33,9 @@ public struct HostProbe: Sendable {
         self.routes = routes
     }
 
-    /// Probes the host. `due` is when the pool had a thread free for it: the first attempt's
-    /// timeout (name lookup, connect, the server's identification) counts from then, as
-    /// `ssh-keyscan`'s counts from when it opens the connection, so the OS being slow to run a
-    /// new thread on a busy machine does not stretch it. Every later stage gets the full timeout.
+    /// Probes the host (see `EndpointProbe.probeEndpoint`).
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
-        var result = ProbeResult(host: host.name, port: host.port)
-        var deadline = Self.firstDeadline(due: due, timeout: timeout)
-        if let refusal = host.refusal {
-            result.failures = [refusal.failure]
-            return result
-        }
-        if let proxy = host.proxy, !host.route.isDirect {
-            guard let routes else {
-                result.failures = [ProbeFailures.proxied(proxy)]
-                return result
-            }
-            _ = probe(.routed(RoutedTarget(host: host, connections: routes)), firstDeadline: deadline, into: &result,
-                      cancellation: cancellation)
-            return result
-        }
-        switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
-        case .success(let addresses):
-            for address in addresses {
-                if probe(.direct(address), firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
-                deadline = .now + timeout
-            }
-        case .failure(let failure):
-            result.failures = [failure]
-        }
-        return result
-    }
-
-    /// The deadline of the first connection attempt: `timeout` after `due`, but never less than
-    /// a second (or the whole timeout, if shorter) from now, so a thread that started very late
-    /// still gives the host a fair chance to answer.
-    static func firstDeadline(due: ContinuousClock.Instant, timeout: Duration,
-                              now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
-        max(min(due, now) + timeout, now + min(timeout, .seconds(1)))
+        probeEndpoint(cancellation: cancellation, due: due)
     }
 
     /// Connections opened to a server at once: one per key type of a usual server (Ed25519,
@@ -84,10 +50,8 @@ public struct HostProbe: Sendable {
     /// The key exchange methods `ssh` offers this host: what our client and libssh offer.
     private var keyExchange: [String] { KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms) }
 
-    /// Probes one address (or the host behind its route); false when it could not even be
-    /// connected to (try the next address).
-    private func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
-                       cancellation: ProbeCancellation) -> Bool {
+    func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
+               cancellation: ProbeCancellation) -> Bool {
         let board = ExchangeBoard()
         let opening = Self.connectionsAtOnce(to: address)
         let claims = (0..<opening).map { _ in Claim() }

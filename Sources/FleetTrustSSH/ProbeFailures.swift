@@ -24,9 +24,9 @@ enum ProbeFailures {
 
     /// The inventory says `ssh` reaches this host through a proxy; a direct probe could reach
     /// another machine, so none is made.
-    static func proxied(_ proxy: String) -> ProbeFailure {
+    static func proxied(_ route: HostRoute) -> ProbeFailure {
         ProbeFailure(stage: .connect, code: .proxied,
-                     message: "ssh reaches this host through \(Sanitizer.clean(proxy, limit: 120)); fleettrust probes directly, "
+                     message: "ssh reaches this host through \(Sanitizer.clean(route.proxyDirective ?? "", limit: 120)); fleettrust probes directly, "
                          + "which could reach another machine, so it did not probe it (--direct probes it from here)")
     }
 

@@ -90,13 +90,12 @@ public actor ProbeScan {
     /// Reads only the actor's constants, so the initializer can call it too.
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
         let host = hosts[index]
-        let probe = HostProbe(host: host, timeout: timeout, scheduler: scheduler, routes: bastions)
-        let tlsProbe = host.tls == nil ? nil : TLSProbe(host: host, timeout: timeout)
+        let probe = host.probe(timeout: timeout, scheduler: scheduler, routes: bastions)
         workers.submit { [self] due in
             counts.withLock { $0.start() }
             var result = cancellation.isCancelled
                 ? ProbeResult(host: host.name, port: host.port, failures: [ProbeFailures.cancelled])
-                : tlsProbe?.run(cancellation: cancellation, due: due) ?? probe.run(cancellation: cancellation, due: due)
+                : probe.probeEndpoint(cancellation: cancellation, due: due)
             // The user's KnownHostsCommand answers for the keys just proved; the judge reads its lines.
             if !cancellation.isCancelled {
                 result.knownHostsCommand = KnownHostsCommandRunner().run(for: host, result: result) { cancellation.isCancelled }

@@ -2,72 +2,90 @@ import COpenSSL
 import FleetTrustCore
 import Glibc
 
-/// One TLS handshake with one endpoint through OpenSSL's libssl, on the calling (dedicated)
-/// thread, after the plain-text upgrade for a STARTTLS service (`StartTLSExchange`): the chain
+/// The TLS probe of an `EndpointProbe`: one TLS handshake with the first address that takes a
+/// connection, through OpenSSL's libssl, on the calling (dedicated) thread, within the scan's
+/// `TargetPoliteness`, after the plain-text upgrade for a STARTTLS service (`StartTLSExchange`): the chain
 /// the server sends, the negotiated version and cipher, and whether it stapled
 /// an OCSP response. Nothing is verified here (the judge does that from the recorded DER), and
 /// nothing is sent after the handshake: not even a close_notify.
 ///
 /// The socket is ours and non-blocking; each wait is a `poll` bounded by the deadline, and a
 /// cancel shuts the socket down, which wakes it (see `ProbeCancellation`).
-public struct TLSProbe: Sendable {
+public struct TLSProbe: EndpointProbe {
     public var host: InventoryHost
+    /// The name sent as SNI and the plain-text upgrade, if any.
+    public var endpoint: TLSEndpoint
     public var timeout: Duration
+    let politeness: TargetPoliteness
+    /// A TLS endpoint behind a route is not probed (`proxied`): the route is for `ssh`.
+    var routes: BastionConnections? { nil }
 
-    public init(host: InventoryHost, timeout: Duration) {
-        self.host = host
-        self.timeout = timeout
+    /// The probe of `host`, a TLS endpoint (nil for an SSH host).
+    public init?(host: InventoryHost, timeout: Duration) {
+        guard case .tls(let endpoint) = host.endpoint else { return nil }
+        self.init(host: host, endpoint: endpoint, timeout: timeout, politeness: TargetPoliteness())
     }
 
+    init(host: InventoryHost, endpoint: TLSEndpoint, timeout: Duration, politeness: TargetPoliteness) {
+        self.host = host
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.politeness = politeness
+    }
+
+    /// Probes the endpoint (see `EndpointProbe.probeEndpoint`).
     public func run(cancellation: ProbeCancellation, due: ContinuousClock.Instant = .now) -> ProbeResult {
-        var result = ProbeResult(host: host.name, port: host.port)
-        if let refusal = host.refusal {
-            result.failures = [refusal.failure]
-            return result
+        probeEndpoint(cancellation: cancellation, due: due)
+    }
+
+    func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
+               cancellation: ProbeCancellation) -> Bool {
+        guard case .direct(let socketAddress) = address else {
+            result.failures = [ProbeFailures.proxied(host.route)]
+            return true
         }
-        if let proxy = host.proxy {
-            result.failures = [ProbeFailures.proxied(proxy)]
-            return result
+        let attempt = politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
+            TLSAttempt(connect(socketAddress, deadline: fresh ? .now + timeout : firstDeadline, cancellation: cancellation))
         }
-        let deadline = HostProbe.firstDeadline(due: due, timeout: timeout)
-        switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
-        case .failure(let failure):
+        switch attempt.outcome {
+        case .success(let handshake):
+            result.peerAddress = socketAddress.numeric
+            result.tls = handshake
+            result.failures = []
+            return true
+        case .failure(let failure) where attempt.connected:
+            result.peerAddress = socketAddress.numeric
             result.failures = [failure]
-        case .success(let addresses):
-            for (index, address) in addresses.enumerated() {
-                let start = ContinuousClock.now
-                let connection: TCPConnection
-                do {
-                    connection = try TCPConnection.connect(to: address, deadline: index == 0 ? deadline : start + timeout,
-                                                           cancellation: cancellation)
-                } catch {
-                    result.failures.append(error)
-                    if error.stage == .connect { continue }
-                    return result
-                }
-                result.peerAddress = address.numeric
-                cancellation.enter(.tlsHandshake)
-                // A STARTTLS service's plain-text prelude and the handshake share one timeout.
-                let handshakeDeadline = ContinuousClock.now + timeout
-                let outcome: Result<TLSHandshake, ProbeFailure>
-                if let service = host.tls?.startTLS,
-                   let refusal = StartTLSExchange(service: service).run(fd: connection.fd, deadline: handshakeDeadline, cancellation: cancellation) {
-                    outcome = .failure(refusal)
-                } else {
-                    outcome = handshake(fd: connection.fd, start: start, deadline: handshakeDeadline, cancellation: cancellation)
-                }
-                connection.close(cancellation: cancellation)
-                switch outcome {
-                case .success(let handshake):
-                    result.tls = handshake
-                    result.failures = []
-                case .failure(let failure):
-                    result.failures = [failure]
-                }
-                return result
-            }
+            return true
+        case .failure(let failure):
+            // Not connected: the next address is tried, unless the attempt ended for another reason.
+            result.failures.append(failure)
+            return failure.stage != .connect
         }
-        return result
+    }
+
+    /// One connection: connect, the plain-text upgrade of a STARTTLS service, the handshake.
+    private func connect(_ address: SocketAddress, deadline: ContinuousClock.Instant,
+                         cancellation: ProbeCancellation) -> (connected: Bool, Result<TLSHandshake, ProbeFailure>) {
+        let start = ContinuousClock.now
+        let connection: TCPConnection
+        do {
+            connection = try TCPConnection.connect(to: address, deadline: deadline, cancellation: cancellation)
+        } catch {
+            return (false, .failure(error))
+        }
+        cancellation.enter(.tlsHandshake)
+        // A STARTTLS service's plain-text prelude and the handshake share one timeout.
+        let handshakeDeadline = ContinuousClock.now + timeout
+        let outcome: Result<TLSHandshake, ProbeFailure>
+        if let service = endpoint.startTLS,
+           let refusal = StartTLSExchange(service: service).run(fd: connection.fd, deadline: handshakeDeadline, cancellation: cancellation) {
+            outcome = .failure(refusal)
+        } else {
+            outcome = handshake(fd: connection.fd, start: start, deadline: handshakeDeadline, cancellation: cancellation)
+        }
+        connection.close(cancellation: cancellation)
+        return (true, outcome)
     }
 
     private func handshake(fd: Int32, start: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
@@ -79,7 +97,7 @@ public struct TLSProbe: Sendable {
         defer { SSL_free(ssl) }
         SSL_set_fd(ssl, fd)
         SSL_set_connect_state(ssl)
-        let serverName = host.tls?.serverName
+        let serverName = endpoint.serverName
         if let serverName { _ = fleettrust_ssl_set_sni(ssl, serverName) }
         _ = fleettrust_ssl_request_ocsp(ssl)
         while true {
@@ -129,6 +147,27 @@ final class TLSClientContext: @unchecked Sendable {
         SSL_CTX_set_security_level(context, 0)
         _ = SSL_CTX_set_cipher_list(context, "DEFAULT:@SECLEVEL=0")
     }
+}
+
+/// One TLS connection's outcome, as `TargetPoliteness` runs it: whether the TCP connection was
+/// made, and the handshake or why not.
+struct TLSAttempt: PoliteAttempt {
+    var connected: Bool
+    var outcome: Result<TLSHandshake, ProbeFailure>
+
+    init(_ attempt: (connected: Bool, outcome: Result<TLSHandshake, ProbeFailure>)) {
+        connected = attempt.connected
+        outcome = attempt.outcome
+    }
+
+    var load: AttemptLoad {
+        switch outcome {
+        case .success: return AttemptLoad(failure: nil, answered: true, succeeded: true)
+        case .failure(let failure): return AttemptLoad(failure: failure, answered: false, succeeded: false)
+        }
+    }
+
+    static var cancelled: TLSAttempt { TLSAttempt((false, .failure(ProbeFailures.cancelled))) }
 }
 
 /// The typed failures of a TLS handshake.

@@ -94,22 +94,21 @@ final class TargetPoliteness: @unchecked Sendable {
     }
 
     /// Runs `attempt` (which opens one connection to `endpoint`) within the endpoint's limit and
-    /// the scan's window; retries it, after a pause, while load explains its failure.
+    /// the scan's window; retries it, after a pause, while load explains its failure. Any
+    /// protocol's attempt goes through here (`PoliteAttempt` says what it tells of load).
     /// `attempt` is told whether it is a fresh start (a retry, or one that waited for a permit),
     /// whose timeout must count from now.
-    func run(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
-             _ attempt: (_ fresh: Bool) -> AttemptOutcome) -> AttemptOutcome {
+    func run<Attempt: PoliteAttempt>(_ endpoint: ProbeEndpoint, port: Int, cancellation: ProbeCancellation,
+                                     _ attempt: (_ fresh: Bool) -> Attempt) -> Attempt {
         guard let numeric = endpoint.peerAddress else { return attempt(false) }
         let address = Self.key(numeric, port: port)
         var backOff = BackOff()
         while true {
-            guard let (permit, waited) = acquire(address, cancellation: cancellation) else {
-                return AttemptOutcome(failure: ProbeFailures.cancelled)
-            }
+            guard let (permit, waited) = acquire(address, cancellation: cancellation) else { return .cancelled }
             let outcome = attempt(waited || backOff.retried)
-            guard let pause = release(permit, after: outcome, backOff: &backOff), !cancellation.isCancelled else { return outcome }
+            guard let pause = release(permit, after: outcome.load, backOff: &backOff), !cancellation.isCancelled else { return outcome }
             cancellation.enterBackOff()
-            guard cancellation.sleep(pause) else { return AttemptOutcome(failure: ProbeFailures.cancelled) }
+            guard cancellation.sleep(pause) else { return .cancelled }
         }
     }
 
@@ -200,19 +199,20 @@ final class TargetPoliteness: @unchecked Sendable {
     /// endpoint's limit, a success raises it by one, and the window learns the same. Returns
     /// the pause before retrying the attempt, nil when its outcome is to be reported.
     func release(_ permit: Permit, after outcome: AttemptOutcome, backOff: inout BackOff) -> Duration? {
-        var signal = outcome.failure.flatMap(Self.loadSignal)
-        // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
-        // speaks only after the client's (its own KEXINIT follows its identification at once
-        // otherwise): the probe's offers sent up front reach it, a retry would not.
-        if outcome.failure?.code == .kexTimeout && (outcome.serverHostKeyAlgorithms ?? []).isEmpty { signal = nil }
+        release(permit, after: outcome.load, backOff: &backOff)
+    }
+
+    private func release(_ permit: Permit, after load: AttemptLoad, backOff: inout BackOff) -> Duration? {
+        var signal = load.failure.flatMap(Self.loadSignal)
+        if load.noRetryCures { signal = nil }
         // A server that answered this scan before and now does not even take the connection in
         // time (its listen queue overflowed) or identify itself is loaded, not gone.
-        let spoke = hasAnswered(permit.address, now: outcome.serverVersion != nil || outcome.key != nil)
-        if spoke && (signal == .silent || outcome.failure?.code == .connectTimeout) { signal = .slow }
+        let spoke = hasAnswered(permit.address, now: load.answered)
+        if spoke && (signal == .silent || load.failure?.code == .connectTimeout) { signal = .slow }
         // Only a refusal or a slow server is evidence of load; a silent one gets its one retry
         // (it may have been the load's first victim) without lowering anyone's limits, or a
         // subnet of tarpits would throttle the whole scan.
-        let besideMany = release(permit, congested: signal == .refused || signal == .slow, succeeded: outcome.key != nil,
+        let besideMany = release(permit, congested: signal == .refused || signal == .slow, succeeded: load.succeeded,
                                  timedOut: signal == .slow)
         guard let signal, signal == .refused || besideMany else { return nil }
         return backOff.next(after: signal)
@@ -266,4 +266,35 @@ final class TargetPoliteness: @unchecked Sendable {
     private func isIdle(_ entry: Entry) -> Bool {
         entry.active == 0 && entry.waiting == 0 && entry.limit == ceiling
     }
+}
+
+/// What one connection attempt of any protocol tells `TargetPoliteness` about the server's load.
+struct AttemptLoad: Sendable {
+    /// Why the attempt failed; nil when it did not.
+    var failure: ProbeFailure?
+    /// The server spoke (identified itself, answered the handshake).
+    var answered: Bool
+    /// The attempt proved what it came for.
+    var succeeded: Bool
+    /// The failure is one no retry cures, whatever its code says of load.
+    var noRetryCures = false
+}
+
+/// An attempt's outcome, as `TargetPoliteness` runs it for any protocol: what it says of load,
+/// and the outcome of an attempt cancelled before it could start.
+protocol PoliteAttempt {
+    var load: AttemptLoad { get }
+    static var cancelled: Self { get }
+}
+
+extension AttemptOutcome: PoliteAttempt {
+    var load: AttemptLoad {
+        // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
+        // speaks only after the client's (its own KEXINIT follows its identification at once
+        // otherwise): the probe's offers sent up front reach it, a retry would not.
+        AttemptLoad(failure: failure, answered: serverVersion != nil || key != nil, succeeded: key != nil,
+                    noRetryCures: failure?.code == .kexTimeout && (serverHostKeyAlgorithms ?? []).isEmpty)
+    }
+
+    static var cancelled: AttemptOutcome { AttemptOutcome(failure: ProbeFailures.cancelled) }
 }

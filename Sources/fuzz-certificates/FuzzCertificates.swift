@@ -24,7 +24,7 @@ enum FuzzCertificates {
         let half = bytes.count / 2
         let chains = [[bytes], [Array(bytes[..<half]), Array(bytes[half...])]]
         var host = InventoryHost(name: "fuzz.example:443/tls", address: "fuzz.example", port: 443)
-        host.tls = TLSEndpoint(serverName: "fuzz.example")
+        host.endpoint = .tls(TLSEndpoint(serverName: "fuzz.example"))
         for chain in chains {
             var result = ProbeResult(host: host.name, port: 443)
             result.tls = TLSHandshake(version: "TLSv1.3", cipher: "x", serverName: "fuzz.example", chain: chain, ocspStapled: false)

@@ -21,10 +21,10 @@ final class CommandLogicTests: XCTestCase {
         try dir.write("hosts.ini", "[web]\nw1 ansible_ssh_common_args='-o ProxyJump=bastion'\nw2\n[db]\nd1\nbad ansible_port=notaport\n")
         let loaded = try InventorySelection(files: [dir.file("hosts.ini")], groups: ["web"], direct: true).load(options: InventoryReadOptions())
         XCTAssertEqual(loaded.inventory.hosts.map(\.name), ["w1", "w2"])
-        XCTAssertEqual(loaded.inventory.hosts.map(\.proxy), [nil, nil])
+        XCTAssertEqual(loaded.inventory.hosts.map(\.routing), [.success(.direct), .success(.direct)])
         XCTAssertEqual(loaded.skipped, "skipped 1 inventory entry with errors; going on with 3 hosts")
         let routed = try InventorySelection(files: [dir.file("hosts.ini")], groups: ["web"]).load(options: InventoryReadOptions())
-        XCTAssertEqual(routed.inventory.hosts.first?.proxy, "ProxyJump bastion")
+        XCTAssertEqual(routed.inventory.hosts.first?.route.proxyDirective, "ProxyJump bastion")
     }
 
     func testTheDefaultKnownHostsFilesAreTheFourSshReadsAndAGivenListReplacesThemAll() {

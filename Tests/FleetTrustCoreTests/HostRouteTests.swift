@@ -40,7 +40,7 @@ final class HostRouteTests: XCTestCase {
     }
 
     func testTheJudgedHostCarriesTheRouteAndReplayRestoresIt() throws {
-        let host = InventoryHost(name: "web", address: "10.0.0.5", proxy: "ProxyJump gate,inner")
+        let host = InventoryHost(name: "web", address: "10.0.0.5", routing: HostRoute.parse("ProxyJump gate,inner"))
         let judged = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: nil)
             .judge(host, ProbeResult(host: "10.0.0.5", port: 22, failures: [
                 ProbeFailure(stage: .proxy, code: .bastionKeyNotTrusted, message: "bastion gate: ssh does not trust its host key")]))
@@ -75,17 +75,16 @@ final class HostRouteTests: XCTestCase {
 
     func testAHostKeepsItsParsedRouteOrItsRouteErrorAndIsRefusedForTheError() throws {
         var host = InventoryHost(name: "web", address: "10.0.0.5", source: SourceLocation(file: "hosts", line: 3),
-                                 proxy: "ansible_ssh_common_args=-J gate:0")
+                                 routing: HostRoute.parse("ansible_ssh_common_args=-J gate:0"))
         XCTAssertTrue(host.route.isDirect)
         let refusal = try XCTUnwrap(host.refusal, "a route that does not parse refuses the host")
         XCTAssertEqual(refusal.code, .invalidRoute)
         XCTAssertEqual(refusal.failure.stage, .proxy)
         XCTAssertTrue(refusal.description.hasPrefix("hosts:3: its ProxyJump \"gate:0\" is invalid"), refusal.description)
-        host.proxy = "ProxyJump gate:2222"
-        XCTAssertNil(host.routeError)
+        host.routing = HostRoute.parse("ProxyJump gate:2222")
         XCTAssertNil(host.refusal)
         XCTAssertEqual(host.route.jumpHosts.map(\.description), ["gate:2222"])
-        host.proxy = nil
-        XCTAssertTrue(host.route.isDirect)
+        host.routing = HostRoute.parse(nil)
+        XCTAssertEqual(host.routing, .success(.direct))
     }
 }

@@ -143,7 +143,7 @@ final class InventoryAnsibleTests: XCTestCase {
         ansible_ssh_common_args=-oProxyJump=edge
         """
         let hosts = InventoryFixtures.read(text: text, format: .ansibleINI).hosts
-        let proxies = Dictionary(uniqueKeysWithValues: hosts.map { ($0.name, $0.proxy) })
+        let proxies = Dictionary(uniqueKeysWithValues: hosts.map { ($0.name, $0.route.proxyDirective) })
         XCTAssertEqual(proxies["a"], .some("ProxyJump admin@bastion"))
         XCTAssertEqual(proxies["b"], .some("ProxyJump gate.example.com"))
         XCTAssertEqual(proxies["c"], .some("ProxyCommand ssh -W %h:%p gate"))

@@ -121,7 +121,7 @@ final class InventoryPrecedenceTests: XCTestCase {
         let inventory = try load(["hosts": "[dmz]\nd1\n",
                                   "group_vars/dmz.yml": "ansible_ssh_common_args: '-o ProxyJump=bastion -o HostKeyAlias=d1.example'\n"])
         XCTAssertEqual(inventory.hosts.first?.hostKeyAlias, "d1.example")
-        XCTAssertNotNil(inventory.hosts.first?.proxy)
+        XCTAssertEqual(inventory.hosts.first?.route.proxyDirective, "ProxyJump bastion")
     }
 
     func testVaultedAndTemplatedValuesAreNotTakenAtFaceValue() throws {

@@ -224,9 +224,9 @@ extension InventorySSHConfigTests {
         """
         let inventory = InventoryFixtures.read(text: text, name: "cfg", format: .sshConfig)
         XCTAssertEqual(inventory.errors, [])
-        XCTAssertEqual(inventory["inner"]?.proxy, "ProxyJump admin@bastion.example.com:2222")
-        XCTAssertEqual(inventory["piped"]?.proxy, "ProxyCommand ssh -W %h:%p gate", "whichever of the two comes first wins, as in ssh")
-        XCTAssertNil(inventory["plain"]?.proxy, "ProxyJump none: ssh connects directly, and Host * cannot change that")
-        XCTAssertEqual(inventory["direct-too"]?.proxy, "ProxyJump default-bastion", "Host * supplies the default")
+        XCTAssertEqual(inventory["inner"]?.route.proxyDirective, "ProxyJump admin@bastion.example.com:2222")
+        XCTAssertEqual(inventory["piped"]?.route.proxyDirective, "ProxyCommand ssh -W %h:%p gate", "whichever of the two comes first wins, as in ssh")
+        XCTAssertNil(inventory["plain"]?.route.proxyDirective, "ProxyJump none: ssh connects directly, and Host * cannot change that")
+        XCTAssertEqual(inventory["direct-too"]?.route.proxyDirective, "ProxyJump default-bastion", "Host * supplies the default")
     }
 }

@@ -51,7 +51,7 @@ final class SSHNamesTests: XCTestCase {
         XCTAssertTrue(refusal.failure.message.value.hasSuffix("; not probed, and nothing is run for it"))
         host.user = "ops"
         XCTAssertNil(host.refusal)
-        host.tls = TLSEndpoint(serverName: nil)
+        host.endpoint = .tls(TLSEndpoint(serverName: nil))
         host.name = "a;b"
         XCTAssertNil(host.refusal, "a TLS endpoint is never handed to ssh")
     }

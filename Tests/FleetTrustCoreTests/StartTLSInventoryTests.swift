@@ -20,9 +20,11 @@ final class StartTLSInventoryTests: XCTestCase {
         XCTAssertEqual(inventory.hosts.map(\.name), ["mx.example.com:25/smtp", "mx.example.com:587/submission", "mail.example.com:143/imap",
                                                      "mail.example.com:1110/pop3", "dir.example.com:389/ldap", "192.0.2.5:5432/postgres",
                                                      "db.example.com:5433/postgres"])
-        XCTAssertEqual(inventory.hosts.map(\.tls?.startTLS), [.smtp, .submission, .imap, .pop3, .ldap, .postgres, .postgres])
-        XCTAssertEqual(inventory.hosts.map(\.tls?.serverName), ["mx.example.com", "mx.example.com", "mail.example.com", "mail.example.com",
-                                                                "dir.example.com", nil, "db.example.com"])
+        XCTAssertEqual(inventory.hosts.map(\.endpoint), [
+            .tls(TLSEndpoint(serverName: "mx.example.com", startTLS: .smtp)), .tls(TLSEndpoint(serverName: "mx.example.com", startTLS: .submission)),
+            .tls(TLSEndpoint(serverName: "mail.example.com", startTLS: .imap)), .tls(TLSEndpoint(serverName: "mail.example.com", startTLS: .pop3)),
+            .tls(TLSEndpoint(serverName: "dir.example.com", startTLS: .ldap)), .tls(TLSEndpoint(serverName: nil, startTLS: .postgres)),
+            .tls(TLSEndpoint(serverName: "db.example.com", startTLS: .postgres))])
         XCTAssertEqual(Set(inventory.hosts.map(\.endpointProtocol)), [.tls])
     }
 
@@ -46,7 +48,7 @@ final class StartTLSInventoryTests: XCTestCase {
                                                      "mx1.example.com:5433/postgres"])
         let smtp = inventory.hosts[1]
         XCTAssertEqual(smtp.address, "192.0.2.30")
-        XCTAssertEqual(smtp.tls, TLSEndpoint(serverName: "mx1.example.com", startTLS: .smtp))
+        XCTAssertEqual(smtp.endpoint, .tls(TLSEndpoint(serverName: "mx1.example.com", startTLS: .smtp)))
         XCTAssertEqual(smtp.policy, "pinned")
         XCTAssertEqual(smtp.groups, ["mail"])
     }
@@ -66,7 +68,7 @@ final class StartTLSInventoryTests: XCTestCase {
 
     func testTheProtocolIsRecordedAndReplayedWithTheFailureItMet() throws {
         var host = InventoryHost(name: "mx.example.com:25/smtp", address: "127.0.0.1", port: 25)
-        host.tls = TLSEndpoint(serverName: "mx.example.com", startTLS: .smtp)
+        host.endpoint = .tls(TLSEndpoint(serverName: "mx.example.com", startTLS: .smtp))
         let failure = ProbeFailure(stage: .tlsHandshake, code: .startTLSNotOffered, message: "the SMTP server does not offer STARTTLS in its EHLO reply")
         let judge = FleetJudge(knownHosts: KnownHosts(files: []), pins: nil)
         let judged = judge.judge(host, ProbeResult(host: "127.0.0.1", port: 25, failures: [failure]))
@@ -76,7 +78,7 @@ final class StartTLSInventoryTests: XCTestCase {
         XCTAssertTrue(line.contains("\"starttls\":\"smtp\""), String(line))
         XCTAssertTrue(line.contains("\"code\":\"starttls-not-offered\""), String(line))
         let replayed = try ScanReplay.load(document, source: "scan.json")
-        XCTAssertEqual(replayed.first?.host.tls?.startTLS, .smtp)
+        XCTAssertEqual(replayed.first?.host.endpoint, .tls(TLSEndpoint(serverName: nil, startTLS: .smtp)), "no handshake recorded the name, and 127.0.0.1 is none")
         XCTAssertEqual(replayed.first.map { judge.judge($0.host, $0.result) }?.failure?.code, .startTLSNotOffered)
     }
 }

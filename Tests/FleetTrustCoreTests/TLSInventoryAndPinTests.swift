@@ -10,8 +10,8 @@ final class TLSInventoryAndPinTests: XCTestCase {
         XCTAssertEqual(inventory.diagnostics, [])
         XCTAssertEqual(inventory.hosts.map(\.name), ["web.example.com:443/tls", "web.example.com:8443/tls", "192.0.2.9:636/tls", "ssh.example.com"])
         XCTAssertEqual(inventory.hosts.map(\.port), [443, 8443, 636, 22])
-        XCTAssertEqual(inventory.hosts.map(\.tls?.serverName), ["web.example.com", "web.example.com", nil, nil])
-        XCTAssertEqual(inventory.hosts.map(\.endpointProtocol), [.tls, .tls, .tls, .ssh])
+        XCTAssertEqual(inventory.hosts.map(\.endpoint), [.tls(TLSEndpoint(serverName: "web.example.com")), .tls(TLSEndpoint(serverName: "web.example.com")),
+                                                         .tls(TLSEndpoint(serverName: nil)), .ssh])
     }
 
     func testTLSLineWithoutPortOrWithAPathIsAnErrorWithItsLine() {
@@ -34,7 +34,7 @@ final class TLSInventoryAndPinTests: XCTestCase {
         XCTAssertEqual(inventory.hosts.map(\.name), ["bmc1.example.com", "bmc1.example.com:443/tls", "bmc1.example.com:8443/tls"])
         let endpoint = inventory.hosts[1]
         XCTAssertEqual(endpoint.address, "192.0.2.20")
-        XCTAssertEqual(endpoint.tls?.serverName, "bmc1.example.com")
+        XCTAssertEqual(endpoint.endpoint, .tls(TLSEndpoint(serverName: "bmc1.example.com")))
         XCTAssertEqual(endpoint.policy, "pin-only")
         XCTAssertEqual(endpoint.groups, ["bmc"])
     }
@@ -48,10 +48,11 @@ final class TLSInventoryAndPinTests: XCTestCase {
             w2 ansible_host=192.0.2.22 fleettrust_tls_ports=443 ansible_ssh_common_args="-J gate"
 
             """, format: .ansibleINI)
-        let endpoints = Dictionary(uniqueKeysWithValues: inventory.hosts.filter { $0.tls != nil }.map { ($0.name, $0) })
+        let endpoints = Dictionary(uniqueKeysWithValues: inventory.hosts.filter { $0.endpointProtocol == .tls }.map { ($0.name, $0) })
         XCTAssertEqual(endpoints["w1:443/tls"]?.refusal?.code, .invalidRoute)
         XCTAssertEqual(endpoints["w2:443/tls"]?.route.jumpHosts.map(\.host), ["gate"])
-        XCTAssertNotNil(endpoints["w2:443/tls"]?.proxy, "TLSProbe reports a proxied endpoint instead of connecting")
+        XCTAssertEqual(try endpoints["w2:443/tls"]?.routing.get(), try HostRoute(proxy: "ProxyJump gate"),
+                       "TLSProbe reports a proxied endpoint instead of connecting")
     }
 
     func testSPKIPinsParseAndApplyOnlyToTLSEndpoints() throws {
@@ -59,7 +60,7 @@ final class TLSInventoryAndPinTests: XCTestCase {
         let pins = try PinSet.parse(path: "pins", bytes: Array("[bmc1.example.com]:443 pin-sha256:\(digest) expires=2099-01-01\n".utf8))
         XCTAssertEqual(pins.lines.first.map { Set($0.spkiPins.map(\.description)) }, [digest])
         var endpoint = InventoryHost(name: "bmc1.example.com:443/tls", address: "192.0.2.20", port: 443)
-        endpoint.tls = TLSEndpoint(serverName: "bmc1.example.com")
+        endpoint.endpoint = .tls(TLSEndpoint(serverName: "bmc1.example.com"))
         let names = PinSet.names(for: endpoint, lookup: LookupName(host: endpoint.address, port: 443))
         XCTAssertEqual(pins.lines(for: names).count, 1)
         let ssh = InventoryHost(name: "bmc1.example.com", port: 443)

@@ -29,7 +29,7 @@ final class ConnectCommandRefusalTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("user \"x`id`\" contains '`'"), "\($0)")
         }
         let routed = InventoryHost(name: "web", address: "10.0.0.5", source: SourceLocation(file: "hosts", line: 2),
-                                   proxy: "ansible_ssh_common_args=-J gate:0")
+                                   routing: HostRoute.parse("ansible_ssh_common_args=-J gate:0"))
         XCTAssertThrowsError(try ConnectCommand().arguments(for: judged(routed))) {
             XCTAssertTrue("\($0)".hasPrefix("refusing to connect: hosts:2: its ProxyJump \"gate:0\" is invalid"), "\($0)")
         }

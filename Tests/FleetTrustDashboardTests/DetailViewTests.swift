@@ -46,7 +46,7 @@ final class DetailViewTests: XCTestCase {
     }
 
     func testTheListMarksAProxiedHostAndItsDetailShowsEveryHopInOrder() {
-        var host = InventoryHost(name: "app", address: "10.1.2.3", proxy: "ProxyJump ops@gate:2200,inner")
+        var host = InventoryHost(name: "app", address: "10.1.2.3", routing: HostRoute.parse("ProxyJump ops@gate:2200,inner"))
         var state = DashboardState(settings: Fixtures.settings, hosts: [host, InventoryHost(name: "direct", address: "10.1.2.4")],
                                    size: TerminalSize(width: 160, height: 40))
         host = state.rows[0].host

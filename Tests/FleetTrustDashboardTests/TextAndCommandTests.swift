@@ -55,7 +55,7 @@ final class TextAndCommandTests: XCTestCase {
 
     func testConnectFromARecordingLeavesTheScannersRouteToThisMachinesSSH() throws {
         var host = InventoryHost(name: "web1", address: "10.1.2.3")
-        host.proxy = "ProxyJump bastion.example.com"
+        host.routing = HostRoute.parse("ProxyJump bastion.example.com")
         XCTAssertTrue(try ConnectCommand().arguments(for: judged(host)).contains("-J"), "a live probe's route is followed")
         let recorded = try ConnectCommand(routeConfig: "/etc/fleet/ssh_config", followsProbedRoute: false).arguments(for: judged(host))
         XCTAssertFalse(recorded.contains("-J"), "\(recorded)")
@@ -71,15 +71,15 @@ final class TextAndCommandTests: XCTestCase {
     }
 
     func testConnectFollowsTheRouteTheHostWasProbedThrough() throws {
-        let jumped = InventoryHost(name: "app", address: "10.1.2.3", proxy: "ansible_ssh_common_args=-J ops@gate:2200,inner")
+        let jumped = InventoryHost(name: "app", address: "10.1.2.3", routing: HostRoute.parse("ansible_ssh_common_args=-J ops@gate:2200,inner"))
         let arguments = try ConnectCommand().arguments(for: judged(jumped))
         XCTAssertEqual(Array(arguments.prefix(3)), ["ssh", "-J", "ops@gate:2200,inner"])
         XCTAssertEqual(Array(try ConnectCommand(routeConfig: "/etc/fleet/hops").arguments(for: judged(jumped)).prefix(5)),
                        ["ssh", "-F", "/etc/fleet/hops", "-J", "ops@gate:2200,inner"], "hops resolved as the scan resolved them")
-        let commanded = InventoryHost(name: "db", address: "10.1.2.4", proxy: "ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\"")
+        let commanded = InventoryHost(name: "db", address: "10.1.2.4", routing: HostRoute.parse("ansible_ssh_common_args=-o ProxyCommand=\"ssh -W %h:%p gate\""))
         XCTAssertTrue(try ConnectCommand().arguments(for: judged(commanded)).contains("ProxyCommand=ssh -W %h:%p gate"))
         let configured = InventoryHost(name: "web", address: "10.1.2.5", source: SourceLocation(file: "/etc/fleet/ssh_config", line: 3),
-                                       format: .sshConfig, proxy: "ProxyJump gate")
+                                       format: .sshConfig, routing: HostRoute.parse("ProxyJump gate"))
         XCTAssertFalse(try ConnectCommand().arguments(for: judged(configured)).contains("-J"), "ssh -F finds the ProxyJump itself")
     }
 

@@ -48,7 +48,7 @@ final class BastionMasterStartTests: XCTestCase {
     }
 
     private func routed(_ name: String) -> InventoryHost {
-        InventoryHost(name: name, address: target.address, port: target.port, proxy: "ProxyJump bastion")
+        InventoryHost(name: name, address: target.address, port: target.port, routing: HostRoute.parse("ProxyJump bastion"))
     }
 
     private var forwarded: Int { bastion.forwardRequests(to: target.address, port: target.port) }
@@ -85,12 +85,12 @@ final class BastionMasterStartTests: XCTestCase {
     func testHostsThatNeedNoMasterStartNone() throws {
         let connections = BastionConnections(settings: .init(configFile: config), timeout: .seconds(5))
         defer { connections.close() }
-        let refused = InventoryHost(name: "bad", address: "web$(touch x)", port: target.port, proxy: "ProxyJump bastion")
+        let refused = InventoryHost(name: "bad", address: "web$(touch x)", port: target.port, routing: HostRoute.parse("ProxyJump bastion"))
         XCTAssertNotNil(refused.refusal)
         let command = InventoryHost(name: "viacommand", address: target.address, port: target.port,
-                                    proxy: "ProxyCommand /usr/bin/ssh -F \(config) -W %h:%p bastion")
+                                    routing: HostRoute.parse("ProxyCommand /usr/bin/ssh -F \(config) -W %h:%p bastion"))
         var tls = routed("tls")
-        tls.tls = TLSEndpoint(serverName: nil)
+        tls.endpoint = .tls(TLSEndpoint(serverName: nil))
         connections.startMasters(for: [refused, command, tls, InventoryHost(name: "direct", address: target.address, port: target.port)])
         // An absence (no login) has no event to wait for: 1.5 s is several times what a master takes to log in here.
         usleep(1_500_000)

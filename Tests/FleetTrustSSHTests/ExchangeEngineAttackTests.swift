@@ -263,7 +263,7 @@ final class RoutedClientFirstTests: XCTestCase {
         defer { target.stop() }
         let runs = directory + "/runs"
         let relay = "/bin/bash -c 'echo run >> \(runs); exec 3<>/dev/tcp/127.0.0.1/%p; cat <&3 & exec cat >&3'"
-        let host = InventoryHost(name: "two-keys", address: "127.0.0.1", port: target.port, proxy: "ProxyCommand \(relay)")
+        let host = InventoryHost(name: "two-keys", address: "127.0.0.1", port: target.port, routing: HostRoute.parse("ProxyCommand \(relay)"))
         let routes = BastionConnections(settings: .init(), timeout: .seconds(5))
         defer { routes.close() }
         let result = HostProbe(host: host, timeout: .seconds(5), scheduler: AttemptScheduler(helperThreads: 4), routes: routes)
@@ -277,7 +277,7 @@ final class RoutedClientFirstTests: XCTestCase {
         let server = try HostileSSHServer(mode: "client-first")
         defer { server.stop() }
         let relay = "/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/%p; cat <&3 & exec cat >&3'"
-        let host = InventoryHost(name: "waits", address: "127.0.0.1", port: server.port, proxy: "ProxyCommand \(relay)")
+        let host = InventoryHost(name: "waits", address: "127.0.0.1", port: server.port, routing: HostRoute.parse("ProxyCommand \(relay)"))
         XCTAssertNil(host.refusal)
         let routes = BastionConnections(settings: .init(), timeout: .seconds(3))
         defer { routes.close() }

@@ -25,9 +25,9 @@ final class StartTLSProbeTests: XCTestCase {
 
     private func probe(_ service: StartTLSProtocol, port: Int, timeout: Duration = .seconds(5)) -> (ProbeResult, Duration) {
         var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: service), address: "127.0.0.1", port: port)
-        host.tls = TLSEndpoint(serverName: "localhost", startTLS: service)
+        host.endpoint = .tls(TLSEndpoint(serverName: "localhost", startTLS: service))
         let start = ContinuousClock.now
-        let result = TLSProbe(host: host, timeout: timeout).run(cancellation: ProbeCancellation())
+        let result = TLSProbe(host: host, timeout: timeout)!.run(cancellation: ProbeCancellation())
         return (result, ContinuousClock.now - start)
     }
 
@@ -106,12 +106,12 @@ final class StartTLSProbeTests: XCTestCase {
             ScriptedServer.drain(client)
         }
         var host = InventoryHost(name: TLSEndpoint.rowName(host: "localhost", port: port, startTLS: .smtp), address: "127.0.0.1", port: port)
-        host.tls = TLSEndpoint(serverName: "localhost", startTLS: .smtp)
+        host.endpoint = .tls(TLSEndpoint(serverName: "localhost", startTLS: .smtp))
         let cancellation = ProbeCancellation()
         let finished = DispatchSemaphore(value: 0)
         let outcome = Heard()
         Thread.detachNewThread { [host] in
-            let result = TLSProbe(host: host, timeout: .seconds(60)).run(cancellation: cancellation)
+            let result = TLSProbe(host: host, timeout: .seconds(60))!.run(cancellation: cancellation)
             outcome.append(result.failures.map(\.code.rawValue).joined(separator: ","))
             finished.signal()
         }

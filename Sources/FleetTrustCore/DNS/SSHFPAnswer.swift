@@ -46,7 +46,7 @@ extension SSHFPResolving {
 /// `HostKeyAlias`; none for an address literal (`is_numeric_hostname`).
 public enum SSHFPQuery {
     public static func name(for host: InventoryHost) -> String? {
-        guard let mode = host.sshOptions.verifyHostKeyDNS, mode != .no, host.tls == nil else { return nil }
+        guard let mode = host.sshOptions.verifyHostKeyDNS, mode != .no, host.endpointProtocol == .ssh else { return nil }
         return queryName(host.address)
     }
 

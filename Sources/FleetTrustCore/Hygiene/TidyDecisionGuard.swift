@@ -18,14 +18,14 @@ public struct TidyDecisionGuard: Sendable {
 
     public init(files: [KnownHostsFile], hosts: [InventoryHost] = [], presented: [String: Set<String>] = [:]) {
         self.files = files
-        self.hosts = hosts.filter { $0.tls == nil }.map { ConnectionTarget(host: $0.address, port: $0.port, hostKeyAlias: $0.hostKeyAlias) }
+        self.hosts = hosts.filter { $0.endpointProtocol == .ssh }.map { ConnectionTarget(host: $0.address, port: $0.port, hostKeyAlias: $0.hostKeyAlias) }
         self.presented = presented
     }
 
     /// The fingerprints each host presented at its last complete scan, by its lookup string.
     public static func presentedKeys(of hosts: [InventoryHost], history: FleetHistory) -> [String: Set<String>] {
         var presented: [String: Set<String>] = [:]
-        for host in hosts where host.tls == nil {
+        for host in hosts where host.endpointProtocol == .ssh {
             let lookup = host.historyKey
             guard let last = history.hosts[lookup], last.latestComplete, !last.latest.isEmpty else { continue }
             presented[lookup, default: []].formUnion(last.latest.map(\.fingerprint))

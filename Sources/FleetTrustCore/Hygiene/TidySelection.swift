@@ -91,7 +91,7 @@ extension KnownHostsHygiene {
     public static func presentedKeyTypes(of hosts: [InventoryHost], history: FleetHistory) -> [String: Set<String>] {
         let suffix = "-cert-v01@openssh.com"
         var presented: [String: Set<String>] = [:]
-        for host in hosts where host.tls == nil {
+        for host in hosts where host.endpointProtocol == .ssh {
             let lookup = host.historyKey
             guard let last = history.hosts[lookup], last.latestComplete, !last.latest.isEmpty else { continue }
             presented[lookup, default: []].formUnion(last.latest.map { identity in

@@ -212,7 +212,7 @@ struct AnsibleInventoryModel {
         // ssh reads its command line before its configuration: a proxy in Ansible's arguments
         // (even `none`) wins over the user's configuration, which otherwise still applies.
         if let proxy = AnsibleSSHArguments.proxy(in: plain) {
-            item.proxy = proxy
+            item.routing = HostRoute.parse(proxy)
             item.proxyCommandNotAllowed = !options.allowInventoryProxyCommands
         }
         if let policy = vars["fleettrust_policy"]?.value {

@@ -52,8 +52,8 @@ extension InventoryHost {
     /// Why this host must not be probed nor handed to `ssh`; nil when it may be. A TLS endpoint is
     /// never handed to `ssh`, so only its route is checked.
     public var refusal: HostRefusal? {
-        if let routeError { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
-        if tls == nil {
+        if case .failure(let routeError) = routing { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
+        if case .ssh = endpoint {
             do { _ = try SSHDestination(self) } catch { return HostRefusal(reason: .unsafeName(error), source: source) }
         }
         if proxyCommandNotAllowed, route.hops.contains(where: { if case .command = $0 { true } else { false } }) {

@@ -1,5 +1,5 @@
 /// How `ssh` reaches a host: directly, or through hops in order (`ProxyJump a,b`, or one
-/// `ProxyCommand`), parsed once from what the inventory says (`InventoryHost.proxy`).
+/// `ProxyCommand`), parsed once, by the reader, from what the inventory says (`InventoryHost.routing`).
 ///
 /// It is a fact of the judged host (`JudgedHost.route`), rendered in every output, and the plan
 /// the prober follows: each `jump` hop is reached by the real `ssh` (so it is resolved through
@@ -49,6 +49,12 @@ public struct HostRoute: Hashable, Sendable, Codable {
         }
         guard let equals = proxy.firstIndex(of: "=") else { self = .direct; return }
         self = try Self.sshArguments(variable: String(proxy[..<equals]), String(proxy[proxy.index(after: equals)...]))
+    }
+
+    /// The route the proxy text describes, or why `ssh` would refuse it: what a reader stores on
+    /// the host (`InventoryHost.routing`), so nothing parses the text again.
+    public static func parse(_ proxy: String?) -> Result<HostRoute, RouteError> {
+        Result { () throws(RouteError) in try HostRoute(proxy: proxy) }
     }
 
     /// The ProxyJump / ProxyCommand text that gives this route back (what replay restores).

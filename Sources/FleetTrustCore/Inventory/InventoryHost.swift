@@ -2,7 +2,7 @@
 ///
 /// Every inventory reader produces these; the probe pool connects to `address:port`, and the
 /// trust engine looks the host up under `knownHostsName` (what `ssh` itself would use).
-public struct InventoryHost: Hashable, Sendable, Codable {
+public struct InventoryHost: Hashable, Sendable {
     /// The name the inventory uses (an Ansible host name, an ssh_config `Host` alias, a plain line).
     public var name: String
     /// Where to connect: `ansible_host`, `HostName`, or the name itself.
@@ -20,17 +20,13 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     public var inheritedGroups: [String]
     /// The reader that produced this host; decides whether `name` is also a host name ssh might know.
     public var format: InventoryFormat?
-    /// How `ssh` reaches the host when not directly, as the inventory says it (`ProxyJump bastion`,
-    /// `ProxyCommand …`). A direct probe from here could reach another machine than the one `ssh`
-    /// reaches through the proxy, so such a host is not probed unless the user says it is
-    /// reachable directly (`--direct`). Parsed when set, into `route` or `routeError`.
-    public var proxy: String? {
-        didSet { (route, routeError) = Self.parse(proxy) }
-    }
-    /// The route `ssh` takes to the host, parsed from `proxy` (direct when there is none).
-    public private(set) var route: HostRoute
-    /// Why `proxy` does not parse; such a host is refused (`refusal`), never probed directly.
-    public private(set) var routeError: RouteError?
+    /// How `ssh` reaches the host when not directly, parsed by the reader from what the inventory
+    /// says (`ProxyJump bastion`, `ProxyCommand …`), or why that does not parse. A direct probe
+    /// could reach another machine than the one `ssh` reaches through the proxy, so a host with
+    /// hops is probed only through them (or when the user says it is reachable directly,
+    /// `--direct`), and one whose setting does not parse is refused (`refusal`), never probed.
+    /// A TLS endpoint of the host inherits it.
+    public var routing: Result<HostRoute, RouteError>
     /// Set when the route's ProxyCommand was written in an inventory and running it was not
     /// allowed: the host is refused (`refusal`), nothing is run for it.
     public var proxyCommandNotAllowed = false
@@ -43,16 +39,22 @@ public struct InventoryHost: Hashable, Sendable, Codable {
     /// The policy came from a recorded document (replay), not this machine's inventory: it may
     /// make the host stricter than this machine's own policy, never quieter.
     public var policyIsRecorded = false
-    /// Set for a TLS endpoint (a row `host:port/tls`); nil for an SSH host.
-    public var tls: TLSEndpoint?
+    /// What the row is probed and judged as: an SSH host, or a TLS endpoint (`host:port/tls`,
+    /// `host:25/smtp`) with the name its certificate must carry and its plain-text upgrade.
+    public var endpoint: Endpoint = .ssh
 
     /// Which protocol the endpoint speaks.
-    public var endpointProtocol: EndpointProtocol { tls == nil ? .ssh : .tls }
+    public var endpointProtocol: EndpointProtocol { endpoint.endpointProtocol }
+
+    /// The hops `ssh` passes to reach the host; none for a direct host, and none for one whose
+    /// route does not parse (it is refused before anything follows them).
+    public var route: HostRoute { (try? routing.get()) ?? .direct }
 
     public init(name: String, address: String? = nil, port: Int = 22, user: String? = nil,
                 groups: [String] = [], hostKeyAlias: String? = nil,
                 userKnownHostsFiles: [String] = [], source: SourceLocation? = nil,
-                inheritedGroups: [String] = [], format: InventoryFormat? = nil, proxy: String? = nil,
+                inheritedGroups: [String] = [], format: InventoryFormat? = nil,
+                routing: Result<HostRoute, RouteError> = .success(.direct),
                 sshOptions: SSHHostOptions = SSHHostOptions()) {
         self.name = name
         self.address = address ?? name
@@ -64,17 +66,8 @@ public struct InventoryHost: Hashable, Sendable, Codable {
         self.source = source
         self.inheritedGroups = inheritedGroups
         self.format = format
-        self.proxy = proxy
-        (route, routeError) = Self.parse(proxy)
+        self.routing = routing
         self.sshOptions = sshOptions
-    }
-
-    private static func parse(_ proxy: String?) -> (HostRoute, RouteError?) {
-        do {
-            return (try HostRoute(proxy: proxy), nil)
-        } catch {
-            return (.direct, error)
-        }
     }
 
     /// The ssh_config file this host comes from, which `ssh -F` must read to reach it as the

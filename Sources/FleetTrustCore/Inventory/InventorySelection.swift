@@ -27,7 +27,7 @@ public struct InventorySelection: Sendable {
         let skipped = inventory.skippedSentence
         inventory.hosts = select(inventory)
         if direct {
-            for index in inventory.hosts.indices { inventory.hosts[index].proxy = nil }
+            for index in inventory.hosts.indices { inventory.hosts[index].routing = .success(.direct) }
         }
         return (inventory, skipped)
     }

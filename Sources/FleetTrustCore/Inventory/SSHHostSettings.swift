@@ -148,7 +148,7 @@ struct SSHHostSettings {
             }
         }
         var host = InventoryHost(name: name, address: address, port: port, user: user, hostKeyAlias: hostKeyAlias,
-                                 userKnownHostsFiles: userKnownHostsFiles, proxy: proxy ?? nil, sshOptions: settings.options)
+                                 userKnownHostsFiles: userKnownHostsFiles, routing: HostRoute.parse(proxy ?? nil), sshOptions: settings.options)
         host.proxyCommandNotAllowed = proxyOrigin == .inventory && !readOptions.allowInventoryProxyCommands
         return host
     }

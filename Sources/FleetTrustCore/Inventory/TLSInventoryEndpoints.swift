@@ -8,7 +8,7 @@ import Foundation
 /// endpoint per entry at the host's address.
 ///
 /// Each endpoint is an `InventoryHost` of its own, named `host:port/tls` (`host:port/smtp` for
-/// STARTTLS), whose `tls` carries the server name: the inventory's name for the host (sent as
+/// STARTTLS), whose `endpoint` carries the server name: the inventory's name for the host (sent as
 /// SNI and checked against the certificate), or none when that is an IP literal.
 enum TLSInventoryEndpoints {
     /// The schemes a plain-list line may start with, their default ports and STARTTLS protocols.
@@ -77,8 +77,8 @@ enum TLSInventoryEndpoints {
     private static func derived(_ wanted: [(port: Int, startTLS: StartTLSProtocol?)], from base: InventoryHost) -> [InventoryHost] {
         var endpoints: [InventoryHost] = []
         for (port, startTLS) in wanted {
-            guard !endpoints.contains(where: { $0.port == port && $0.tls?.startTLS == startTLS }) else { continue }
             var endpoint = host(name: base.name, address: base.address, port: port, startTLS: startTLS)
+            guard !endpoints.contains(where: { $0.port == port && $0.endpoint == endpoint.endpoint }) else { continue }
             endpoint.groups = base.groups
             endpoint.inheritedGroups = base.inheritedGroups
             endpoint.source = base.source
@@ -86,7 +86,7 @@ enum TLSInventoryEndpoints {
             endpoint.policy = base.policy
             // The host's route goes with its endpoints: a host `ssh` reaches through a proxy
             // (or whose proxy setting does not parse) is never probed directly, TLS included.
-            endpoint.proxy = base.proxy
+            endpoint.routing = base.routing
             endpoints.append(endpoint)
         }
         return endpoints
@@ -94,7 +94,7 @@ enum TLSInventoryEndpoints {
 
     private static func host(name: String, address: String, port: Int, startTLS: StartTLSProtocol?) -> InventoryHost {
         var host = InventoryHost(name: TLSEndpoint.rowName(host: name, port: port, startTLS: startTLS), address: address, port: port)
-        host.tls = TLSEndpoint(serverName: TLSEndpoint.serverName(for: name), startTLS: startTLS)
+        host.endpoint = .tls(TLSEndpoint(serverName: TLSEndpoint.serverName(for: name), startTLS: startTLS))
         return host
     }
 }

@@ -114,7 +114,10 @@ public struct FleetJudge: Sendable {
     public func judge(_ host: InventoryHost, _ result: ProbeResult, keySharing: KeySharing = KeySharing(),
                       additionalNames: [String]? = nil, splitView: [SplitViewWitness] = [],
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
-        if let endpoint = host.tls { return judgeTLS(host, result, endpoint: endpoint, now: now) }
+        switch host.endpoint {
+        case .tls(let endpoint): return judgeTLS(host, result, endpoint: endpoint, now: now)
+        case .ssh: break
+        }
         let files = knownHosts.knownHosts(for: host)
         let paths = knownHosts.paths(for: host)
         let target = target(for: host, peer: result.peerAddress, additionalNames: additionalNames)

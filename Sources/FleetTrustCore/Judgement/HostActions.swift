@@ -67,7 +67,7 @@ public struct HostActions: Hashable, Sendable {
         if let tls = judged.tls {
             guard let leaf = tls.leaf else { return .nothingToPin }
             if [.pinMismatch, .nameMismatch].contains(judged.status) { return .inAlarm(judged.status) }
-            return .leaf(leaf, pattern: "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)")
+            return .leaf(leaf, pattern: PinSet.tlsPinPattern(for: judged.host))
         }
         switch judged.status {
         case .trusted, .new, .unpinned:

@@ -142,7 +142,7 @@ public struct JudgedHost: Hashable, Sendable {
     /// ever offered for saving, so no output can offer a revoked, changed, forged or unusable key,
     /// nor one the pins disagree with (also in `--pins-mode report`).
     public var saving: Saving {
-        if host.tls != nil { return .refused(.notSSH) }
+        if host.endpointProtocol != .ssh { return .refused(.notSSH) }
         if pin.verdict == .reportedMismatch { return .refused(.pinMismatch) }
         if !splitView.isEmpty { return .refused(.splitView) }
         if host.sshOptions.noUserKnownHostsFile == true, status == .new || status == .changed { return .refused(.nothingToSave) }

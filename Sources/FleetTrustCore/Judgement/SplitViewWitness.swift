@@ -39,7 +39,7 @@ extension SplitViewWitness {
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
         struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? }
         var groups: [SplitViewKey: [View]] = [:]
-        for index in results.indices where hosts.indices.contains(index) && hosts[index].tls == nil {
+        for index in results.indices where hosts.indices.contains(index) && hosts[index].endpointProtocol == .ssh {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
             let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()

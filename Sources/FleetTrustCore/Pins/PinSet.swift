@@ -89,7 +89,10 @@ public struct PinSet: Sendable {
     /// (canonical too), its `HostKeyAlias` and the known_hosts lookup name, with `[name]:port`
     /// forms for ports other than 22.
     public static func names(for host: InventoryHost, lookup: LookupName) -> [String] {
-        if let tls = host.tls { return tlsNames(for: host, endpoint: tls) }
+        switch host.endpoint {
+        case .tls(let tls): return tlsNames(for: host, endpoint: tls)
+        case .ssh: break
+        }
         var bare = [host.name, host.address, LookupName.canonicalHost(host.address), lookup.name]
         if let alias = host.hostKeyAlias { bare.append(alias) }
         var names: [String] = []
@@ -113,6 +116,14 @@ extension PinSet {
         }
         if !names.contains(host.name) { names.append(host.name) }
         return names
+    }
+
+    /// The pattern a new pin for a TLS endpoint is written under: `[name]:port` for its server
+    /// name, or its address when it has none.
+    public static func tlsPinPattern(for host: InventoryHost) -> String {
+        var name = host.address
+        if case .tls(let endpoint) = host.endpoint, let serverName = endpoint.serverName { name = serverName }
+        return "[\(name)]:\(host.port)"
     }
 }
 

@@ -64,7 +64,7 @@ public struct KnownHostsCommandRunner: Sendable {
     /// The address string `ssh` looks up with `CheckHostIP`, or nil where it does not (off, a
     /// proxy, a loopback peer, or the name is that string), as `check_host_key` decides.
     static func checkHostIPString(_ host: InventoryHost, peer: String?, lookup: LookupName) -> String? {
-        guard host.sshOptions.checkHostIP == true, host.proxy == nil, let peer, !LookupName.isLoopback(peer) else { return nil }
+        guard host.sshOptions.checkHostIP == true, host.routing == .success(.direct), let peer, !LookupName.isLoopback(peer) else { return nil }
         let ipString = LookupName.hostPort(LookupName.canonicalHost(peer), port: host.port)
         return ipString == lookup.host ? nil : ipString
     }

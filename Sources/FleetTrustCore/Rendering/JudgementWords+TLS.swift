@@ -18,7 +18,7 @@ extension JudgementWords {
     public static func tlsEvidence(_ judged: JudgedHost) -> [String] {
         guard let tls = judged.tls else { return [] }
         var lines: [String] = []
-        if let service = judged.host.tls?.startTLS {
+        if case .tls(let endpoint) = judged.host.endpoint, let service = endpoint.startTLS {
             lines.append("upgrade: plain \(service.displayName) on port \(judged.host.port), upgraded to TLS with STARTTLS")
         }
         if tls.chain.validates {

@@ -91,7 +91,7 @@ public struct ScanPlan: Encodable, Sendable {
                         groups: labels.groups.map(\.value),
                         knownHostsName: CleanText(judge.target(for: host, peer: nil).lookup.hostString, limit: 300).value,
                         knownHostsFiles: judge.knownHosts.paths(for: host).map(clean),
-                        route: Route(probe: host.refusal != nil ? "none" : host.route.isDirect ? "direct" : "proxy", proxy: host.proxy.map { CleanText($0, limit: 300).value }))
+                        route: Route(probe: host.refusal != nil ? "none" : host.route.isDirect ? "direct" : "proxy", proxy: Self.proxyText(host.routing).map { CleanText($0, limit: 300).value }))
         }
         self.skipped = skipped
         let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
@@ -99,6 +99,14 @@ public struct ScanPlan: Encodable, Sendable {
         knownHostsFilesRead = Set(judge.knownHosts.sets.values.flatMap(\.files).map(\.path)).count
         summary = Summary(total: hosts.count, probed: hosts.count { $0.refusal == nil }, knownHostsLines: lines,
                           exitStatus: ExitStatusRule.run(hosts: 0, skipped: !skipped.isEmpty))
+    }
+
+    /// The proxy setting as the plan shows it: the route's, or the one that does not parse, as written.
+    private static func proxyText(_ routing: Result<HostRoute, RouteError>) -> String? {
+        switch routing {
+        case .success(let route): return route.proxyDirective
+        case .failure(let error): return "\(error.setting) \(error.value)"
+        }
     }
 
     public func encoded() throws -> Data {

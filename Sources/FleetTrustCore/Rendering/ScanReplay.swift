@@ -84,9 +84,9 @@ public enum ScanReplay {
             host.policy = entry.policy
             host.policyIsRecorded = true
         }
-        host.proxy = ScanReport.Hop.proxyDirective(entry.route)
+        host.routing = ScanReport.Hop.routing(entry.route)
         if entry.endpointProtocol == .tls {
-            host.tls = TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host), startTLS: entry.startTLS)
+            host.endpoint = .tls(TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host), startTLS: entry.startTLS))
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
             result.tls = try entry.recordedHandshake()
             if result.tls == nil { result.failures = entry.failure.map { [$0] } ?? [] }

@@ -92,7 +92,7 @@ extension ScanReport.Host {
         ssh = nil
         knownHostsName = ""
         evidence = JudgementWords.tlsEvidence(judged)
-        startTLS = judged.host.tls?.startTLS
+        if case .tls(let endpoint) = judged.host.endpoint { startTLS = endpoint.startTLS }
         guard let tls = judged.tls else { return }
         tlsSession = ScanReport.TLSSession(version: tls.handshake.version, cipher: tls.handshake.cipher,
                                            sni: tls.handshake.serverName.map { CleanText($0, limit: 253).value },

@@ -220,13 +220,23 @@ public struct ScanReport: Sendable {
             }
         }
 
-        /// The ProxyJump / ProxyCommand text these hops were read from (what replay restores and
-        /// parses again as the inventory was: a hop that does not parse refuses the host, it is
-        /// never dropped from the route).
-        public static func proxyDirective(_ hops: [Hop]) -> String? {
-            guard let first = hops.first else { return nil }
-            if first.kind == "proxy-command" { return "ProxyCommand \(first.hop)" }
-            return "ProxyJump " + hops.map(\.hop).joined(separator: ",")
+        /// The route these recorded hops describe (what replay restores), each hop read as the
+        /// inventory's was: a hop that does not parse refuses the host, it is never dropped from
+        /// the route.
+        public static func routing(_ hops: [Hop]) -> Result<HostRoute, RouteError> {
+            guard let first = hops.first else { return .success(.direct) }
+            if first.kind == "proxy-command" {
+                return first.hop.isEmpty ? .failure(.missingArgument("ProxyCommand")) : .success(HostRoute(hops: [.command(first.hop)]))
+            }
+            var route = HostRoute()
+            for hop in hops {
+                do {
+                    route.hops.append(.jump(try JumpHost(hop.hop)))
+                } catch {
+                    return .failure(RouteError(setting: "ProxyJump", value: hops.map(\.hop).joined(separator: ","), problem: error))
+                }
+            }
+            return .success(route)
         }
     }
 

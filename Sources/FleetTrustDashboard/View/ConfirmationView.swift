@@ -64,7 +64,7 @@ enum ConfirmationView {
     /// is named.
     static func tlsPinEffect(_ judged: JudgedHost) -> [String] {
         let policy = judged.policy
-        let pattern = "[\(judged.host.tls?.serverName ?? judged.host.address)]:\(judged.host.port)"
+        let pattern = PinSet.tlsPinPattern(for: judged.host)
         switch policy.builtIn {
         case .pinOnly:
             return ["Its policy is pin-only: the pin alone decides, so after y this endpoint is trusted."]

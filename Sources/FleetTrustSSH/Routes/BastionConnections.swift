@@ -109,7 +109,7 @@ public final class BastionConnections: Sendable {
     /// Whether the probe of `host` asks a control master for its channels (see `RoutedTarget`
     /// and `HostProbe.run`): a host with `ProxyJump` hops that is probed at all.
     private static func goesThroughAMaster(_ host: InventoryHost) -> Bool {
-        guard host.refusal == nil, host.tls == nil, host.proxy != nil, !host.route.jumpHosts.isEmpty else { return false }
+        guard host.refusal == nil, host.endpointProtocol == .ssh, !host.route.jumpHosts.isEmpty else { return false }
         if case .command? = host.route.hops.first { return false }
         return (try? SSHDestination(host)) != nil
     }
