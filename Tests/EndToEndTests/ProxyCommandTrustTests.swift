@@ -61,6 +61,31 @@ final class ProxyCommandTrustTests: XCTestCase {
         XCTAssertTrue(failed.error?.message.contains("status 3") == true, "\(String(describing: failed.error))")
     }
 
+    /// Self-attack: a ProxyCommand that relays `ssh` to a real sshd whose key changed, and ends
+    /// (status 0) as soon as it reads fleettrust's identification. `ssh` says CHANGED; fleettrust
+    /// must not call it a failed route (exit 1).
+    func testAProxyCommandThatEndsOnlyForFleettrustIsNotQuieterThanSSHsChanged() throws {
+        let server = try LabSSHD(address: "127.0.0.1", in: scratch)
+        defer { server.stop() }
+        let knownHosts = scratch + "/known_hosts_changed"
+        try "\(server.knownHostsName) \(try TestFleet.throwawayKey(in: scratch).openSSHLine)\n"
+            .write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        let relay = "sh -c 'IFS= read -r line; case \"$line\" in *fleettrust*) exit 0;; esac; "
+            + "{ echo \"$line\"; cat; } | exec /usr/bin/socat - TCP:%h:%p'"
+        let config = scratch + "/config_changed"
+        try "Host behind-relay\n  HostName 127.0.0.1\n  Port \(server.port)\n  ProxyCommand \(relay)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let oracleConfig = scratch + "/oracle_config_changed"
+        try ("Include \(config)\nHost *\n  UserKnownHostsFile \(knownHosts)\n  GlobalKnownHostsFile /dev/null\n")
+            .write(toFile: oracleConfig, atomically: true, encoding: .utf8)
+        let ssh = try SSHOracle.handshake(host: "behind-relay", config: oracleConfig)
+        XCTAssertEqual(ssh.finding, .changed, ssh.transcript)
+
+        let (run, host) = try scan(config, knownHosts: knownHosts, ownConfig: true)
+        XCTAssertEqual(host.status, .unverified, "\(String(describing: host.error)) \(run.stderrText)")
+        XCTAssertEqual(run.status, 2, "never quieter than ssh's CHANGED")
+    }
+
     func testAnInventorysProxyCommandNotRunIsAnAlarmForAHostWithRecordedKeys() throws {
         let marker = scratch + "/ran"
         let config = scratch + "/inventory.conf"

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import Synchronization
 @testable import FleetTrustSSH
 import FleetTrustCore
 import FleetTrustTestFleet
@@ -70,12 +71,15 @@ final class LibsshFallbackTests: XCTestCase {
                        ["ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256"])
     }
 
-    /// A server that answers our client (its key exchange is one ours lacks) and stays silent to
-    /// libssh's own connection: the host's failure is what ours reached, the key exchange, not
-    /// libssh's identification timeout, which would say the server never answered.
+    /// A server that speaks only after the client's identification, with a key exchange ours
+    /// lacks: ours is answered, libssh (which waits for the server to speak first) is not. The
+    /// host's failure is what ours reached, the key exchange, not libssh's identification
+    /// timeout, which would say the server never answered.
     func testLibsshFailingEarlierThanOurClientKeepsTheFailureOurClientReached() throws {
+        let heard = Mutex<[String]>([])
         let server = try ScriptedServer { client in
             let line = Self.identificationLine(client)
+            heard.withLock { $0.append(line) }
             guard line.contains("fleettrust") else { return ScriptedServer.drain(client) }
             ScriptedServer.send(client, Array("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n".utf8)
                 + ScriptedServer.packet(Self.kexInit(kex: "diffie-hellman-group14-sha1", hostKey: "ssh-ed25519")))
@@ -88,6 +92,11 @@ final class LibsshFallbackTests: XCTestCase {
         XCTAssertEqual(result.failures.map(\.stage), [.keyExchange], "\(result.failures.map(\.message.value))")
         XCTAssertEqual(result.failures.first?.code, .noCommonAlgorithm)
         XCTAssertEqual(result.serverVersion, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3")
+        // Measured: libssh 0.10.6 waits for the server's identification before it sends its own
+        // (ours, like `ssh`, sends at once), so a server that waits to hear the client first
+        // stalls libssh alone; its timeout must not be what the host is reported with.
+        server.close()
+        XCTAssertTrue(heard.withLock { $0 }.contains(""), "libssh said nothing before the server: \(heard.withLock { $0 })")
     }
 
     /// The client's identification line (bounded), as a server reads it before answering.
