@@ -90,8 +90,10 @@ enum ProbeFailures {
     /// server (or a load) can fail it at the connect or the identification after it answered
     /// ours; reporting that would say less than was learned, and a connect failure is one `ssh`
     /// shares, which would hide that the server answered.
+    /// A cancel during libssh's attempt stays the cancel.
     static func furthest(ours: ProbeFailure, libssh: ProbeFailure) -> ProbeFailure {
-        reach(libssh) > reach(ours) ? libssh : ours
+        if libssh.stage == .cancelled { return libssh }
+        return reach(libssh) > reach(ours) ? libssh : ours
     }
 
     /// How far a failed attempt got: nothing reached, the port connected, some bytes from the
@@ -99,7 +101,7 @@ enum ProbeFailures {
     /// having none in common).
     private static func reach(_ failure: ProbeFailure) -> Int {
         switch failure.stage {
-        case .cancelled, .resolve, .proxy: return 0
+        case .resolve, .proxy, .cancelled: return 0
         case .connect: return 1
         case .banner: return failure.code == .notSSH ? 3 : 2
         case .keyExchange: return failure.code == .noCommonAlgorithm ? 4 : 5

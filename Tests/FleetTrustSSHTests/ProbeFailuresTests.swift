@@ -44,6 +44,7 @@ final class ProbeFailuresTests: XCTestCase {
         XCTAssertEqual(ProbeFailures.furthest(ours: ProbeFailures.bannerTimeout, libssh: forged), forged)
         let theirsNoMatch = ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm, message: "no match")
         XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: theirsNoMatch), ours, "a tie keeps ours")
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: ProbeFailures.cancelled), ProbeFailures.cancelled)
 
         let merged = AttemptOutcome(failure: refused).afterFallback(from: AttemptOutcome(failure: ours, serverVersion: "SSH-2.0-x"))
         XCTAssertEqual(merged.failure, ours)
