@@ -25,6 +25,19 @@ final class ProxyCommandTrustTests: XCTestCase {
         return path
     }
 
+    /// Writes an ssh_config naming `name` at 127.0.0.1:`port` through `proxy`, and returns it with
+    /// what the real `ssh` makes of the host through it, reading only `knownHosts`.
+    private func proxiedHost(_ name: String, port: Int, proxy: String,
+                             knownHosts: String) throws -> (config: String, ssh: SSHOracle.Handshake) {
+        let config = scratch + "/config-\(name)"
+        try "Host \(name)\n  HostName 127.0.0.1\n  Port \(port)\n  ProxyCommand \(proxy)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let oracleConfig = scratch + "/oracle-config-\(name)"
+        try ("Include \(config)\nHost *\n  UserKnownHostsFile \(knownHosts)\n  GlobalKnownHostsFile /dev/null\n")
+            .write(toFile: oracleConfig, atomically: true, encoding: .utf8)
+        return (config, try SSHOracle.handshake(host: name, config: oracleConfig))
+    }
+
     private func scan(_ config: String, knownHosts: String, ownConfig: Bool) throws -> (ProgramRun, RecordedScan.Host) {
         let run = try ProgramRun.run(BuiltProducts.fleettrust, [
             "scan", "--format", "json", "--no-history", "--timeout", "3", "--known-hosts", knownHosts,
@@ -37,13 +50,7 @@ final class ProxyCommandTrustTests: XCTestCase {
     func testAProxyCommandEndingWellBeforeTheServerSpeaksIsACloseBeforeIdentificationAsSSHSaysIt() throws {
         let knownHosts = try recordedKnownHosts()
         // Reads the start of the client's identification, then exits 0: the far end closed.
-        let config = scratch + "/config"
-        try "Host through-proxy\n  HostName 127.0.0.1\n  Port 1\n  ProxyCommand sh -c 'head -c 8 >/dev/null'\n"
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let oracleConfig = scratch + "/oracle_config"
-        try ("Include \(config)\nHost *\n  UserKnownHostsFile \(knownHosts)\n  GlobalKnownHostsFile /dev/null\n")
-            .write(toFile: oracleConfig, atomically: true, encoding: .utf8)
-        let ssh = try SSHOracle.handshake(host: "through-proxy", config: oracleConfig)
+        let (config, ssh) = try proxiedHost("through-proxy", port: 1, proxy: "sh -c 'head -c 8 >/dev/null'", knownHosts: knownHosts)
         XCTAssertTrue(ssh.transcript.contains("Connection closed by UNKNOWN port 65535"), ssh.transcript)
 
         let (run, host) = try scan(config, knownHosts: knownHosts, ownConfig: true)
@@ -72,13 +79,7 @@ final class ProxyCommandTrustTests: XCTestCase {
             .write(toFile: knownHosts, atomically: true, encoding: .utf8)
         let relay = "sh -c 'IFS= read -r line; case \"$line\" in *fleettrust*) exit 0;; esac; "
             + "{ echo \"$line\"; cat; } | exec /usr/bin/socat - TCP:%h:%p'"
-        let config = scratch + "/config_changed"
-        try "Host behind-relay\n  HostName 127.0.0.1\n  Port \(server.port)\n  ProxyCommand \(relay)\n"
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let oracleConfig = scratch + "/oracle_config_changed"
-        try ("Include \(config)\nHost *\n  UserKnownHostsFile \(knownHosts)\n  GlobalKnownHostsFile /dev/null\n")
-            .write(toFile: oracleConfig, atomically: true, encoding: .utf8)
-        let ssh = try SSHOracle.handshake(host: "behind-relay", config: oracleConfig)
+        let (config, ssh) = try proxiedHost("behind-relay", port: server.port, proxy: relay, knownHosts: knownHosts)
         XCTAssertEqual(ssh.finding, .changed, ssh.transcript)
 
         let (run, host) = try scan(config, knownHosts: knownHosts, ownConfig: true)
