@@ -28,3 +28,16 @@ extension AttemptOutcome {
         }
     }
 }
+
+extension AttemptOutcome {
+    /// libssh's outcome for a key type our client failed first (`ours`): its key when it proved
+    /// one, otherwise the failure that got further (`ProbeFailures.furthest`), and the server's
+    /// identification when only ours read it.
+    func afterFallback(from ours: AttemptOutcome) -> AttemptOutcome {
+        guard key == nil, let mine = failure, let theirs = ours.failure else { return self }
+        var merged = self
+        merged.failure = ProbeFailures.furthest(ours: theirs, libssh: mine)
+        if merged.serverVersion == nil { merged.serverVersion = ours.serverVersion }
+        return merged
+    }
+}

@@ -144,25 +144,33 @@ final class ExchangeLoop: @unchecked Sendable {
                                           generation: connection.deadlineGeneration))
     }
 
+    /// Waits up to `milliseconds` for events and hands each to its connection; returns how many.
+    private func wait(into events: inout [epoll_event], milliseconds: Int32) -> Int {
+        let ready = events.withUnsafeMutableBufferPointer { buffer in
+            epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), milliseconds)
+        }
+        for index in 0..<max(0, Int(ready)) {
+            let token = events[index].data.u64
+            if token == 0 {
+                var count: UInt64 = 0
+                _ = read(wake, &count, 8)
+            } else if let connection = connections[token] {
+                connection.handle(events: events[index].events)
+            }
+        }
+        return Int(ready)
+    }
+
     private func run() {
         nameCurrentThread("fleettrust-kex")
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         while true {
             let timeout = deadlines.milliseconds(untilNextFrom: .now)
-            let ready = events.withUnsafeMutableBufferPointer { buffer in
-                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
-            }
-            if ready > 0 {
-                for index in 0..<Int(ready) {
-                    let token = events[index].data.u64
-                    if token == 0 {
-                        var count: UInt64 = 0
-                        _ = read(wake, &count, 8)
-                    } else if let connection = connections[token] {
-                        connection.handle(events: events[index].events)
-                    }
-                }
-            }
+            var ready = wait(into: &events, milliseconds: timeout)
+            // A full batch may leave events behind: a connection whose connect or reply is among
+            // them must not be timed out below for the loop's own lateness. A few more batches
+            // are drained first (bounded, so streaming peers cannot hold the deadlines off).
+            for _ in 0..<4 where ready == events.count { ready = wait(into: &events, milliseconds: 0) }
             let commands = inbox.withLock { inbox in
                 defer { inbox = [] }
                 return inbox

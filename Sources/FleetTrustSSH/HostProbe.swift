@@ -8,7 +8,8 @@ import Synchronization
 /// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
 /// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
 /// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
-/// client cannot negotiate (a server without curve25519). A failure before the key exchange (no
+/// client cannot negotiate (a server without curve25519); when both fail, the failure that got
+/// further with the server is the key type's (`ProbeFailures.furthest`). A failure before the key exchange (no
 /// address, no connection, no SSH) or a stalled exchange ends the probe: the other key types
 /// would fail the same way, one timeout each. Every connection goes through the scan's
 /// `TargetPoliteness`. Runs on the calling (dedicated) thread.
@@ -207,7 +208,9 @@ public struct HostProbe: EndpointProbe {
                 if Self.endsProbe(failure) { return false }
             }
         }
-        if let libssh = claimed.libssh { return take(libssh, into: &result, plan: &plan, refused: &refused) }
+        if let libssh = claimed.libssh {
+            return take(libssh.afterFallback(from: ours), into: &result, plan: &plan, refused: &refused)
+        }
         return true
     }
 
@@ -291,15 +294,14 @@ public struct HostProbe: EndpointProbe {
     /// when ours cannot negotiate with this server.
     private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
         let offered = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
-        if !offered.isEmpty {
-            var outcome = ours([.upFront(offered)], at: address, firstDeadline: nil, cancellation: cancellation)[0]
-            guard needsLibssh(outcome, cancellation: cancellation) else {
-                // Only libssh's refusal names the server's list; ours learned it from the opening.
-                outcome.serverHostKeyAlgorithms = nil
-                return outcome
-            }
+        guard !offered.isEmpty else { return libssh(algorithms, at: address, cancellation: cancellation) }
+        var outcome = ours([.upFront(offered)], at: address, firstDeadline: nil, cancellation: cancellation)[0]
+        guard needsLibssh(outcome, cancellation: cancellation) else {
+            // Only libssh's refusal names the server's list; ours learned it from the opening.
+            outcome.serverHostKeyAlgorithms = nil
+            return outcome
         }
-        return libssh(algorithms, at: address, cancellation: cancellation)
+        return libssh(algorithms, at: address, cancellation: cancellation).afterFallback(from: outcome)
     }
 
     /// Takes one key type's outcome into the result; false when it ends the probe.

@@ -84,6 +84,31 @@ enum ProbeFailures {
         return ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "key exchange failed: \(text)")
     }
 
+    /// The failure of a key type both clients failed: the one that got further with the server
+    /// (`ours` on a tie, since libssh only ever runs after ours). libssh opens a connection of its
+    /// own and, like our client, sends its identification before it reads the server's, so a
+    /// server (or a load) can fail it at the connect or the identification after it answered
+    /// ours; reporting that would say less than was learned, and a connect failure is one `ssh`
+    /// shares, which would hide that the server answered.
+    /// A cancel during libssh's attempt stays the cancel.
+    static func furthest(ours: ProbeFailure, libssh: ProbeFailure) -> ProbeFailure {
+        if libssh.stage == .cancelled { return libssh }
+        return reach(libssh) > reach(ours) ? libssh : ours
+    }
+
+    /// How far a failed attempt got: nothing reached, the port connected, some bytes from the
+    /// server, its identification read, the algorithms agreed (a key-exchange failure other than
+    /// having none in common).
+    private static func reach(_ failure: ProbeFailure) -> Int {
+        switch failure.stage {
+        case .resolve, .proxy, .cancelled: return 0
+        case .connect: return 1
+        case .banner: return failure.code == .notSSH ? 3 : 2
+        case .keyExchange: return failure.code == .noCommonAlgorithm ? 4 : 5
+        case .hostKey, .tlsHandshake: return 6
+        }
+    }
+
     /// The host-key algorithms a server listed in libssh's "no match" error, if it did.
     static func serverHostKeyAlgorithms(inLibsshError text: String) -> [String]? {
         guard let method = text.range(of: "no match for method server host key algo"),

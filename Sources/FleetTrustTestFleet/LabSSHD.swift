@@ -39,24 +39,34 @@ public final class LabSSHD: @unchecked Sendable {
             try (authorizedKey + "\n").write(toFile: directory + "/authorized_keys", atomically: true, encoding: .utf8)
             authorized = "AuthorizedKeysFile \(directory)/authorized_keys"
         }
-        port = try Loopback.freePort(address: address)
         let config = directory + "/sshd_config"
-        try (["ListenAddress \(address):\(port)"] + keyFiles.map { "HostKey \($0)" } + [
+        let settings = keyFiles.map { "HostKey \($0)" } + [
             "PidFile none", "UsePAM no", "StrictModes no", "MaxStartups 1000:30:2000", "MaxSessions 1000",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
             "PermitRootLogin prohibit-password", authorized, "UseDNS no", "LogLevel DEBUG1",
-        ] + extraConfig).joined(separator: "\n").appending("\n").write(toFile: config, atomically: true, encoding: .utf8)
-        let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", config], stderrPath: directory + "/sshd.log")
-        self.process = process
-        let deadline = Date().addingTimeInterval(15)
-        while !Loopback.accepts(address: address, port: port) {
-            guard process.isRunning, Date() < deadline else {
-                let text = log
-                stop()
-                throw TestFleetError.sshdDidNotStart("\(address):\(port): \(text)")
+        ] + extraConfig
+        var started: (SpawnedProcess, Int)?
+        // A port chosen free may be taken by another test's server before ours binds it: then
+        // another port, never the other server (`Loopback.isListening`).
+        for _ in 0..<3 where started == nil {
+            let port = try Loopback.freePort(address: address)
+            try (["ListenAddress \(address):\(port)"] + settings).joined(separator: "\n").appending("\n")
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", config], stderrPath: directory + "/sshd.log")
+            let deadline = Date().addingTimeInterval(15)
+            while !Loopback.accepts(address: address, port: port) && process.isRunning && Date() < deadline { usleep(5_000) }
+            if Loopback.isListening(pid: process.pid, address: address, port: port) {
+                started = (process, port)
+            } else {
+                process.terminate()
             }
-            usleep(5_000)
         }
+        guard let (process, port) = started else {
+            let log = (try? String(contentsOfFile: directory + "/sshd.log", encoding: .utf8)) ?? ""
+            throw TestFleetError.sshdDidNotStart("\(address): \(log)")
+        }
+        self.process = process
+        self.port = port
         let settled = Date().addingTimeInterval(2)
         while loggedConnections == 0 && Date() < settled { usleep(5_000) }
         startupConnections = loggedConnections

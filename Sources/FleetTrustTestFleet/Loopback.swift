@@ -50,6 +50,29 @@ public enum Loopback {
         return fd
     }
 
+    /// Whether process `pid` holds a socket listening on `address:port` (IPv4), read from /proc.
+    /// `accepts` alone cannot tell a server is the one we started: a port chosen free a moment
+    /// ago may be taken by another test's server before ours binds it; ours then exits (or, with
+    /// several addresses, listens on the others) and the other one answers there with its keys.
+    public static func isListening(pid: pid_t, address: String, port: Int) -> Bool {
+        var binary = in_addr()
+        // Read to the end: /proc gives a page per read, which a reader taking a short read for
+        // the end (as `String(contentsOfFile:)` does here) cuts off.
+        guard inet_pton(AF_INET, address, &binary) == 1,
+              let data = try? FileHandle(forReadingAtPath: "/proc/net/tcp")?.readToEnd() else { return false }
+        let table = String(decoding: data, as: UTF8.self)
+        let local = String(format: "%08X:%04X", binary.s_addr, port)
+        let listening = Set(table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            // sl, local_address, rem_address, st (0A: LISTEN), …, inode (the tenth field).
+            guard fields.count > 9, fields[1] == local, fields[3] == "0A" else { return nil }
+            return "socket:[\(fields[9])]"
+        })
+        guard !listening.isEmpty,
+              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+        return descriptors.contains { listening.contains((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "") }
+    }
+
     /// Whether something accepts TCP connections on `address:port` now.
     public static func accepts(address: String, port: Int) -> Bool {
         guard let fd = connectedSocket(address: address, port: port) else { return false }

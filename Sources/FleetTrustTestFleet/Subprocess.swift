@@ -117,12 +117,15 @@ public enum TestFleetError: Error, CustomStringConvertible {
     case toolFailed(String)
     case sshdDidNotStart(String)
     case noFreePort
+    /// Another process's server listens on a port chosen for ours.
+    case portTaken(String)
 
     public var description: String {
         switch self {
         case .toolFailed(let s): return "tool failed: \(s)"
         case .sshdDidNotStart(let s): return "sshd did not start: \(s)"
         case .noFreePort: return "no free port on 127.0.0.1"
+        case .portTaken(let s): return "another process's server took the port chosen for ours: \(s)"
         }
     }
 }

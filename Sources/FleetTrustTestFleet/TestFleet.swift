@@ -234,9 +234,20 @@ public final class TestFleet: @unchecked Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Starts every host; when another process's server took a chosen port before ours bound
+    /// it, starts them all again on freshly chosen ports (the keys do not name a port).
     private func startAll() throws {
-        for i in hosts.indices { try launch(i) }
-        for i in hosts.indices { try waitUntilReady(i) }
+        for attempt in 1...3 {
+            for i in hosts.indices { try launch(i) }
+            do {
+                for i in hosts.indices { try waitUntilReady(i) }
+                return
+            } catch TestFleetError.portTaken(_) where attempt < 3 {
+                for i in hosts.indices { stopHost(i) }
+                let endpoints = try allocateEndpoints()
+                for i in hosts.indices { hosts[i].endpoints = endpoints[i] }
+            }
+        }
     }
 
     private func startHost(_ index: Int) throws {
@@ -256,18 +267,23 @@ public final class TestFleet: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Waits until host `index`'s own sshd listens on every endpoint: something answering there
+    /// is not enough (`Loopback.isListening`).
     private func waitUntilReady(_ index: Int) throws {
         let deadline = Date().addingTimeInterval(15)
+        lock.lock()
+        let process = processes[index]
+        lock.unlock()
+        let log = { (try? String(contentsOfFile: self.hosts[index].directory + "/sshd.log", encoding: .utf8)) ?? "" }
         for endpoint in hosts[index].endpoints {
             while !Loopback.accepts(address: endpoint.address, port: endpoint.port) {
-                lock.lock()
-                let process = processes[index]
-                lock.unlock()
                 if process?.isRunning != true || Date() > deadline {
-                    let log = (try? String(contentsOfFile: hosts[index].directory + "/sshd.log", encoding: .utf8)) ?? ""
-                    throw TestFleetError.sshdDidNotStart("host\(index) on \(endpoint.label): \(log)")
+                    throw TestFleetError.sshdDidNotStart("host\(index) on \(endpoint.label): \(log())")
                 }
                 usleep(5_000)
+            }
+            guard let process, Loopback.isListening(pid: process.pid, address: endpoint.address, port: endpoint.port) else {
+                throw TestFleetError.portTaken("host\(index) on \(endpoint.label): \(log())")
             }
         }
     }

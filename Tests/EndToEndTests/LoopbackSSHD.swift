@@ -44,6 +44,10 @@ final class LoopbackSSHD {
             }
             usleep(5_000)
         }
+        guard Loopback.isListening(pid: process.pid, address: "127.0.0.1", port: port) else {
+            stop()
+            throw TestFleetError.portTaken("127.0.0.1:\(port)")
+        }
         listensOnIPv6 = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("Server listening on ::1 port \(port)")
     }
 

@@ -133,7 +133,12 @@ extension RealServerGroup {
                 let port = try Loopback.freePort()
                 let process = try spawn(address, port)
                 for _ in 0..<100 where ports[address] == nil && process.isRunning {
-                    if Loopback.accepts(address: address, port: port) { ports[address] = port } else { usleep(20_000) }
+                    // Its own process listening, not another test's server on the same port.
+                    if Loopback.accepts(address: address, port: port) {
+                        if Loopback.isListening(pid: process.pid, address: address, port: port) { ports[address] = port } else { break }
+                    } else {
+                        usleep(20_000)
+                    }
                 }
                 if ports[address] != nil { processes.append(process) } else { process.terminate(grace: 1) }
             }

@@ -30,6 +30,26 @@ final class TestFleetTests: XCTestCase {
         XCTAssertEqual(try HostCertificate(XCTUnwrap(host.certificate)).signatureKey, fleet.caPublicKey)
     }
 
+    /// A port another process's server takes between the fleet's choice and its sshd's start is
+    /// never passed off as the fleet's: that server answers there, but with its own keys.
+    func testAHostWhosePortAnotherServerTookIsNeverReportedAsStarted() throws {
+        var options = TestFleet.Options(hosts: 1)
+        options.certificateHost = false
+        options.rsaBits = 2048
+        let fleet = try TestFleet(options)
+        defer { fleet.stop() }
+        let endpoint = fleet.hosts[0].endpoints[0]
+        XCTAssertTrue(Loopback.isListening(pid: fleet.hosts[0].pid, address: endpoint.address, port: endpoint.port))
+        XCTAssertFalse(Loopback.isListening(pid: getpid(), address: endpoint.address, port: endpoint.port))
+        fleet.stopHost(0)
+        let intruder = try SilentListener(address: endpoint.address, port: endpoint.port)
+        defer { intruder.close() }
+        XCTAssertTrue(Loopback.isListening(pid: getpid(), address: endpoint.address, port: endpoint.port))
+        XCTAssertThrowsError(try fleet.rekey(host: 0), "the intruder accepts on the port, but it is not the fleet's sshd") { error in
+            guard case TestFleetError.portTaken = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testStopTerminatesEverySshdByPid() throws {
         let fleet = try TestFleet.start(hosts: 2)
         let pids = fleet.hosts.map(\.pid)

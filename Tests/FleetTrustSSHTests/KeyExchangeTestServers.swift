@@ -53,7 +53,8 @@ final class KeyExchangeTestSSHD {
             let configPath = directory.appendingPathComponent("sshd_config").path
             try (config + ["Port \(port)"]).joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
             let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
-            if waitForBanner(port: port) {
+            // Its own sshd listening, not another test's server on the same port.
+            if waitForBanner(port: port) && Loopback.isListening(pid: process.pid, address: "127.0.0.1", port: port) {
                 started = (process, port)
             } else {
                 process.terminate()

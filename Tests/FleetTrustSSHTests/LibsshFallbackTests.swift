@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import Synchronization
 @testable import FleetTrustSSH
 import FleetTrustCore
 import FleetTrustTestFleet
@@ -72,5 +73,50 @@ final class LibsshFallbackTests: XCTestCase {
         XCTAssertTrue(result.keys.contains { $0.key.isCertificate }, "the one-by-one path fetches the certificate too")
         XCTAssertEqual(result.serverHostKeyAlgorithms.map(Set.init),
                        ["ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256"])
+    }
+
+    /// A server that speaks only after the client's identification, with a key exchange ours
+    /// lacks: ours is answered, libssh (which waits for the server to speak first) is not. The
+    /// host's failure is what ours reached, the key exchange, not libssh's identification
+    /// timeout, which would say the server never answered.
+    func testLibsshFailingEarlierThanOurClientKeepsTheFailureOurClientReached() throws {
+        let heard = Mutex<[String]>([])
+        let server = try ScriptedServer { client in
+            let line = Self.identificationLine(client)
+            heard.withLock { $0.append(line) }
+            guard line.contains("fleettrust") else { return ScriptedServer.drain(client) }
+            ScriptedServer.send(client, Array("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n".utf8)
+                + ScriptedServer.packet(Self.kexInit(kex: "diffie-hellman-group14-sha1", hostKey: "ssh-ed25519")))
+            ScriptedServer.drain(client)
+        }
+        defer { server.close() }
+        let result = HostProbe(host: InventoryHost(name: "answers-ours-only", address: "127.0.0.1", port: server.port),
+                               timeout: .seconds(1)).run(cancellation: ProbeCancellation())
+        XCTAssertTrue(result.keys.isEmpty)
+        XCTAssertEqual(result.failures.map(\.stage), [.keyExchange], "\(result.failures.map(\.message.value))")
+        XCTAssertEqual(result.failures.first?.code, .noCommonAlgorithm)
+        XCTAssertEqual(result.serverVersion, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3")
+        // Measured: libssh 0.10.6 waits for the server's identification before it sends its own
+        // (ours, like `ssh`, sends at once), so a server that waits to hear the client first
+        // stalls libssh alone; its timeout must not be what the host is reported with.
+        server.close()
+        XCTAssertTrue(heard.withLock { $0 }.contains(""), "libssh said nothing before the server: \(heard.withLock { $0 })")
+    }
+
+    /// The client's identification line (bounded), as a server reads it before answering.
+    private static func identificationLine(_ client: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 255, recv(client, &byte, 1, 0) == 1, byte != 0x0a { line.append(byte) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// A KEXINIT payload offering one key exchange and one host-key algorithm.
+    private static func kexInit(kex: String, hostKey: String) -> [UInt8] {
+        var payload: [UInt8] = [20] + [UInt8](repeating: 7, count: 16)
+        for list in [kex, hostKey, "aes128-ctr", "aes128-ctr", "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""] {
+            payload += withUnsafeBytes(of: UInt32(list.utf8.count).bigEndian, Array.init) + Array(list.utf8)
+        }
+        return payload + [0, 0, 0, 0, 0]
     }
 }

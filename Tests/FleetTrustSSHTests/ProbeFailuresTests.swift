@@ -1,4 +1,5 @@
 import XCTest
+import Glibc
 import FleetTrustCore
 @testable import FleetTrustSSH
 
@@ -26,6 +27,28 @@ final class ProbeFailuresTests: XCTestCase {
         XCTAssertEqual(code("Socket error: disconnected"), .connectionClosed)
         XCTAssertEqual(code("Failed to verify the server signature"), .badSignature)
         XCTAssertEqual(code("something new"), .kexFailed)
+    }
+
+    /// When libssh fails a key type after our client did, the failure that got further with the
+    /// server is the key type's: a connect or identification failure of libssh's own connection
+    /// never hides that the server answered ours.
+    func testTheFailureThatGotFurtherWithTheServerIsKept() {
+        let ours = ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm, message: "no common key exchange algorithm")
+        let refused = ProbeFailures.connect(errno: ECONNREFUSED)
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: refused), ours)
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: ProbeFailures.bannerTimeout), ours)
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: ProbeFailures.closedBeforeBanner()), ours)
+        let forged = ProbeFailure(stage: .keyExchange, code: .badSignature, message: "signature did not verify")
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: forged), forged,
+                       "libssh agreed the algorithms ours lacked and got further")
+        XCTAssertEqual(ProbeFailures.furthest(ours: ProbeFailures.bannerTimeout, libssh: forged), forged)
+        let theirsNoMatch = ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm, message: "no match")
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: theirsNoMatch), ours, "a tie keeps ours")
+        XCTAssertEqual(ProbeFailures.furthest(ours: ours, libssh: ProbeFailures.cancelled), ProbeFailures.cancelled)
+
+        let merged = AttemptOutcome(failure: refused).afterFallback(from: AttemptOutcome(failure: ours, serverVersion: "SSH-2.0-x"))
+        XCTAssertEqual(merged.failure, ours)
+        XCTAssertEqual(merged.serverVersion, "SSH-2.0-x")
     }
 
     func testHandshakeErrorsBeforeIdentificationAreBannerFailures() {

@@ -3,7 +3,8 @@
 /// not parse (`RouteError`).
 ///
 /// The host stays in every output, refused at stage `proxy` with its own code and the inventory
-/// `file:line`, judged like any host whose route failed (`JudgedHost`, status `error`), so a
+/// `file:line`, judged like any host whose route failed (`JudgedHost`, status `error`; a refused
+/// ProxyCommand, which `ssh` would run, is `unverified` for a host with recorded keys), so a
 /// report shows it rather than silently leaving it out; the loader also reports it as a warning.
 public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {

@@ -5,11 +5,13 @@
 /// Every gap in our client (a transport rule read differently from OpenSSH, an algorithm we do not
 /// implement, a hostile server that fails only our client) would otherwise turn `ssh`'s CHANGED
 /// into a quiet `error`. Only the failures `ssh` shares keep their status: nothing answered (name,
-/// TCP, proxy hop, a silent or closing port), `ssh` would not start or would refuse the key itself,
-/// or the server offers no host-key algorithm, or no key exchange method, that `ssh` offers this
-/// host (its defaults or the host's `HostKeyAlgorithms`/`KexAlgorithms`; the server's lists known
-/// from its own KEXINIT, never inferred). A server that answers our client with lists it would not
-/// show `ssh` is therefore never a shared failure unless `ssh`'s own offer fails on them too. When in doubt, the host is unverified. The judge applies this once, to every
+/// TCP, a proxy hop that failed; not a ProxyCommand we refused to run, which `ssh` runs), `ssh`
+/// would not start or would refuse the key itself, or the server offers no host-key algorithm, or
+/// no key exchange method, that `ssh` offers this host (its defaults or the host's
+/// `HostKeyAlgorithms`/`KexAlgorithms`; the server's lists known from its own KEXINIT, never
+/// inferred). A server that answers our client with lists it would not show `ssh` is therefore
+/// never a shared failure unless `ssh`'s own offer fails on them too. When in doubt, the host is
+/// unverified. The judge applies this once, to every
 /// probe path alike (live, libssh fallback, replay).
 struct UnprovedKeyRule: Sendable {
     /// The host-key algorithms `ssh` offers this host (nil: its setting selects nothing).
@@ -43,7 +45,9 @@ struct UnprovedKeyRule: Sendable {
             }
         case .probe(let probe):
             switch probe.stage {
-            case .resolve, .connect, .proxy, .cancelled: return true
+            case .resolve, .connect, .cancelled: return true
+            // A ProxyCommand fleettrust refuses to run is one `ssh` runs: nothing `ssh` shares.
+            case .proxy: return probe.code != .proxyCommandNotAllowed
             // Our client sends its identification as soon as it is connected, as `ssh` does, so a
             // server can read it and stall or close on ours alone: once connected, no silence is
             // known to be `ssh`'s too.
@@ -59,8 +63,9 @@ struct UnprovedKeyRule: Sendable {
     /// `ssh`'s lists unknown, so a missing algorithm counts): a scanner that proved nothing there
     /// is another view of the host, for split views.
     static func answered(_ failure: ProbeFailure) -> ProbeFailure? {
-        // A scanner whose server never spoke to it saw no other view of the host.
+        // A scanner whose server never spoke to it (or that ran nothing to reach it) saw no other view of the host.
         if failure.stage == .banner, failure.code == .bannerTimeout || failure.code == .connectionClosed { return nil }
+        if failure.stage == .proxy { return nil }
         return UnprovedKeyRule(sshHostKeyAlgorithms: nil, serverHostKeyAlgorithms: nil).sshShares(.probe(failure)) ? nil : failure
     }
 

@@ -39,11 +39,20 @@ enum RouteFailures {
         ProbeFailure(stage: .proxy, code: .hopUnreachable, message: "hop \(hop) did not answer within the timeout")
     }
 
-    static func command(_ command: String, status: Int32?, summary: String) -> ProbeFailure {
-        let how = status.map { "exited with status \($0)" } ?? "closed the connection"
-        return ProbeFailure(stage: .proxy, code: .proxyCommandFailed,
-                            message: "ProxyCommand \(Sanitizer.clean(command, limit: 120)) \(how) before the host spoke SSH"
-                                + (summary.isEmpty ? "" : " (\(summary))"))
+    /// The ProxyCommand failed (exited with a status other than 0) before the host spoke SSH.
+    static func command(_ command: String, status: Int32, summary: String) -> ProbeFailure {
+        ProbeFailure(stage: .proxy, code: .proxyCommandFailed,
+                     message: "ProxyCommand \(Sanitizer.clean(command, limit: 120)) exited with status \(status) before the host spoke SSH"
+                         + (summary.isEmpty ? "" : " (\(summary))"))
+    }
+
+    /// The connection through a ProxyCommand that did not fail (it exited with status 0, or
+    /// still runs) closed before the host identified itself: the far end closed, as a direct
+    /// connection closes, which is no failure of the route.
+    static func closedBeyondCommand(_ command: String, status: Int32?, summary: String) -> ProbeFailure {
+        let how = status == nil ? "still runs" : "exited with status 0"
+        return ProbeFailures.closedBeforeBanner("through ProxyCommand \(Sanitizer.clean(command, limit: 120)), which \(how)"
+                                                + (summary.isEmpty ? "" : "; it said: \(summary)"))
     }
 
     private static func lastLine(_ text: String) -> String {

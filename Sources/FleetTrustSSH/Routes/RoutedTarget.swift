@@ -111,8 +111,12 @@ struct RoutedTarget: Sendable {
             let summary = child.errorText()
             connection.close(cancellation: cancellation)
             if cancellation.isCancelled { throw ProbeFailures.cancelled }
-            guard exited != nil || error.code != .bannerTimeout else { throw error }
-            throw RouteFailures.command(template, status: exited, summary: summary)
+            if let exited, exited != 0 { throw RouteFailures.command(template, status: exited, summary: summary) }
+            // The command ran and ended well (or still runs): what closed is the far end, which
+            // `ssh` meets as "Connection closed by UNKNOWN port 65535", a close before the
+            // server's identification, not a route failure.
+            guard error.stage == .banner, error.code == .connectionClosed else { throw error }
+            throw RouteFailures.closedBeyondCommand(template, status: exited, summary: summary)
         }
     }
 
