@@ -94,8 +94,15 @@ extension DashboardUpdate {
         for index in indices {
             if let refusal = trustRefusal(state.rows[index]) {
                 skipped.append(refusal)
-            } else if case .save(let keys) = state.rows[index].judged?.saving, let item = item(index, state, keys: keys) {
-                items.append(item)
+            } else if let judged = state.rows[index].judged, case .save(let offered) = judged.saving {
+                // Trust on first use saves what ssh would (`FirstUseKeys`), and shows what it leaves out.
+                let choice = FirstUseKeys(judged, offered: offered)
+                if choice.saved.isEmpty {
+                    skipped.append("\(judged.host.name): ssh would meet none of the keys it proved")
+                } else if var item = item(index, state, keys: choice.saved) {
+                    item.withheld = choice.withheld
+                    items.append(item)
+                }
             }
         }
         guard !items.isEmpty else {

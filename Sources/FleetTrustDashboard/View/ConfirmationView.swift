@@ -10,7 +10,10 @@ enum ConfirmationView {
             var lines = batchWarning(items, marked: marked, state: state, width: width)
             lines += wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
                              width, .dialogTitle)
-            for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
+            for item in items {
+                lines += itemLines(item, randomart: items.count == 1, width: width)
+                if let note = FirstUseKeys.note(item.withheld, firstUse: true) { lines += wrap("    " + note, width, .warning) }
+            }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
