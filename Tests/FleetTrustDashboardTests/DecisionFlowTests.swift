@@ -17,7 +17,10 @@ final class DecisionFlowTests: XCTestCase {
         let (saved, effects) = Fixtures.press(asking, .character("y"))
         XCTAssertEqual(saved.mode, .list)
         XCTAssertEqual(effects, [.write(Decision(kind: .trust, items: items))])
-        XCTAssertEqual(items[0].keys, [Fixtures.ed25519, Fixtures.ecdsa])
+        // First use saves the key ssh meets; the other proved key is shown as not saved.
+        XCTAssertEqual(items[0].keys, [Fixtures.ed25519])
+        XCTAssertEqual(items[0].withheld, [Fixtures.ecdsa])
+        XCTAssertTrue(text.contains("not saved, only a pin can vouch for them: ECDSA"), text)
         XCTAssertEqual(saved.pendingWrites, 1)
     }
 

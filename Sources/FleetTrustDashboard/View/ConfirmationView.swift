@@ -12,7 +12,11 @@ enum ConfirmationView {
                              width, .dialogTitle)
             for item in items {
                 lines += itemLines(item, randomart: items.count == 1, width: width)
-                if let note = FirstUseKeys.note(item.withheld, firstUse: true) { lines += wrap("    " + note, width, .warning) }
+                // Short, so the confirming key stays on an 80x24 screen; the detail view has the fingerprints.
+                if !item.withheld.isEmpty {
+                    lines += wrap("    not saved, only a pin can vouch for them: " + item.withheld.map(\.kind.label).joined(separator: ", "),
+                                  width, .warning)
+                }
             }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
@@ -86,9 +90,9 @@ enum ConfirmationView {
 
     /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
     static func subject(_ items: [DecisionItem], marked: Int) -> String {
-        guard marked > 0 else { return "\(items.count) host\(items.count == 1 ? "" : "s")" }
-        let hosts = "marked host\(marked == 1 ? "" : "s")"
-        return items.count == marked ? "a batch of your \(marked) \(hosts)" : "a batch of \(items.count) of your \(marked) \(hosts)"
+        guard marked > 0 else { return Counted.of(items.count, "host") }
+        guard marked > 1 else { return "your marked host" }
+        return items.count == marked ? "a batch of your \(marked) marked hosts" : "a batch of \(items.count) of your \(marked) marked hosts"
     }
 
     /// The first line of a batch dialog when the batch is not what the cursor suggests: the
