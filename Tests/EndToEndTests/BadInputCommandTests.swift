@@ -179,4 +179,12 @@ final class BadInputCommandTests: XCTestCase {
         let right = try fleettrust(["scan", "--dry-run", "--inventory", root + "/groups.ini", "--group", "db"])
         XCTAssertEqual(right.status, 0, right.stderrText)
     }
+
+    /// tidy's --no-history says what it does for tidy (which never records), not scan's words.
+    func testTidyHelpSaysWhatItsOwnNoHistoryDoes() throws {
+        let tidy = try fleettrust(["tidy", "--help"]), scan = try fleettrust(["scan", "--help"])
+        XCTAssertTrue(tidy.stdoutText.contains("tidy never records one"), tidy.stdoutText)
+        XCTAssertFalse(tidy.stdoutText.contains("Neither read nor record the history"), tidy.stdoutText)
+        XCTAssertTrue(scan.stdoutText.contains("Neither read nor record the history"), scan.stdoutText)
+    }
 }

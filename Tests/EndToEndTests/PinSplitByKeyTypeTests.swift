@@ -121,7 +121,7 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         XCTAssertTrue(log.contains(" order rogue"), "the probe met the rogue server too\n\(log)")
         for key in rogue.publicKeys { XCTAssertFalse(written.contains(key.type + " " + key.base64), "a rogue key was saved: \(written)") }
         XCTAssertEqual(written, try keysSSHSavesOnFirstUse(), "first use saves what ssh accept-new saves")
-        XCTAssertTrue(output.contains("not saved: ") && output.contains("pin them to save them"), output)
+        XCTAssertTrue(output.contains("not saved: ") && output.contains("pin them, from fingerprints their owner gives you"), output)
     }
 
     func testSyncTrustOnFirstUseSavesOnlyTheKeySSHMeetsNotKeysFromOtherConnections() throws {

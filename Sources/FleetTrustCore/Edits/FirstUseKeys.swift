@@ -37,6 +37,6 @@ public struct FirstUseKeys: Hashable, Sendable {
         let keys = withheld.map { "\($0.kind.label) \($0.sha256Fingerprint)" }.joined(separator: ", ")
         let why = firstUse ? "proved over other connections than the key ssh meets, which may have reached another machine"
             : "no pin names them"
-        return "not saved: \(keys): \(why) (pin them to save them)"
+        return "not saved: \(keys): \(why) (pin them, from fingerprints their owner gives you, to save them)"
     }
 }

@@ -77,8 +77,12 @@ extension DashboardUpdate {
         guard !indices.isEmpty else { return }
         let rows = state.rows
         if let file = indices.lazy.compactMap({ rows[$0].judged?.saveFile }).first, refuseIfMissing(file, &state) { return }
-        if indices.count == 1, let replacement = state.rows[indices[0]].judged?.replacement {
-            if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
+        if indices.count == 1, let judged = state.rows[indices[0]].judged, let replacement = judged.replacement {
+            // As for a new host: only the key ssh meets (`FirstUseKeys`).
+            let keys = FirstUseKeys(judged, offered: replacement.keys).saved
+            if keys.isEmpty {
+                state.notice = Notice("Nothing to replace: ssh would meet none of the keys \(judged.host.name) proved.", isError: true)
+            } else if let item = item(indices[0], state, keys: keys, previous: replacement.superseded) {
                 state.mode = .confirm(.replace(item: item, typed: ""))
             }
             return
@@ -131,13 +135,21 @@ extension DashboardUpdate {
                 }
                 continue
             }
+            // Only keys something vouches for besides this probe: the key ssh meets, keys known_hosts
+            // trusts, keys already pinned. A pin from the other connections would prove a mix (`FirstUseKeys`).
+            var withheld: [HostKey] = []
             let usable = row.judged?.keys.compactMap { key -> HostKey? in
                 guard let plain = key.key, !plain.isCertificate, key.unusable == nil else { return nil }
+                guard key.isNegotiated || key.verdict == .trusted || row.judged?.pin.pinned.contains(plain.fingerprint) == true else {
+                    withheld.append(plain)
+                    return nil
+                }
                 return plain
             } ?? []
             switch row.status {
             case .trusted, .new, .unpinned:
-                if !usable.isEmpty, let item = item(index, state, keys: usable, file: pinFile) {
+                if !usable.isEmpty, var item = item(index, state, keys: usable, file: pinFile) {
+                    item.withheld = withheld
                     items.append(item)
                 } else {
                     refusals.append("\(row.host.name) presented no key ssh could use")

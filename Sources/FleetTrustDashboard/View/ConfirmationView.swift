@@ -12,11 +12,7 @@ enum ConfirmationView {
                              width, .dialogTitle)
             for item in items {
                 lines += itemLines(item, randomart: items.count == 1, width: width)
-                // Short, so the confirming key stays on an 80x24 screen; the detail view has the fingerprints.
-                if !item.withheld.isEmpty {
-                    lines += wrap("    not saved, only a pin can vouch for them: " + item.withheld.map(\.kind.label).joined(separator: ", "),
-                                  width, .warning)
-                }
+                lines += withheldLines(item, width: width)
             }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
@@ -27,6 +23,7 @@ enum ConfirmationView {
                              width, .dialogTitle)
             for item in items {
                 lines += itemLines(item, randomart: items.count == 1, width: width)
+                lines += withheldLines(item, width: width)
                 if !item.spkiPins.isEmpty, let judged = state.rows[item.index].judged {
                     for sentence in tlsPinEffect(judged) { lines += wrap("    " + sentence, width, .warning) }
                 }
@@ -108,6 +105,14 @@ enum ConfirmationView {
         if hidden > 0 { parts.append("\(hidden) of them hidden by the filter") }
         guard !parts.isEmpty else { return [] }
         return wrap(" " + parts.joined(separator: "; ") + ":", width, .danger)
+    }
+
+    /// The proved keys a trust or pin leaves out (`FirstUseKeys`), in one short line so the
+    /// confirming key stays on an 80x24 screen; the detail view has their fingerprints.
+    static func withheldLines(_ item: DecisionItem, width: Int) -> [ScreenLine] {
+        guard !item.withheld.isEmpty else { return [] }
+        return wrap("    left out, only a pin from their owner can vouch for them: " + item.withheld.map(\.kind.label).joined(separator: ", "),
+                    width, .warning)
     }
 
     static func wrap(_ text: String, _ width: Int, _ role: StyleRole) -> [ScreenLine] {
