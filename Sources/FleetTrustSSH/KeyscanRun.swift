@@ -80,7 +80,10 @@ public struct KeyscanRun {
         let groups = SharedKeys.groups(in: results)
         var reported: Set<[Int]> = []
         return groups.filter { reported.insert($0.hosts).inserted }.map { group in
-            let names = group.hosts.map { host($0).endpointLabel }.joined(separator: ", ")
+            // With -f, each target's file:line, so the duplicate lines can be found.
+            let names = group.hosts.map { index in
+                host(index).endpointLabel + (targets[index].place.isEmpty ? "" : " (\(targets[index].place))")
+            }.joined(separator: ", ")
             let keys = groups.filter { $0.hosts == group.hosts }.map(\.key.sha256Fingerprint).joined(separator: ", ")
             return "warning: \(names) present the same host keys (\(keys))"
         }

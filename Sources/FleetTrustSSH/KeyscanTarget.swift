@@ -11,6 +11,8 @@ public struct KeyscanTarget: Sendable {
     public var addresses: [ProbeTarget]
     /// The names the keys are printed under; a nil port is the port of the address that answered.
     public var names: [(host: String, port: Int?)]
+    /// `file:line` of the line it was read from (`-f`); empty for a command-line target.
+    public var place: String = ""
 
     /// The known_hosts lookup strings (`host`, or `[host]:port`) for keys fetched from `address`.
     public func lookupNames(answeredBy address: ProbeTarget) -> [String] {
@@ -47,7 +49,9 @@ public struct KeyscanTarget: Sendable {
         // Port 0 stands for "none given": such a name takes the port of the address that answers.
         let names = words.count > 1 ? try targets(words[1], port: 0).map { ($0.host, $0.port == 0 ? nil : Optional($0.port)) }
             : addresses.map { ($0.host, Optional($0.port)) }
-        return KeyscanTarget(addresses: addresses, names: names)
+        var target = KeyscanTarget(addresses: addresses, names: names)
+        target.place = place.hasSuffix(": ") ? String(place.dropLast(2)) : place
+        return target
     }
 
     /// Every target in a file's text; a bad line is reported (`file:line: reason`) and left out.

@@ -103,7 +103,7 @@ struct ScanCommand: AsyncParsableCommand {
     private func stopped(by signal: Int32, _ run: ScanRun, hosts: Int, output: CommandOutput) async throws -> Never {
         output.abandon()
         let (proved, problem) = await run.recordProved()
-        var line = "interrupted by \(ScanInterruption.name(signal)): \(proved) of \(hosts) hosts proved their keys"
+        var line = "interrupted by \(ScanInterruption.name(signal)): \(proved) of \(Counted.of(hosts, "host")) proved their keys"
         if run.record != nil { line += problem.map { "; the history could not record them: \($0)" } ?? " and are recorded in the history" }
         line += self.output.map { path in
             FileManager.default.fileExists(atPath: expandTilde(path)) ? "; \(path) was left as it was" : "; \(path) was not written"
@@ -118,26 +118,37 @@ struct ScanCommand: AsyncParsableCommand {
         return nil
     }
 
-    /// `--dry-run`: reads the inventory, known_hosts and pins, and says what would be probed.
+    /// `--dry-run`: reads the inventory (or the recording), known_hosts and pins, and says what
+    /// would be probed (judged, for a replay).
     private func planOnly(to output: CommandOutput) throws {
-        let inventory = try fleet.loadInventory()
-        let plan = ScanPlan(hosts: inventory.hosts, judge: try fleet.loadJudge(for: inventory.hosts),
-                            knownHostsFiles: fleet.knownHosts.all, pinFiles: fleet.pins.files,
-                            skipped: SkippedInventoryEntry.entries(in: inventory))
+        let hosts: [InventoryHost], skipped: [SkippedInventoryEntry]
+        if let replay {
+            (hosts, skipped) = (try replayed(replay).map(\.host), [])
+        } else {
+            let inventory = try fleet.loadInventory()
+            (hosts, skipped) = (inventory.hosts, SkippedInventoryEntry.entries(in: inventory))
+        }
+        let plan = ScanPlan(hosts: hosts, judge: try fleet.loadJudge(for: hosts),
+                            knownHostsFiles: fleet.knownHosts.all, pinFiles: fleet.pins.files, skipped: skipped)
         try output.write(try plan.rendered(as: format) ?? Data())
         try output.finish()
         if plan.summary.exitStatus != 0 { throw ExitCode(plan.summary.exitStatus) }
     }
 
+    /// The hosts and probes of a recorded scan, under this machine's ssh configuration.
+    private func replayed(_ replay: String) throws -> [(host: InventoryHost, result: ProbeResult)] {
+        do {
+            return try ScanReplay.load(path: expandTilde(replay), source: replay, under: try fleet.replayConfiguration())
+        } catch let problem as ScanReplay.Problem {
+            throw CommandFailure.unreadableInput(problem.description)
+        }
+    }
+
     private func gather(interruption: ScanInterruption) async throws -> ([InventoryHost], [ProbeResult], [SkippedInventoryEntry]) {
         if let replay {
             fleet.knownHosts.missingWarnings.forEach(printError)
-            do {
-                let pairs = try ScanReplay.load(path: expandTilde(replay), source: replay, under: try fleet.replayConfiguration())
-                return (pairs.map(\.host), pairs.map(\.result), [])
-            } catch let problem as ScanReplay.Problem {
-                throw CommandFailure.unreadableInput(problem.description)
-            }
+            let pairs = try replayed(replay)
+            return (pairs.map(\.host), pairs.map(\.result), [])
         }
         let inventory = try fleet.loadInventory()
         let scanner = ScannerName.resolve(scannerName)

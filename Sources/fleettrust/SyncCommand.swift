@@ -58,7 +58,8 @@ struct SyncCommand: AsyncParsableCommand {
             run.wouldAdd.forEach(printError)
             run.problems.forEach(printError)
             let summary = run.summary(plan, skipped: skipped.count, check: check)
-            if check { printError(summary) } else { print(summary) }
+            // Standard output carries only what was (or would be) written; the summary is a report, on standard error in both.
+            printError(summary)
             var status = ExitStatusRule.run(hosts: plan.exitStatus(failedWrites: run.failed), skipped: !skipped.isEmpty)
             // --check answers "would anything change?": a host it would add is a change.
             if check && run.added > 0 { status = max(status, 1) }

@@ -43,12 +43,17 @@ struct TidyCommand: ParsableCommand {
     @Flag(help: "With --fix: remove the selection without asking (for scripts).")
     var yes = false
 
-    @OptionGroup var history: HistoryOptions
+    @OptionGroup var historyFile: HistoryFileOption
+
+    @Flag(name: .customLong("no-history"), help: ArgumentHelp(
+        "Do not read the history (tidy never records one): --fix then judges each host with every key known_hosts records for it, "
+            + "not only the keys it presented at its last scan, so it may keep more lines."))
+    var noHistory = false
 
     @OptionGroup var audit: AuditLogOptions
 
     func validate() throws {
-        try history.validateHistory()
+        if noHistory && historyFile.given != nil { throw ValidationError("--no-history and --history contradict each other") }
         for item in line where TidySelection.location(item) == nil { throw ValidationError("--line takes FILE:LINE, not \(item)") }
         if !fix && (!kind.isEmpty || !line.isEmpty || yes) { throw ValidationError("--kind, --line and --yes select what --fix removes; add --fix") }
         if fix && yes && kind.isEmpty && line.isEmpty { throw ValidationError("--fix --yes needs a selection: --kind KIND or --line FILE:LINE") }
@@ -97,7 +102,7 @@ struct TidyCommand: ParsableCommand {
 
     /// What the history remembers of these hosts, read-only (tidy records nothing); empty without one.
     private func remembered(_ hosts: [InventoryHost]) throws -> FleetHistory {
-        guard !history.noHistory, let store = try HistoryStore.open(path: history.path, readOnly: true) else { return FleetHistory() }
+        guard !noHistory, let store = try HistoryStore.open(path: historyFile.path, readOnly: true) else { return FleetHistory() }
         return try store.history(for: hosts)
     }
 

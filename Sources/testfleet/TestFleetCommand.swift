@@ -56,9 +56,10 @@ extension TestFleetCommand {
             options.allowLogin = true
             let running = try TestFleet(options)
             let files = DemoFiles(directory: running.directory)
+            try files.inventory.write(running)
             let login = String(cString: getpwuid(geteuid()).pointee.pw_name)
             // The demo's own history and audit log, so trying it leaves nothing in the user's real state.
-            let arguments = ["--inventory", running.inventoryPath, "--known-hosts", running.knownHostsPath,
+            let arguments = ["--inventory", files.inventory.path, "--known-hosts", running.knownHostsPath,
                              "--history", files.history, "--audit-log", files.auditLog, "--user", login,
                              "--connect-command", "ssh -i \(running.loginKeyFile) -o IdentitiesOnly=yes {options} -p {port} {target}"]
                 + Array(command.dropFirst())
@@ -81,14 +82,15 @@ extension TestFleetCommand {
         var directory: String
         var history: String { directory + "/history.sqlite" }
         var auditLog: String { directory + "/audit.jsonl" }
+        var inventory: DemoInventory { DemoInventory(directory: directory) }
 
         func introduction(fleet: TestFleet, binary: String) -> String {
             let roles = TestFleet.sampleRoles.prefix(fleet.hosts.count).enumerated()
-                .map { "host \($0.offset) \($0.element.rawValue)" }.joined(separator: ", ")
-            let files = "--inventory \(fleet.inventoryPath) --known-hosts \(fleet.knownHostsPath)"
+                .map { "\(DemoInventory.name(of: $0.offset)) \($0.element.rawValue)" }.joined(separator: ", ")
+            let files = "--inventory \(inventory.path) --known-hosts \(fleet.knownHostsPath)"
             return """
                 The demo fleet: \(fleet.hosts.count) real sshd on 127.0.0.1; its files are in \(directory):
-                  inventory    \(fleet.inventoryPath)
+                  inventory    \(inventory.path)
                   known_hosts  \(fleet.knownHostsPath)   (\(roles))
                   history      \(history)
                   audit log    \(auditLog)

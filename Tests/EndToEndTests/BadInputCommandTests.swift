@@ -170,4 +170,21 @@ final class BadInputCommandTests: XCTestCase {
         XCTAssertTrue(run.stderrText.contains("fleettrust: skipped 1 inventory entry"), run.stderrText)
         XCTAssertFalse(run.stderrText.contains("fleettrust: fleettrust:"), run.stderrText)
     }
+
+    /// A mistyped `--group` is refused with the groups the inventory has, even beside a right one.
+    func testAMistypedGroupIsRefusedNamingTheGroupsThereAre() throws {
+        try write("groups.ini", "[web]\nweb1 ansible_host=127.0.0.1\n[db]\ndb1 ansible_host=127.0.0.2\n")
+        try assertOneSentence(["scan", "--dry-run", "--inventory", root + "/groups.ini", "--group", "web", "--group", "dbb"],
+                              naming: ["no such group in the inventory: dbb", "its groups are web, db"])
+        let right = try fleettrust(["scan", "--dry-run", "--inventory", root + "/groups.ini", "--group", "db"])
+        XCTAssertEqual(right.status, 0, right.stderrText)
+    }
+
+    /// tidy's --no-history says what it does for tidy (which never records), not scan's words.
+    func testTidyHelpSaysWhatItsOwnNoHistoryDoes() throws {
+        let tidy = try fleettrust(["tidy", "--help"]), scan = try fleettrust(["scan", "--help"])
+        XCTAssertTrue(tidy.stdoutText.contains("tidy never records one"), tidy.stdoutText)
+        XCTAssertFalse(tidy.stdoutText.contains("Neither read nor record the history"), tidy.stdoutText)
+        XCTAssertTrue(scan.stdoutText.contains("Neither read nor record the history"), scan.stdoutText)
+    }
 }

@@ -97,7 +97,7 @@ final class DashboardTrustTests: XCTestCase {
         XCTAssertEqual(try SSHOracle.check(name: host.address, port: host.port, knownHosts: knownHosts).verdict, .trusted)
         let audit = try String(contentsOfFile: scratch + "/audit.jsonl", encoding: .utf8)
         XCTAssertTrue(audit.contains("\"action\":\"replace\""), audit)
-        XCTAssertTrue(audit.contains("oldEntries"), audit)
+        XCTAssertTrue(audit.contains("old_entries"), audit)
     }
 
     func testARevokedHostCannotBeTrustedAndTheDashboardSaysWhy() throws {

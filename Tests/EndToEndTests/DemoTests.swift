@@ -28,6 +28,7 @@ final class DemoTests: XCTestCase {
         self.terminal = terminal
         let (listed, screen) = terminal.waitFor(timeout: 90) { $0.contains("T 2 trusted") && $0.contains("N 1 new") }
         XCTAssertTrue(listed, screen)
+        for name in ["web1", "db1", "cache1"] { XCTAssertTrue(screen.contains(" \(name) "), "the demo's hosts have names: \(screen)") }
 
         terminal.send("j")
         terminal.send("c")

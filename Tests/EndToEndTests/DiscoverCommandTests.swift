@@ -34,6 +34,17 @@ final class DiscoverCommandTests: XCTestCase {
         }
     }
 
+    /// Two lines of a -f file for one server: the warning names both lines.
+    func testTheSameKeysFromTwoLinesOfAFileNameTheLines() throws {
+        let fleet = try Self.fleet.get()
+        let file = NSTemporaryDirectory() + "discover-dup-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let label = fleet.hosts[0].endpoints[0].label
+        try "# targets\n\(label)\n\(fleet.hosts[1].endpoints[0].label)\n\(label)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let output = try discover(["-f", file])
+        XCTAssertTrue(output.stderr.contains("\(label) (\(file):2), \(label) (\(file):4) present the same host keys"), output.stderr)
+    }
+
     func testKnownHostsOutputGetsSshPastHostKeyCheckingAndLeavesCertificatesOut() throws {
         let fleet = try Self.fleet.get()
         let host = try XCTUnwrap(fleet.hosts.first { $0.certificate != nil })

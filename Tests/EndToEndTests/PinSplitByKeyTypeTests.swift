@@ -88,4 +88,59 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         XCTAssertTrue(((try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? "").contains("kexinit rogue ecdsa-sha2-nistp256"),
                       "ssh was routed to the rogue server by the algorithm it offered")
     }
+
+    /// The keys of a known_hosts file as `TYPE BASE64` (names and comments dropped).
+    private func keys(in path: String) -> Set<String> {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return Set(text.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard !line.hasPrefix("#"), fields.count >= 3 else { return nil }
+            return fields[1] + " " + fields[2]
+        })
+    }
+
+    /// What the real `ssh -o StrictHostKeyChecking=accept-new` saves through the relay.
+    private func keysSSHSavesOnFirstUse() throws -> Set<String> {
+        let theirs = try write("known_hosts.ssh", "")
+        let config = try write("ssh_config.accept-new", """
+            Host mitm
+              HostName 127.0.0.1
+              Port \(port)
+              UserKnownHostsFile \(theirs)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        _ = try SSHOracle.handshake(host: "mitm", config: config, extraOptions: ["StrictHostKeyChecking=accept-new"])
+        let saved = keys(in: theirs)
+        XCTAssertEqual(saved.count, 1, "ssh saves the one key it meets")
+        return saved
+    }
+
+    private func assertOnlyTheKeySSHMeets(_ written: Set<String>, _ output: String) throws {
+        let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
+        XCTAssertTrue(log.contains(" order rogue"), "the probe met the rogue server too\n\(log)")
+        for key in rogue.publicKeys { XCTAssertFalse(written.contains(key.type + " " + key.base64), "a rogue key was saved: \(written)") }
+        XCTAssertEqual(written, try keysSSHSavesOnFirstUse(), "first use saves what ssh accept-new saves")
+        XCTAssertTrue(output.contains("not saved: ") && output.contains("pin them, from fingerprints their owner gives you"), output)
+    }
+
+    func testSyncTrustOnFirstUseSavesOnlyTheKeySSHMeetsNotKeysFromOtherConnections() throws {
+        let inventory = try write("hosts.txt", "127.0.0.1:\(port)\n")
+        let knownHosts = try write("known_hosts", "")
+        let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync", "--trust-on-first-use", "--inventory", inventory,
+                                                                 "--known-hosts", knownHosts, "--audit-log", scratch + "/audit.log", "--timeout", "10"], limit: 120)
+        XCTAssertEqual(sync.status, 0, sync.stderrText)
+        try assertOnlyTheKeySSHMeets(keys(in: knownHosts), sync.stderrText)
+    }
+
+    func testScanKnownHostsOnFirstUsePrintsOnlyTheKeySSHMeets() throws {
+        let inventory = try write("hosts.txt", "127.0.0.1:\(port)\n")
+        let knownHosts = try write("known_hosts", "")
+        let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "known-hosts", "--trust-on-first-use",
+                                                                 "--inventory", inventory, "--known-hosts", knownHosts,
+                                                                 "--no-history", "--timeout", "10"], limit: 120)
+        let printed = try write("printed", String(decoding: scan.stdout, as: UTF8.self))
+        XCTAssertEqual(keys(in: printed).count, 1, String(decoding: scan.stdout, as: UTF8.self) + scan.stderrText)
+        try assertOnlyTheKeySSHMeets(keys(in: printed), scan.stderrText)
+    }
 }

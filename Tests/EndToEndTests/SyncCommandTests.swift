@@ -97,12 +97,13 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(records.first?["action"] as? String, "sync")
         XCTAssertEqual(records.first?["host"] as? String, fleet.hosts[2].endpoints[0].label)
         XCTAssertEqual(records.first?["outcome"] as? String, "saved")
-        XCTAssertEqual(records.first?["newFingerprints"] as? [String], [fleet.hosts[2].publicKeys[0].sha256Fingerprint])
+        XCTAssertEqual(records.first?["new_fingerprints"] as? [String], [fleet.hosts[2].publicKeys[0].sha256Fingerprint])
         XCTAssertEqual(records.first?["names"] as? [String], [fleet.hosts[2].knownHostsName])
 
         let again = try sync(arguments)
         XCTAssertEqual(again.status, 2)
-        XCTAssertTrue(again.stdoutText.hasPrefix("sync: nothing changed; 3 already trusted"), again.stdoutText)
+        XCTAssertEqual(again.stdoutText, "", "nothing written, nothing on standard output")
+        XCTAssertTrue(again.stderrText.contains("fleettrust: sync: nothing changed; 3 already trusted"), again.stderrText)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: knownHosts)), after, "a second run changes nothing")
         XCTAssertEqual(try auditRecords(audit).count, 1)
     }
@@ -129,8 +130,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: audit), "--check audits nothing")
         let diff = check.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertEqual(Array(diff.prefix(2)), ["--- \(knownHosts)", "+++ \(knownHosts)"])
-        XCTAssertTrue(check.stderrText.contains("would add 1 host (3 keys)"), check.stderrText)
-        XCTAssertTrue(check.stderrText.contains("would add \(fleet.hosts[2].endpoints[0].label) (\(fleet.hosts[2].endpoints[0].label)): 3 keys"),
+        XCTAssertTrue(check.stderrText.contains("would add 1 host (1 key)"), check.stderrText)
+        XCTAssertTrue(check.stderrText.contains("would add \(fleet.hosts[2].endpoints[0].label) (\(fleet.hosts[2].endpoints[0].label)): 1 key "),
                       "--check names the hosts it would add: \(check.stderrText)")
 
         let run = try sync(arguments + ["--trust-on-first-use"])
@@ -144,7 +145,10 @@ final class SyncCommandTests: XCTestCase {
         let again = try sync(arguments + ["--trust-on-first-use"])
         XCTAssertEqual(again.status, 0)
         XCTAssertEqual(try sync(arguments + ["--check", "--trust-on-first-use"]).status, 0, "nothing would change")
-        XCTAssertEqual(again.stdoutText, "sync: nothing changed; 3 already trusted\n")
+        XCTAssertEqual(again.stdoutText, "")
+        // The summary of a run and of --check: the same stream, the same form.
+        XCTAssertTrue(again.stderrText.hasSuffix("fleettrust: sync: nothing changed; 3 already trusted\n"), again.stderrText)
+        XCTAssertTrue(check.stderrText.contains("fleettrust: sync --check: would add 1 host (1 key)"), check.stderrText)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: knownHosts)), after)
         XCTAssertEqual(try auditRecords(audit).map { $0["action"] as? String }, ["sync"])
     }

@@ -133,7 +133,7 @@ final class TLSDashboardTests: XCTestCase {
         let records = audit.split(separator: "\n")
         XCTAssertEqual(records.count, 1, audit)
         XCTAssertTrue(audit.contains("\"action\":\"pin\""), audit)
-        XCTAssertTrue(audit.contains("\"newFingerprints\":[\"pin-sha256:\(selfPin)\"]"), audit)
+        XCTAssertTrue(audit.contains("\"new_fingerprints\":[\"pin-sha256:\(selfPin)\"]"), audit)
         XCTAssertTrue(audit.contains("\"names\":[\"[localhost]:\(pinOnly)\"]"), audit)
         showAll(terminal)
 

@@ -32,6 +32,8 @@ final class AuditEventTests: XCTestCase {
         XCTAssertEqual([tidied.action, tidied.method, tidied.outcome, tidied.host, tidied.endpoint],
                        ["tidy", "tidy --fix duplicate -> /k/kh", "not removed: it was changed", "", ""])
         XCTAssertEqual(record(.tidied(finding: "duplicate", file: "f"), host: nil, outcome: .written).outcome, "removed")
+        let relative = record(.tidied(finding: "duplicate", file: "kh"), host: nil, outcome: .written)
+        XCTAssertEqual(relative.method, "tidy --fix duplicate -> " + FileManager.default.currentDirectoryPath + "/kh", "a relative file is logged absolute")
         let connected = record(.connected(command: ["ssh", "-p", "2201", "web1"]), host: host, outcome: .finished("ssh exited with status 0."))
         XCTAssertEqual([connected.action, connected.method, connected.outcome], ["connect", "ssh -p 2201 web1", "ssh exited with status 0."])
     }
@@ -43,7 +45,7 @@ final class AuditEventTests: XCTestCase {
         try log.append([AuditEvent(time: time, user: "alice", action: .synced(proof: "pin", file: "/k/kh"), host: host,
                                    names: ["[10.0.0.1]:2201"], newFingerprints: ["SHA256:new"], outcome: .written)])
         let line = dir.text("state/audit.jsonl")
-        XCTAssertEqual(line, #"{"action":"sync","endpoint":"\#(host.endpointLabel)","host":"web1","method":"sync (pin) -> /k/kh","names":["[10.0.0.1]:2201"],"newFingerprints":["SHA256:new"],"oldEntries":[],"oldFingerprints":[],"outcome":"saved","time":"2026-09-21T14:13:20.250Z","user":"alice"}"#
+        XCTAssertEqual(line, #"{"action":"sync","endpoint":"\#(host.endpointLabel)","host":"web1","method":"sync (pin) -> /k/kh","names":["[10.0.0.1]:2201"],"new_fingerprints":["SHA256:new"],"old_entries":[],"old_fingerprints":[],"outcome":"saved","time":"2026-09-21T14:13:20.250Z","user":"alice"}"#
                        + "\n")
     }
 }

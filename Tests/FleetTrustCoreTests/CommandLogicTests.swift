@@ -84,7 +84,7 @@ final class CommandLogicTests: XCTestCase {
         XCTAssertEqual(lines, [2])
         let event = found[0].auditEvent(user: "u", time: Date(timeIntervalSince1970: 0), outcome: .written).record
         XCTAssertEqual(event.oldEntries, ["one:2: \(text.split(separator: "\n")[1])"])
-        XCTAssertEqual(event.method, "tidy --fix duplicate -> one")
+        XCTAssertEqual(event.method, "tidy --fix duplicate -> " + FileManager.default.currentDirectoryPath + "/one", "the audit log names files absolutely")
     }
 
     func testTheDashboardWatchesEveryFileTheJudgementReads() {

@@ -44,7 +44,9 @@ final class HistoryLookupKeyTests: XCTestCase {
         XCTAssertEqual(judged(alias, TestKeys.c, history: both).drift?.kind, .changed, "one lookup name under two inventory names is one host")
     }
 
-    func testAnOlderHistoryIsUpgradedInPlaceAndKeyedByTheEndpointsLookupName() throws {
+    /// Reading (a read-only open: `history`, `tidy`, a read-only scan) never writes the file: an
+    /// older layout is read through an upgraded copy; the next writer upgrades the file itself.
+    func testAnOlderHistoryIsReadWithoutWritingItThenUpgradedInPlaceByAWriter() throws {
         let path = directory.file("old.sqlite")
         let queue = try DatabaseQueue(path: path)
         try HistorySchema.migrator.migrate(queue, upTo: "v1-sightings")
@@ -57,11 +59,20 @@ final class HistoryLookupKeyTests: XCTestCase {
             }
         }
         try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let store = try XCTUnwrap(try HistoryStore.open(path: path, readOnly: true))
         let history = try store.history(for: [prod, staging])
         XCTAssertEqual(history.hosts["10.0.0.5"]?.keys.map(\.key.fingerprint), ["SHA256:A"])
         XCTAssertEqual(history.hosts["10.0.0.5"]?.keys.first?.sightings, 2)
         XCTAssertEqual(history.hosts["[10.9.0.5]:2222"]?.latest, [KeyIdentity(type: "ssh-ed25519", fingerprint: "SHA256:B")])
         XCTAssertEqual(try store.sightings(of: "web1").count, 3, "every recorded probe is kept")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "a read-only open wrote the file")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), "a read-only open made a WAL")
+
+        let writer = try XCTUnwrap(try HistoryStore.open(path: path, readOnly: false))
+        XCTAssertEqual(try writer.history(for: [prod]).hosts["10.0.0.5"]?.keys.first?.sightings, 2)
+        let upgraded = try DatabaseQueue(path: path)
+        XCTAssertTrue(try upgraded.read(HistorySchema.migrator.hasCompletedMigrations), "a writer upgrades the file in place")
+        try upgraded.close()
     }
 }

@@ -13,7 +13,7 @@ final class SyncPlanTests: XCTestCase {
 
     func testAPinnedNewHostIsAddedProvedByItsPin() throws {
         let host = try judged(knownHosts: "", pins: "web1 \(TestKeys.a.sha256Fingerprint)\n")
-        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin))
+        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin, withheld: []))
     }
 
     /// A pin proves the keys it names, nothing else: a key of a type no pin covers is not saved
@@ -21,9 +21,11 @@ final class SyncPlanTests: XCTestCase {
     func testOnlyTheKeysAPinNamesAreSavedProvedByIt() throws {
         let pinned = "web1 \(TestKeys.a.sha256Fingerprint)\n"
         let uncovered = try judged(knownHosts: "", pins: pinned, keys: [TestKeys.a, TestKeys.ecdsa])
-        XCTAssertEqual(SyncPlan.action(for: uncovered, trustOnFirstUse: false), .add(keys: [TestKeys.a], recorded: [], proof: .pin))
+        XCTAssertEqual(SyncPlan.action(for: uncovered, trustOnFirstUse: false),
+                       .add(keys: [TestKeys.a], recorded: [], proof: .pin, withheld: [TestKeys.ecdsa]))
+        // ssh meets the pinned Ed25519 key: first use adds nothing a pin does not prove.
         XCTAssertEqual(SyncPlan.action(for: uncovered, trustOnFirstUse: true),
-                       .add(keys: [TestKeys.a, TestKeys.ecdsa], recorded: [], proof: .trustOnFirstUse))
+                       .add(keys: [TestKeys.a], recorded: [], proof: .pin, withheld: [TestKeys.ecdsa]))
         let split = try judged(knownHosts: "", pins: "web1 \(TestKeys.a.sha256Fingerprint) \(TestKeys.ecdsa.sha256Fingerprint)\n",
                                keys: [TestKeys.a, TestKeys.c])
         XCTAssertEqual(split.status, .pinMismatch)
@@ -35,8 +37,22 @@ final class SyncPlanTests: XCTestCase {
         let host = try judged(knownHosts: "")
         guard case .notAdded(let why) = SyncPlan.action(for: host, trustOnFirstUse: false) else { return XCTFail() }
         XCTAssertTrue(why.contains("no pin proves its keys"), why)
-        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: true), .add(keys: [TestKeys.a], recorded: [], proof: .trustOnFirstUse))
+        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: true),
+                       .add(keys: [TestKeys.a], recorded: [], proof: .trustOnFirstUse, withheld: []))
         XCTAssertEqual(SyncPlan([host], trustOnFirstUse: false).exitStatus(failedWrites: 0), 1)
+    }
+
+    /// Each key type is proved over its own connection, and nothing proves they reached one
+    /// machine: first use saves only the key ssh meets (Ed25519 before ECDSA), as accept-new does.
+    func testTrustOnFirstUseSavesOnlyTheKeySSHMeetsAndWithholdsTheOthers() throws {
+        let host = try judged(knownHosts: "", keys: [TestKeys.ecdsa, TestKeys.a])
+        XCTAssertEqual(SyncPlan.action(for: host, trustOnFirstUse: true),
+                       .add(keys: [TestKeys.a], recorded: [], proof: .trustOnFirstUse, withheld: [TestKeys.ecdsa]))
+        let pinnedECDSA = try judged(knownHosts: "", pins: "web1 \(TestKeys.ecdsa.sha256Fingerprint)\n", keys: [TestKeys.ecdsa, TestKeys.a])
+        XCTAssertEqual(SyncPlan.action(for: pinnedECDSA, trustOnFirstUse: true),
+                       .add(keys: [TestKeys.ecdsa, TestKeys.a], recorded: [], proof: .trustOnFirstUse, withheld: []))
+        let note = try XCTUnwrap(FirstUseKeys.note([TestKeys.ecdsa], firstUse: true))
+        XCTAssertTrue(note.contains(TestKeys.ecdsa.sha256Fingerprint) && note.contains("pin them"), note)
     }
 
     func testAChangedOrRevokedHostIsNeverTouchedAndIsAnAlarm() throws {

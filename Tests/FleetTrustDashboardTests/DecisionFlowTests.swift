@@ -17,7 +17,10 @@ final class DecisionFlowTests: XCTestCase {
         let (saved, effects) = Fixtures.press(asking, .character("y"))
         XCTAssertEqual(saved.mode, .list)
         XCTAssertEqual(effects, [.write(Decision(kind: .trust, items: items))])
-        XCTAssertEqual(items[0].keys, [Fixtures.ed25519, Fixtures.ecdsa])
+        // First use saves the key ssh meets; the other proved key is shown as not saved.
+        XCTAssertEqual(items[0].keys, [Fixtures.ed25519])
+        XCTAssertEqual(items[0].withheld, [Fixtures.ecdsa])
+        XCTAssertTrue(text.contains("left out, only a pin from their owner can vouch for them: ECDSA"), text)
         XCTAssertEqual(saved.pendingWrites, 1)
     }
 
@@ -80,7 +83,7 @@ final class DecisionFlowTests: XCTestCase {
         guard case .write(let decision)? = effects.first else { return XCTFail("\(effects)") }
         XCTAssertEqual(decision.kind, .replace)
         XCTAssertEqual(decision.items[0].previous, [Fixtures.oldLine])
-        XCTAssertEqual(decision.items[0].keys, [Fixtures.ed25519, Fixtures.ecdsa])
+        XCTAssertEqual(decision.items[0].keys, [Fixtures.ed25519], "a replace saves the key ssh meets, as trust on first use")
         XCTAssertEqual(after.mode, .list)
     }
 
@@ -207,5 +210,18 @@ final class DecisionFlowTests: XCTestCase {
         XCTAssertTrue(text.contains(Fixtures.otherEd25519.sha256Fingerprint), "recorded, in full: \(text)")
         XCTAssertTrue(text.contains(Fixtures.ed25519Fingerprint), "presented, in full: \(text)")
         XCTAssertTrue(text.contains("type the host name"), text)
+    }
+
+    /// Replace and pin, like trust, take only the key ssh meets from this probe (or keys already
+    /// vouched for): the others came over connections of their own.
+    func testReplaceAndPinTakeOnlyTheKeySSHMeetsFromThisProbe() {
+        let changed = Fixtures.press(Fixtures.probed(Fixtures.state(hosts: 1), 0, .changed), .character("t")).0
+        guard case .confirm(.replace(let item, _)) = changed.mode else { return XCTFail("\(changed.mode)") }
+        XCTAssertEqual(item.keys, [Fixtures.ed25519])
+        let pinning = Fixtures.press(Fixtures.probed(Fixtures.state(hosts: 1), 0, .new), .character("p")).0
+        guard case .confirm(.pin(let items, _)) = pinning.mode else { return XCTFail("\(pinning.mode)") }
+        XCTAssertEqual(items[0].keys, [Fixtures.ed25519])
+        XCTAssertEqual(items[0].withheld, [Fixtures.ecdsa])
+        XCTAssertTrue(DashboardView.view(pinning).text.contains("only a pin from their owner can vouch for them: ECDSA"), DashboardView.view(pinning).text)
     }
 }

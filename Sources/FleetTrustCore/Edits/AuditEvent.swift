@@ -60,7 +60,11 @@ public struct AuditEvent: Sendable, Equatable {
     /// The line the audit log keeps (format unchanged since the log was the dashboard's alone).
     public var record: AuditLog.Record {
         let action: String, method: String, done: String, undone: String
-        switch self.action {
+        // Absolute, so a record still says which file when read from another directory.
+        let absolute = { (file: String) in
+            file.hasPrefix("/") ? file : URL(fileURLWithPath: file).standardizedFileURL.path
+        }
+        switch self.action.withAbsoluteFile(absolute) {
         case .decided(let decision, let file):
             (action, method, done, undone) = (decision.rawValue, "dashboard \(decision.rawValue) -> \(file)", "saved", "not saved")
         case .forgotInAlarm(let status, let file):
@@ -81,6 +85,19 @@ public struct AuditEvent: Sendable, Equatable {
         return AuditLog.Record(time: AuditLog.timestamp(time), user: user, action: action, host: host?.name ?? "",
                                endpoint: host?.endpointLabel ?? "", names: names, oldFingerprints: oldFingerprints,
                                newFingerprints: newFingerprints, method: method, outcome: outcome, oldEntries: oldEntries)
+    }
+}
+
+extension AuditEvent.Action {
+    /// The same action with its file made absolute by `absolute`.
+    func withAbsoluteFile(_ absolute: (String) -> String) -> Self {
+        switch self {
+        case .decided(let decision, let file): return .decided(decision, file: absolute(file))
+        case .forgotInAlarm(let status, let file): return .forgotInAlarm(status: status, file: absolute(file))
+        case .synced(let proof, let file): return .synced(proof: proof, file: absolute(file))
+        case .tidied(let finding, let file): return .tidied(finding: finding, file: absolute(file))
+        case .connected: return self
+        }
     }
 }
 

@@ -34,6 +34,12 @@ public struct AuditLog: Sendable {
         public var outcome: String
         /// The superseded or removed known_hosts lines, kept so a replace can be undone.
         public var oldEntries: [String]
+
+        /// snake_case, as the scan JSON and every other document fleettrust writes.
+        enum CodingKeys: String, CodingKey {
+            case time, user, action, host, endpoint, names, method, outcome
+            case oldFingerprints = "old_fingerprints", newFingerprints = "new_fingerprints", oldEntries = "old_entries"
+        }
     }
 
     static func timestamp(_ date: Date) -> String {

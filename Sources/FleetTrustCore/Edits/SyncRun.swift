@@ -24,7 +24,8 @@ public struct SyncRun: Sendable {
             let judged = entry.judged
             let host = "\(judged.labels.name) (\(judged.labels.endpoint))"
             switch entry.action {
-            case .add: return nil
+            case .add(_, _, let proof, let withheld):
+                return FirstUseKeys.note(withheld, firstUse: proof == .trustOnFirstUse).map { "\(host): \($0)" }
             case .alreadyTrusted:
                 guard let standard = judged.standardStatus, standard != .trusted else { return nil }
                 return "\(host): trusted by its \(judged.policy) policy, which does not consult known_hosts; "
@@ -50,7 +51,7 @@ public struct SyncRun: Sendable {
         var run = SyncRun()
         var byFile: [(file: String, lines: [String])] = []
         for entry in plan.entries {
-            guard case .add(let keys, _, let proof) = entry.action else { continue }
+            guard case .add(let keys, _, let proof, _) = entry.action else { continue }
             let judged = entry.judged
             do {
                 let lines = try keys.flatMap {
@@ -63,7 +64,7 @@ public struct SyncRun: Sendable {
                 }
                 run.added += 1
                 run.keys += keys.count
-                run.wouldAdd.append("would add \(judged.labels.name) (\(judged.labels.endpoint)): \(keys.count) key\(keys.count == 1 ? "" : "s") "
+                run.wouldAdd.append("would add \(judged.labels.name) (\(judged.labels.endpoint)): \(Counted.of(keys.count, "key")) "
                                     + "under \(CleanText(judged.saveNames.joined(separator: ","), limit: 300)) to "
                                     + "\(CleanText(judged.saveFile, limit: 1024)) (proved by \(proof.rawValue))")
             } catch {
@@ -84,7 +85,7 @@ public struct SyncRun: Sendable {
         var run = SyncRun()
         var written: [[String]: (host: String, keys: Set<String>)] = [:]
         for entry in plan.entries {
-            guard case .add(let keys, let recorded, let proof) = entry.action else { continue }
+            guard case .add(let keys, let recorded, let proof, _) = entry.action else { continue }
             let judged = entry.judged
             let host = "\(judged.labels.name) (\(judged.labels.endpoint))"
             let fingerprints = Set(keys.map(\.sha256Fingerprint))
@@ -102,7 +103,7 @@ public struct SyncRun: Sendable {
                 written[place] = (judged.labels.name.value, fingerprints)
                 run.added += 1
                 run.keys += keys.count
-                run.output.append("added \(host): \(keys.count) key\(keys.count == 1 ? "" : "s") "
+                run.output.append("added \(host): \(Counted.of(keys.count, "key")) "
                                   + "under \(CleanText(judged.saveNames.joined(separator: ","), limit: 300)) to "
                                   + "\(CleanText(judged.saveFile, limit: 1024)) (proved by \(proof.rawValue))")
             } catch {
@@ -137,9 +138,9 @@ public struct SyncRun: Sendable {
         var parts = ["already trusted", "refused (never touched)", "not added"].compactMap { word in
             counts[word].map { "\($0) \(word)" }
         }
-        if failed > 0 { parts.append("\(failed) write\(failed == 1 ? "" : "s") failed") }
-        if skipped > 0 { parts.append("\(skipped) inventory entr\(skipped == 1 ? "y" : "ies") skipped") }
-        let hosts = "\(added) host\(added == 1 ? "" : "s") (\(keys) key\(keys == 1 ? "" : "s"))"
+        if failed > 0 { parts.append("\(Counted.of(failed, "write")) failed") }
+        if skipped > 0 { parts.append("\(Counted.of(skipped, "inventory entry", "inventory entries")) skipped") }
+        let hosts = "\(Counted.of(added, "host")) (\(Counted.of(keys, "key")))"
         let rest = parts.isEmpty ? "" : "; " + parts.joined(separator: ", ")
         return check ? "sync --check: " + (added == 0 ? "nothing would change" : "would add \(hosts)") + rest
             : "sync: " + (added == 0 ? "nothing changed" : "added \(hosts)") + rest

@@ -59,14 +59,13 @@ public final class HistoryStore: Sendable {
                 guard try !queue.read(HistorySchema.migrator.hasCompletedMigrations) else {
                     return HistoryStore(path: path, database: queue, busySeconds: busySeconds)
                 }
-                // A history of an older version is upgraded in place once (every row kept), then read.
+                // A history of an older version is read through an upgraded copy in memory: reading
+                // never writes the file (the next writer upgrades it in place, every row kept).
+                let copy = try DatabaseQueue(configuration: Configuration())
+                try queue.backup(to: copy)
                 try queue.close()
-                var writable = configuration
-                writable.readonly = false
-                let pool = try DatabasePool(path: path, configuration: writable)
-                try migrate(pool, path: path)
-                try pool.close()
-                return HistoryStore(path: path, database: try DatabaseQueue(path: path, configuration: configuration), busySeconds: busySeconds)
+                try HistorySchema.migrator.migrate(copy)
+                return HistoryStore(path: path, database: copy, busySeconds: busySeconds)
             }
             try createFile(path)
             let pool = try DatabasePool(path: path, configuration: configuration)

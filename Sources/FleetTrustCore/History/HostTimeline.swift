@@ -69,7 +69,7 @@ public struct HostTimeline: Hashable, Sendable, Encodable {
     /// The table for people: one line per period.
     public func table() -> String {
         var lines = ["history of \(host) (\(endpoints.map(\.value).joined(separator: ", "))): "
-                     + "\(scans) recorded probe\(scans == 1 ? "" : "s")"]
+                     + "\(Counted.of(scans, "recorded probe"))"]
         let typeWidth = max(4, periods.map(\.type.count).max() ?? 0)
         lines.append("TYPE".padding(toLength: typeWidth, withPad: " ", startingAt: 0)
                      + "  FINGERPRINT                                          FIRST SEEN            LAST SEEN             SCANS  NOTE")

@@ -76,7 +76,9 @@ extension KnownHostsHygiene {
         }
     }
 
-    /// Unmarked lines whose key a `@revoked` line matching the same name revokes.
+    /// Unmarked lines whose key a `@revoked` line matching the same name revokes. Such a line is
+    /// only reported when it is, in its file, the last unmarked line of a name: without it a
+    /// different key would be `new` where `ssh` calls it changed, so `--fix` would refuse it anyway.
     func revokedRecorded(_ context: Context) -> [TidyFinding] {
         var perLine: [TidyLocation: (names: Set<String>, related: Set<TidyLocation>)] = [:]
         for (name, locations) in context.matching {
@@ -95,7 +97,17 @@ extension KnownHostsHygiene {
                 perLine[location] = item
             }
         }
-        return perLine.map { finding(context.lines[$0.key]!, .revokedRecorded, names: Array($0.value.names), related: Array($0.value.related)) }
+        let lastOfAName = Set(perLine.keys.filter { location in
+            perLine[location]!.names.contains { name in
+                (context.matching[name] ?? []).allSatisfy { other in
+                    other.path != location.path || context.lines[other]?.entry?.marker != nil || perLine[other] != nil
+                }
+            }
+        })
+        return perLine.map {
+            finding(context.lines[$0.key]!, .revokedRecorded, names: Array($0.value.names), related: Array($0.value.related),
+                    removable: !lastOfAName.contains($0.key))
+        }
     }
 
     /// Unmarked plain or hashed lines none of whose names an inventory host uses. Wildcard

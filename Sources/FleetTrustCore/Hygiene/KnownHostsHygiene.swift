@@ -92,9 +92,9 @@ public struct KnownHostsHygiene: Sendable {
     }
 
     func finding(_ line: Line, _ kind: TidyFindingKind, names: [String] = [], related: [TidyLocation] = [],
-                 keyType: String? = nil, reason: String? = nil) -> TidyFinding {
+                 keyType: String? = nil, reason: String? = nil, removable: Bool = true) -> TidyFinding {
         TidyFinding(location: line.location, kind: kind, names: names.sorted(), related: related.sorted(), keyType: keyType,
-                    reason: reason, text: line.text, removable: !line.isMarked && kind != .sharedKey)
+                    reason: reason, text: line.text, removable: removable && !line.isMarked && kind != .sharedKey)
     }
 }
 

@@ -90,7 +90,7 @@ public struct TidyFixSession {
                 try editor.apply(edit)
                 removed = true
                 let count = Set(removing.map(\.location)).count
-                say("removed \(count) line\(count == 1 ? "" : "s") from \(Sanitizer.clean(edit.path))", "\n")
+                say("removed \(Counted.of(count, "line")) from \(Sanitizer.clean(edit.path))", "\n")
             } catch {
                 outcome = .refused("\(error)")
                 failed = true

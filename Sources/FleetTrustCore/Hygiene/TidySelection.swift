@@ -39,7 +39,8 @@ public struct TidySelection: Sendable {
                 notes.append("\(name): not removed: that file is not among those read ("
                              + files.map { Sanitizer.clean($0.path) }.joined(separator: ", ") + ")")
             } else if findings.contains(where: { at($0, place) }) {
-                notes.append("\(name): not removed: its finding is only reported (@cert-authority, @revoked and shared-key lines are never removed)")
+                notes.append("\(name): not removed: its finding is only reported (@cert-authority, @revoked and shared-key lines are never removed, "
+                             + "nor a name's last line in its file beside a @revoked line)")
             } else {
                 notes.append("\(name): not removed: no finding on that line")
             }

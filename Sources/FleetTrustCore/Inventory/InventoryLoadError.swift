@@ -23,6 +23,8 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
     case scriptOutputNotJSON(path: String, arguments: [String], start: String)
     /// Security settings that do not parse (a mistyped `fleettrust_policy`): the run is refused.
     case securitySettingsRefused([InventoryDiagnostic])
+    /// `--group` names no group of the inventory (a typo, most often): `known` are the groups there are.
+    case unknownGroups([String], known: [String])
 
     /// For the errors about reading a path: what is wrong with it, without the path (for
     /// messages that already name it, such as a diagnostic about one file of a directory).
@@ -67,6 +69,12 @@ public enum InventoryLoadError: Error, Equatable, Sendable, CustomStringConverti
                 + (start.isEmpty ? " (its output is empty)" : " (its output begins \(InventoryDiagnostic.quote(start)))")
         case .securitySettingsRefused(let refusals):
             return refusals.map(\.description).joined(separator: "\n")
+        case .unknownGroups(let groups, let known):
+            let asked = groups.map { Sanitizer.clean($0, limit: 80) }.joined(separator: ", ")
+            let there = known.isEmpty ? "the inventory has no groups"
+                : "its groups are " + known.prefix(40).map { Sanitizer.clean($0, limit: 80) }.joined(separator: ", ")
+                    + (known.count > 40 ? " and \(known.count - 40) more" : "")
+            return "no such group in the inventory: \(asked); \(there)"
         }
     }
 

@@ -25,6 +25,9 @@ public struct InventorySelection: Sendable {
         let refusals = inventory.diagnostics.filter { $0.severity == .refusal }
         guard refusals.isEmpty else { throw .securitySettingsRefused(refusals) }
         let skipped = inventory.skippedSentence
+        let known = inventory.groupNames
+        let unknown = groups.filter { !known.contains($0) && inventory.hosts(inGroup: $0).isEmpty }
+        guard unknown.isEmpty else { throw .unknownGroups(unknown, known: known) }
         inventory.hosts = select(inventory)
         if direct {
             for index in inventory.hosts.indices { inventory.hosts[index].routing = .success(.direct) }
@@ -49,7 +52,7 @@ extension Inventory {
     /// The sentence saying how many entries were left out for errors; nil when none was.
     public var skippedSentence: String? {
         guard skipped > 0 else { return nil }
-        return "skipped \(skipped) inventory entr\(skipped == 1 ? "y" : "ies") with errors; going on with \(hosts.count) host\(hosts.count == 1 ? "" : "s")"
+        return "skipped \(Counted.of(skipped, "inventory entry", "inventory entries")) with errors; going on with \(Counted.of(hosts.count, "host"))"
     }
 }
 

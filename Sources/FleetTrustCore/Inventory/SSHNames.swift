@@ -79,7 +79,7 @@ public struct SSHNameError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let why: String
         switch problem {
-        case .leadingDash: why = "begins with '-', which ssh would read as an option"
+        case .leadingDash: why = "begins with '-' (ssh would read it as an option)"
         case .character(let byte): why = "contains \(Self.name(of: byte))"
         case .dashAfterSpace: why = "has a '-' after white space"
         case .trailingBackslash: why = "ends with '\\'"

@@ -29,7 +29,13 @@ public struct HostActions: Hashable, Sendable {
     }
 
     public let trust: Trust
+    /// Proved keys `trust` leaves out: trust on first use (and a replacement) saves only what
+    /// `ssh -o StrictHostKeyChecking=accept-new` would, and keys a pin names (`FirstUseKeys`).
+    public let trustWithheld: [HostKey]
     public let pin: Pin
+    /// Proved keys `pin` leaves out: a pin vouches only for keys something besides this probe's
+    /// other connections vouches for (the key `ssh` meets, keys known_hosts trusts, keys pinned).
+    public let pinWithheld: [HostKey]
     /// The known_hosts lines a forget removes (those not kept, `RecordedLine.keptByForget`).
     public let forgettable: [RecordedLine]
     /// The status a forget must be confirmed against by typing the host name (an alarm), if any.
@@ -38,14 +44,27 @@ public struct HostActions: Hashable, Sendable {
     public let connect: Bool
 
     public init(_ judged: JudgedHost) {
+        var trustWithheld: [HostKey] = []
         switch judged.saving {
-        case .save(let keys): trust = .save(keys)
-        case .replace: trust = judged.replacement.map(Trust.replace) ?? .refused(.nothingToSave)
+        case .save(let offered):
+            let choice = FirstUseKeys(judged, offered: offered)
+            trustWithheld = choice.withheld
+            trust = choice.saved.isEmpty ? .refused(.noKeySSHMeets) : .save(choice.saved)
+        case .replace:
+            if let replacement = judged.replacement {
+                let choice = FirstUseKeys(judged, offered: replacement.keys)
+                trustWithheld = choice.withheld
+                trust = choice.saved.isEmpty ? .refused(.noKeySSHMeets)
+                    : .replace(JudgedHost.Replacement(keys: choice.saved, superseded: replacement.superseded))
+            } else {
+                trust = .refused(.nothingToSave)
+            }
         case .refused(.notPinned): trust = .pin
         case .refused(.notSSH): trust = Self.tlsTrust(judged.status)
         case .refused(let refusal): trust = .refused(refusal)
         }
-        pin = Self.pin(judged)
+        self.trustWithheld = trustWithheld
+        (pin, pinWithheld) = Self.pin(judged)
         forgettable = judged.recorded.filter { $0.keptByForget == nil }
         forgetAlarm = judged.status.alarmLevel == 2 ? judged.status : nil
         connect = judged.status == .trusted
@@ -63,21 +82,28 @@ public struct HostActions: Hashable, Sendable {
         }
     }
 
-    private static func pin(_ judged: JudgedHost) -> Pin {
+    private static func pin(_ judged: JudgedHost) -> (Pin, withheld: [HostKey]) {
         if let tls = judged.tls {
-            guard let leaf = tls.leaf else { return .nothingToPin }
-            if [.pinMismatch, .nameMismatch].contains(judged.status) { return .inAlarm(judged.status) }
-            return .leaf(leaf, pattern: PinSet.tlsPinPattern(for: judged.host))
+            guard let leaf = tls.leaf else { return (.nothingToPin, []) }
+            if [.pinMismatch, .nameMismatch].contains(judged.status) { return (.inAlarm(judged.status), []) }
+            return (.leaf(leaf, pattern: PinSet.tlsPinPattern(for: judged.host)), [])
         }
         switch judged.status {
         case .trusted, .new, .unpinned:
+            // Only keys something vouches for besides this probe: a pin made from the other
+            // connections would prove a mix of machines (`FirstUseKeys`).
+            var withheld: [HostKey] = []
             let usable = judged.keys.compactMap { key -> HostKey? in
                 guard let plain = key.key, !plain.isCertificate, key.unusable == nil else { return nil }
+                guard key.isNegotiated || key.verdict == .trusted || judged.pin.pinned.contains(plain.fingerprint) else {
+                    withheld.append(plain)
+                    return nil
+                }
                 return plain
             }
-            return usable.isEmpty ? .nothingToPin : .keys(usable)
-        case .changed, .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified: return .inAlarm(judged.status)
-        default: return .nothingToPin
+            return (usable.isEmpty ? .nothingToPin : .keys(usable), withheld)
+        case .changed, .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified: return (.inAlarm(judged.status), [])
+        default: return (.nothingToPin, [])
         }
     }
 }

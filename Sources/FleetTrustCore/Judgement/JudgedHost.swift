@@ -186,6 +186,9 @@ public struct JudgedHost: Hashable, Sendable {
         case splitView = "split-view"
         /// The key `ssh` would meet was not proved, and known_hosts records keys for the host.
         case unverified
+        /// None of the proved keys is one `ssh` would meet (nor one a pin names): trust on first
+        /// use saves only what `ssh -o StrictHostKeyChecking=accept-new` would (`FirstUseKeys`).
+        case noKeySSHMeets = "no-key-ssh-meets"
     }
 }
 

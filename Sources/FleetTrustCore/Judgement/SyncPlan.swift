@@ -1,13 +1,15 @@
 /// What `sync` does with each judged host: its `JudgedHost.saving` answer, gated by what proves
 /// the keys. Nothing is judged here: only a host the judge offers for saving (`.save(keys)`: new,
 /// usable plain keys, no alarm) is ever added, and by default only when a pin or a pinned CA
-/// proves its keys; `--trust-on-first-use` lets an unpinned one in.
+/// proves its keys; `--trust-on-first-use` lets an unpinned one in, with only the key `ssh` meets
+/// (`FirstUseKeys`).
 public struct SyncPlan: Sendable {
     public enum Action: Equatable, Sendable {
         /// Append these keys (those the host's file does not already record) under the host's
         /// save names; `recorded` is what that file recorded for the names when judged (the
-        /// compare-and-set expectation).
-        case add(keys: [HostKey], recorded: [String], proof: Proof)
+        /// compare-and-set expectation). `withheld` are proved keys left out: nothing vouches that
+        /// their connections reached the machine `ssh` meets (`FirstUseKeys`).
+        case add(keys: [HostKey], recorded: [String], proof: Proof, withheld: [HostKey])
         case alreadyTrusted
         /// Never touched: the judgement refuses saving (changed, revoked, pin mismatch, invalid
         /// certificate).
@@ -36,20 +38,24 @@ public struct SyncPlan: Sendable {
     public static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
         switch judged.saving {
         case .save(let all):
-            // A pin proves only the keys it names (or whose certificate its CA signed): the others are first use.
-            let proved = all.filter { judged.pin.pinned.contains($0.fingerprint) || judged.pin.certifiedByPinnedCA.contains($0.fingerprint) }
+            // A pin proves only the keys it names; first use saves only the key ssh meets (`FirstUseKeys`).
+            let choice = FirstUseKeys(judged, offered: all)
             let keys: [HostKey], proof: Proof
-            if trustOnFirstUse, proved.count < all.count {
-                (keys, proof) = (all, .trustOnFirstUse)
-            } else if judged.pin.verdict == .matched, !proved.isEmpty {
+            if trustOnFirstUse, choice.firstUse != nil {
+                (keys, proof) = (choice.saved, .trustOnFirstUse)
+            } else if judged.pin.verdict == .matched, !choice.provedByPin.isEmpty {
+                let proved = choice.provedByPin
                 (keys, proof) = (proved, proved.contains { judged.pin.pinned.contains($0.fingerprint) } ? .pin : .caPin)
+            } else if trustOnFirstUse {
+                return .notAdded("new, and ssh would meet none of the keys it proved (nothing to save on first use)")
             } else {
                 return .notAdded("new, and no pin proves its keys (pin them, or pass --trust-on-first-use)")
             }
             let recorded = judged.recorded.filter { $0.location.file == judged.saveFile }.map(\.fingerprint)
             let adding = keys.filter { !recorded.contains($0.sha256Fingerprint) }
             guard !adding.isEmpty else { return .notAdded("new: \(JudgementWords.reason(judged))") }
-            return .add(keys: adding, recorded: recorded, proof: proof)
+            let withheld = all.filter { key in !keys.contains(key) }
+            return .add(keys: adding, recorded: recorded, proof: proof, withheld: withheld)
         case .replace:
             return .refused
         case .refused(let refusal):
@@ -57,7 +63,7 @@ public struct SyncPlan: Sendable {
             case .alreadyTrusted: return .alreadyTrusted
             case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified: return .refused
             case .notSSH: return .notAdded("a TLS endpoint: nothing goes to known_hosts (pin its key in the pin file)")
-            case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave:
+            case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave, .noKeySSHMeets:
                 return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")
             }
         }

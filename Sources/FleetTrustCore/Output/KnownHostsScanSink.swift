@@ -27,7 +27,9 @@ struct KnownHostsScanSink: ScanSink {
     mutating func host(_ judged: JudgedHost) throws {
         guard case .save = judged.saving else { return }
         switch SyncPlan.action(for: judged, trustOnFirstUse: trustOnFirstUse) {
-        case .add(let keys, _, let proof): saving.append((judged, keys, proof))
+        case .add(let keys, _, let proof, let withheld):
+            saving.append((judged, keys, proof))
+            if let note = FirstUseKeys.note(withheld, firstUse: proof == .trustOnFirstUse) { warn("\(judged.labels.name): \(note)") }
         case .notAdded(let why): warn("\(judged.labels.name): not printed: \(why)")
         case .alreadyTrusted, .refused: return
         }

@@ -36,6 +36,8 @@ public struct ScanPlan: Encodable, Sendable {
         public var knownHostsName: String
         public var knownHostsFiles: [String]
         public var route: Route
+        /// `address:port` as the scan table prints it (the table's; the document has host and port).
+        public var endpoint: String
 
         enum CodingKeys: String, CodingKey {
             case name, host, port, user, groups, route
@@ -91,7 +93,8 @@ public struct ScanPlan: Encodable, Sendable {
                         groups: labels.groups.map(\.value),
                         knownHostsName: CleanText(judge.target(for: host, peer: nil).lookup.hostString, limit: 300).value,
                         knownHostsFiles: judge.knownHosts.paths(for: host).map(clean),
-                        route: Route(probe: host.refusal != nil ? "none" : host.route.isDirect ? "direct" : "proxy", proxy: Self.proxyText(host.routing).map { CleanText($0, limit: 300).value }))
+                        route: Route(probe: host.refusal != nil ? "none" : host.route.isDirect ? "direct" : "proxy", proxy: Self.proxyText(host.routing).map { CleanText($0, limit: 300).value }),
+                        endpoint: labels.endpoint.value)
         }
         self.skipped = skipped
         let lines = judge.knownHosts.sets.values.flatMap(\.files).reduce(into: [String: Int]()) { $0[$1.path] = $1.lines.count }
@@ -121,12 +124,25 @@ public struct ScanPlan: Encodable, Sendable {
             return try encoded() + Data("\n".utf8)
         case .table:
             let probed = summary.probed, lines = summary.knownHostsLines, files = knownHostsFilesRead
-            let text = "would probe \(probed) host\(probed == 1 ? "" : "s")"
+            let text = hostLines() + "would probe \(Counted.of(probed, "host"))"
                 + (probed < hosts.count ? " (\(hosts.count - probed) refused)" : "") + "; "
-                + "\(lines) known_hosts line\(lines == 1 ? "" : "s") read from \(files) file\(files == 1 ? "" : "s")\n"
+                + "\(Counted.of(lines, "known_hosts line")) read from \(Counted.of(files, "file"))\n"
             return Data((text + ScanTable.skippedLines(skipped)).utf8)
         case .knownHosts, .prometheus, .sshfp:
             return nil
         }
+    }
+
+    /// One aligned line per host for people: name, endpoint, the name known_hosts is searched
+    /// under, and the route (`refused`: nothing would be run for it).
+    private func hostLines() -> String {
+        let rows = hosts.map { host in
+            [host.name, host.endpoint, "as " + host.knownHostsName,
+             host.route.probe == "none" ? "refused" : host.route.proxy.map { "via " + $0 } ?? host.route.probe]
+        }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row[3] + "\n"
+        }.joined()
     }
 }

@@ -79,7 +79,7 @@ public enum ScanTable {
         var counts: [HostStatus: Int] = [:]
         for host in judged { counts[host.status, default: 0] += 1 }
         lines.append("")
-        lines.append("\(judged.count) hosts: " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+        lines.append("\(Counted.of(judged.count, "host")): " + HostStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
             .joined(separator: ", "))
         lines.append("Keys: * the key ssh meets; ! changed, revoked or invalid; - not recorded (ssh does not meet it).")
         if judged.contains(where: \.policy.checksNothing) {

@@ -61,7 +61,7 @@ public enum TidyReport {
         for finding in findings {
             out += "\(Sanitizer.clean(finding.location.path)):\(finding.location.line)  \(word(finding.kind))  \(message(finding))\n"
         }
-        out += findings.isEmpty ? "no findings\n" : "\(findings.count) finding\(findings.count == 1 ? "" : "s")\n"
+        out += findings.isEmpty ? "no findings\n" : "\(Counted.of(findings.count, "finding"))\n"
         return out
     }
 }

@@ -27,10 +27,10 @@ public struct DashboardRecording: Sendable {
     /// What the status line says when the dashboard opens: where the proof comes from.
     public var notice: String {
         let scanners = Set(results.compactMap { $0.scanner?.value }).sorted()
-        var text = "Recorded scan \(Sanitizer.clean(path, limit: 200)): \(hosts.count) host\(hosts.count == 1 ? "" : "s")"
+        var text = "Recorded scan \(Sanitizer.clean(path, limit: 200)): \(Counted.of(hosts.count, "host"))"
         if !scanners.isEmpty { text += " proved by " + scanners.prefix(8).joined(separator: ", ") + (scanners.count > 8 ? ", …" : "") }
         text += "; judged against your files, nothing is probed"
-        if !splitViews.isEmpty { text += "; \(splitViews.count) entr\(splitViews.count == 1 ? "y" : "ies") in a split view" }
+        if !splitViews.isEmpty { text += "; \(Counted.of(splitViews.count, "entry", "entries")) in a split view" }
         return text + "."
     }
 }

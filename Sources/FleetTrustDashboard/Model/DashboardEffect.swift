@@ -40,6 +40,8 @@ public struct DecisionItem: Equatable, Sendable {
     public var previous: [RecordedLine]
     /// Forget: recorded lines for the host that forget leaves, each for its `keptByForget` reason.
     public var kept: [RecordedLine] = []
+    /// Trust: proved keys left out, since only a pin could vouch for them (`FirstUseKeys`).
+    public var withheld: [HostKey] = []
     /// The file written.
     public var file: String
     /// Every recorded line for the host the person was shown when deciding: a write is refused

@@ -40,6 +40,7 @@ extension DashboardUpdate {
             case .alreadyTrusted: return "\(name) is already trusted"
             case .notProbedYet: return "\(name) has not answered yet"
             case .noUsableKey, .nothingToSave: return "\(name) presented no key ssh could use"
+            case .noKeySSHMeets: return "\(name): ssh would meet none of the keys it proved"
             case .notPinned: return "\(name) needs a pin under its \(judged.policy) policy: pin its key with p"
             case .unchecked: return "\(name) has the policy off: nothing is checked and nothing is saved (UNSAFE)"
             case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified, .notSSH:
@@ -67,7 +68,8 @@ extension DashboardUpdate {
         if indices.count == 1, let actions = state.rows[indices[0]].judged?.actions {
             switch actions.trust {
             case .replace(let replacement):
-                if let item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
+                if var item = item(indices[0], state, keys: replacement.keys, previous: replacement.superseded) {
+                    item.withheld = actions.trustWithheld
                     state.mode = .confirm(.replace(item: item, typed: ""))
                 }
                 return
@@ -82,7 +84,10 @@ extension DashboardUpdate {
         for index in indices {
             if let refusal = trustRefusal(state.rows[index]) {
                 skipped.append(refusal)
-            } else if case .save(let keys) = state.rows[index].judged?.actions.trust, let item = item(index, state, keys: keys) {
+            } else if let actions = state.rows[index].judged?.actions, case .save(let keys) = actions.trust,
+                      var item = item(index, state, keys: keys) {
+                // Trust on first use saves what ssh would (`FirstUseKeys`), and shows what it leaves out.
+                item.withheld = actions.trustWithheld
                 items.append(item)
             }
         }
@@ -108,7 +113,10 @@ extension DashboardUpdate {
             let name = row.host.name
             switch row.judged?.actions.pin {
             case .keys(let keys):
-                if let item = item(index, state, keys: keys, file: pinFile) { items.append(item) }
+                if var item = item(index, state, keys: keys, file: pinFile) {
+                    item.withheld = row.judged?.actions.pinWithheld ?? []
+                    items.append(item)
+                }
             case .leaf(let leaf, let pattern):
                 var item = DecisionItem(index: index, host: row.host, names: [pattern], keys: [], previous: [], file: pinFile,
                                         shownPins: row.judged?.pin.pinnedText ?? [])

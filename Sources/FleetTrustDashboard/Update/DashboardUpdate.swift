@@ -160,7 +160,7 @@ public enum DashboardUpdate {
         case .cycleStatusFilter:
             state.statusFilter = state.statusFilter.next
             state.refreshVisible()
-            state.notice = Notice("Showing: \(state.statusFilter.rawValue) (\(state.visible.count) host\(state.visible.count == 1 ? "" : "s")).")
+            state.notice = Notice("Showing: \(state.statusFilter.rawValue) (\(Counted.of(state.visible.count, "host"))).")
         case .cycleSort:
             state.sort = state.sort.next
             state.refreshVisible()

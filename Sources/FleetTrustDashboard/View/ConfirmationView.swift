@@ -10,7 +10,10 @@ enum ConfirmationView {
             var lines = batchWarning(items, marked: marked, state: state, width: width)
             lines += wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
                              width, .dialogTitle)
-            for item in items { lines += itemLines(item, randomart: items.count == 1, width: width) }
+            for item in items {
+                lines += itemLines(item, randomart: items.count == 1, width: width)
+                lines += withheldLines(item, width: width)
+            }
             for reason in skipped { lines += wrap(" skipped: " + reason, width, .warning) }
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
@@ -20,6 +23,7 @@ enum ConfirmationView {
                              width, .dialogTitle)
             for item in items {
                 lines += itemLines(item, randomart: items.count == 1, width: width)
+                lines += withheldLines(item, width: width)
                 if !item.spkiPins.isEmpty, let judged = state.rows[item.index].judged {
                     for sentence in tlsPinEffect(judged) { lines += wrap("    " + sentence, width, .warning) }
                 }
@@ -83,9 +87,9 @@ enum ConfirmationView {
 
     /// Who a trust or pin is about: the host on screen by name, or a batch said to be one.
     static func subject(_ items: [DecisionItem], marked: Int) -> String {
-        guard marked > 0 else { return "\(items.count) host\(items.count == 1 ? "" : "s")" }
-        let hosts = "marked host\(marked == 1 ? "" : "s")"
-        return items.count == marked ? "a batch of your \(marked) \(hosts)" : "a batch of \(items.count) of your \(marked) \(hosts)"
+        guard marked > 0 else { return Counted.of(items.count, "host") }
+        guard marked > 1 else { return "your marked host" }
+        return items.count == marked ? "a batch of your \(marked) marked hosts" : "a batch of \(items.count) of your \(marked) marked hosts"
     }
 
     /// The first line of a batch dialog when the batch is not what the cursor suggests: the
@@ -101,6 +105,14 @@ enum ConfirmationView {
         if hidden > 0 { parts.append("\(hidden) of them hidden by the filter") }
         guard !parts.isEmpty else { return [] }
         return wrap(" " + parts.joined(separator: "; ") + ":", width, .danger)
+    }
+
+    /// The proved keys a trust or pin leaves out (`FirstUseKeys`), in one short line so the
+    /// confirming key stays on an 80x24 screen; the detail view has their fingerprints.
+    static func withheldLines(_ item: DecisionItem, width: Int) -> [ScreenLine] {
+        guard !item.withheld.isEmpty else { return [] }
+        return wrap("    left out, only a pin from their owner can vouch for them: " + item.withheld.map(\.kind.label).joined(separator: ", "),
+                    width, .warning)
     }
 
     static func wrap(_ text: String, _ width: Int, _ role: StyleRole) -> [ScreenLine] {

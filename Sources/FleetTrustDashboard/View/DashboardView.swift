@@ -54,7 +54,7 @@ enum HeaderView {
         }
 
         title.append(state.settings.recording == nil ? " inventory " : " recording ", .headerLabel)
-        title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(state.rows.count) host\(state.rows.count == 1 ? "" : "s")) ", .header)
+        title.append(Sanitizer.clean(state.settings.inventoryPath, limit: 120) + " (\(Counted.of(state.rows.count, "host"))) ", .header)
         title.append(" known_hosts ", .headerLabel)
         for (number, file) in state.settings.knownHostsFiles.enumerated() {
             title.append((number == 0 ? "" : ", ") + Sanitizer.clean(file, limit: 120), .header)
@@ -127,7 +127,7 @@ enum StatusLineView {
         if state.mode == .quitConfirm {
             let marked = state.markedIndices.count
             var what: [String] = []
-            if marked > 0 { what.append("\(marked) marked host\(marked == 1 ? "" : "s") not saved") }
+            if marked > 0 { what.append("\(Counted.of(marked, "marked host")) not saved") }
             if state.pendingWrites > 0 { what.append("a save in progress") }
             return ScreenLine([Span(" Quit with \(what.joined(separator: " and "))? ", .danger),
                                Span(" y ", .statusKey), Span(" quit  any other key stays ", .statusLine)], fill: .statusLine)
