@@ -3,11 +3,11 @@ import FleetTrustCore
 /// The first exchange with a host, through our own key-exchange client, offering host certificates
 /// first and then every plain key type.
 ///
-/// libssh 0.10 cannot negotiate certificates, so `KeyExchangeProbe` does this exchange (and
-/// verifies the server's signature, for a certificate with the certified key). The server picks
-/// the first offered algorithm it has, so this one exchange yields its certificate if it has one,
-/// else a plain key, and its KEXINIT names every host-key algorithm it offers: the libssh
-/// attempts that follow ask for exactly the types still missing, and no handshake is wasted.
+/// The server picks the first offered algorithm it has, so this one exchange yields its
+/// certificate if it has one, else a plain key, and its KEXINIT names every host-key algorithm it
+/// offers: the exchanges that follow (`HostKeyPlan`) ask for exactly the types still missing, and
+/// no handshake is wasted. Our client verifies the server's signature (for a certificate, with the
+/// certified key); libssh 0.10, the fallback, could not negotiate a certificate at all.
 struct CertificateFirstProbe: Sendable {
     var endpoint: ProbeEndpoint
     var port: Int

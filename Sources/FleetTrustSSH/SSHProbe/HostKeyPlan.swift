@@ -2,13 +2,14 @@ import FleetTrustCore
 
 /// Which host-key algorithm lists to offer, one handshake each, to collect every key a server has.
 ///
-/// One handshake yields one key, so (as `ssh-keyscan` does) we ask once per key type. Without
-/// knowing what the server has, we start with the common types; the first time the server
-/// refuses a list, libssh's error names every host-key algorithm the server offers, and the
-/// rest of the plan shrinks to exactly those: no further wasted handshakes. RSA is asked for
-/// one signature algorithm at a time so the negotiated one is known, and `ssh-rsa` (SHA-1) is
-/// asked for only when the server offers nothing better. libssh 0.10 here cannot verify `ssh-dss`
-/// or certificates (`*-cert-v01@openssh.com`), so those are never asked for.
+/// One handshake yields one key, so (as `ssh-keyscan` does) we ask once per key type. The first
+/// exchange (`CertificateFirstProbe`) usually reads the server's KEXINIT, which names every
+/// host-key algorithm it offers, and the plan is then exactly those types; without that list (a
+/// server that speaks only after the client) we start with the common types and learn the list
+/// from the first refusal. RSA is asked for one signature algorithm at a time so the negotiated
+/// one is known, and `ssh-rsa` (SHA-1) only when the server offers nothing better. Our own client
+/// does every handshake; libssh, the independent fallback, is asked for a type only when ours
+/// cannot negotiate it (libssh 0.10 verifies neither certificates nor security keys).
 struct HostKeyPlan: Sendable {
     static let ecdsaAlgorithms = ["ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"]
     /// Security-key types, asked for only when the server lists them (our own client verifies them).
@@ -16,7 +17,7 @@ struct HostKeyPlan: Sendable {
     static let rsaAlgorithms = ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]
 
     private(set) var pending: [[String]] = [["ssh-ed25519"], ecdsaAlgorithms, ["rsa-sha2-512"]]
-    /// The server's full list, once an error revealed it.
+    /// The server's full list, once its KEXINIT (or a refusal) showed it.
     private(set) var serverAlgorithms: [String]?
     private var foundTypes: Set<String> = []
 
@@ -34,7 +35,7 @@ struct HostKeyPlan: Sendable {
         foundTypes.insert(keyType)
     }
 
-    /// Replans from the server's own list (from a "no match" error); later lists are ignored.
+    /// Replans from the server's own list (its KEXINIT, or a "no match" refusal); later lists are ignored.
     mutating func learn(serverAlgorithms offered: [String]) {
         guard serverAlgorithms == nil else { return }
         serverAlgorithms = offered

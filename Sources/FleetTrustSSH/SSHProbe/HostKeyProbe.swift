@@ -2,7 +2,8 @@ import CLibSSH
 import Glibc
 import FleetTrustCore
 
-/// One complete SSH key exchange with one endpoint, offering one list of host-key algorithms.
+/// The libssh fallback: one complete SSH key exchange with one endpoint, offering one list of
+/// host-key algorithms, for a key type our own client could not negotiate.
 ///
 /// `ssh_connect` completes the exchange and verifies the server's signature over the exchange
 /// hash, so a key returned here is one the server proved it holds (unlike `ssh-keyscan`, which
