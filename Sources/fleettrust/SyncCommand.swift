@@ -46,7 +46,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         do {
-            let inventory = try fleet.loadInventory()
+            let inventory = try await fleet.loadInventory()
             let skipped = SkippedInventoryEntry.entries(in: inventory)
             let judged = try fleet.judge(inventory.hosts, await fleet.probe(inventory.hosts))
             let plan = SyncPlan(judged, trustOnFirstUse: trustOnFirstUse)
