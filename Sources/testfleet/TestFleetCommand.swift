@@ -55,16 +55,20 @@ extension TestFleetCommand {
             var options = fleet.makeOptions()
             options.allowLogin = true
             let running = try TestFleet(options)
-            let files = DemoFiles(directory: running.directory)
-            try files.inventory.write(running)
             let login = String(cString: getpwuid(geteuid()).pointee.pw_name)
-            // The demo's own history and audit log, so trying it leaves nothing in the user's real state.
+            // On a failure here, the servers already started stop by PID as they are released.
+            let bastion = try DemoBastion(beside: running, login: login)
+            let files = DemoFiles(directory: running.directory)
+            try files.inventory.write(running, bastion: bastion)
+            // The demo's own history, audit log and ssh_config, so trying it leaves nothing in the user's real state.
             let arguments = ["--inventory", files.inventory.path, "--known-hosts", running.knownHostsPath,
+                             "--ssh-config", bastion.sshConfigPath,
                              "--history", files.history, "--audit-log", files.auditLog, "--user", login,
                              "--connect-command", "ssh -i \(running.loginKeyFile) -o IdentitiesOnly=yes {options} -p {port} {target}"]
                 + Array(command.dropFirst())
-            print(files.introduction(fleet: running, binary: binary))
+            print(files.introduction(fleet: running, bastion: bastion, binary: binary))
             let outcome = ForegroundChild.run([binary] + arguments)
+            bastion.stop()
             running.stop()
             print(running.options.directory == nil ? "fleet stopped; its directory \(running.directory) was removed"
                                                    : "fleet stopped; its files are kept in \(running.directory)")
@@ -84,20 +88,23 @@ extension TestFleetCommand {
         var auditLog: String { directory + "/audit.jsonl" }
         var inventory: DemoInventory { DemoInventory(directory: directory) }
 
-        func introduction(fleet: TestFleet, binary: String) -> String {
+        func introduction(fleet: TestFleet, bastion: DemoBastion, binary: String) -> String {
             let roles = TestFleet.sampleRoles.prefix(fleet.hosts.count).enumerated()
                 .map { "\(DemoInventory.name(of: $0.offset)) \($0.element.rawValue)" }.joined(separator: ", ")
             let files = "--inventory \(inventory.path) --known-hosts \(fleet.knownHostsPath)"
+            let probing = files + " --ssh-config \(bastion.sshConfigPath)"
             return """
-                The demo fleet: \(fleet.hosts.count) real sshd on 127.0.0.1; its files are in \(directory):
+                The demo fleet: \(fleet.hosts.count) real sshd on 127.0.0.1, and \(DemoBastion.routedName) on \(bastion.routed.address) \
+                that the inventory reaches through the bastion \(DemoBastion.bastionName) on \(bastion.bastion.address); its files are in \(directory):
                   inventory    \(inventory.path)
-                  known_hosts  \(fleet.knownHostsPath)   (\(roles))
+                  known_hosts  \(fleet.knownHostsPath)   (\(roles); \(DemoBastion.bastionName) and \(DemoBastion.routedName) trusted)
+                  ssh_config   \(bastion.sshConfigPath)   (how the bastion is reached: the demo's key, user and known_hosts)
                   history      \(history)
                   audit log    \(auditLog)
                 Connect (c) logs you in with the demo's own key (\(fleet.loginKeyFile)).
                 While the dashboard is open, try from another terminal:
-                  \(binary) scan \(files) --history \(history)
-                  \(binary) sync --check --trust-on-first-use \(files)
+                  \(binary) scan \(probing) --history \(history)
+                  \(binary) sync --check --trust-on-first-use \(probing)
                   \(binary) tidy \(files) --history \(history)
                 Quitting the dashboard (q) stops the fleet.
                 """
