@@ -75,6 +75,14 @@ public final class TLSTestLab: @unchecked Sendable {
         try openssl(arguments)
     }
 
+    /// A test root CA (`root.pem`, key `root`) and, signed by it, each leaf certificate `name`
+    /// of key `key` naming `dnsName`: the lab most endpoint tests need (keys made as needed).
+    public func rootCA(subject: String, signing leaves: [(name: String, key: String, dnsName: String)]) throws {
+        for key in Set(["root"] + leaves.map(\.key)) { try self.key(key) }
+        try selfSigned("root", key: "root", subject: subject, ca: true)
+        for leaf in leaves { try signed(leaf.name, key: leaf.key, subject: leaf.dnsName, by: "root", dnsNames: [leaf.dnsName]) }
+    }
+
     /// `pin-sha256` of a certificate's key as the openssl CLI computes it (the oracle for ours).
     public func spkiPin(_ certificate: String) throws -> String {
         let run = try ProgramRun.run("/bin/sh", ["-c", "openssl x509 -in '\(path(certificate + ".pem"))' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"])

@@ -166,10 +166,7 @@ final class TLSEndpointTests: XCTestCase {
     /// sync never writes a TLS endpoint but ends as scan does for it, naming the alarm: 2 for one
     /// in alarm (a name mismatch, a pin mismatch), 0 for a trusted one.
     func testSyncExitsAtEachTLSEndpointsOwnLevelAndNamesTheAlarm() throws {
-        for name in ["root", "leaf"] { try lab.key(name) }
-        try lab.selfSigned("root", key: "root", subject: "fleettrust test root", ca: true)
-        try lab.signed("ca-leaf", key: "leaf", subject: "localhost", by: "root", dnsNames: ["localhost"])
-        try lab.signed("wrong-name", key: "leaf", subject: "www.example.org", by: "root", dnsNames: ["www.example.org"])
+        try lab.rootCA(subject: "fleettrust test root", signing: [("ca-leaf", "leaf", "localhost"), ("wrong-name", "leaf", "www.example.org")])
         let trusted = try lab.serve(certificate: "ca-leaf", key: "leaf")
         let wrongName = try lab.serve(certificate: "wrong-name", key: "leaf")
         let pinned = try lab.serve(certificate: "ca-leaf", key: "leaf")

@@ -45,10 +45,7 @@ final class TLSSplitViewTests: XCTestCase {
     }
 
     func testAnotherLeafKeyOrAFailedUpgradeSeenByAnotherScannerIsASplitView() throws {
-        for name in ["root", "leaf", "other"] { try lab.key(name) }
-        try lab.selfSigned("root", key: "root", subject: "fleettrust test root", ca: true)
-        try lab.signed("leaf", key: "leaf", subject: "localhost", by: "root", dnsNames: ["localhost"])
-        try lab.signed("other", key: "other", subject: "localhost", by: "root", dnsNames: ["localhost"])
+        try lab.rootCA(subject: "fleettrust test root", signing: [("leaf", "leaf", "localhost"), ("other", "other", "localhost")])
         let sshd = try LoopbackSSHD()
         defer { sshd.stop() }
         let port = sshd.port
