@@ -8,7 +8,7 @@ import Glibc
 /// `openssl s_server` on loopback ports, each stopped by its PID.
 public final class TLSTestLab: @unchecked Sendable {
     public let directory: String
-    private var servers: [SpawnedProcess] = []
+    private var servers: [(port: Int, process: SpawnedProcess)] = []
     private var serial = 1
 
     public init() throws {
@@ -34,7 +34,7 @@ public final class TLSTestLab: @unchecked Sendable {
 
     /// Stops every server (by PID) and removes the files.
     public func stop() {
-        servers.forEach { $0.terminate() }
+        servers.forEach { $0.process.terminate() }
         servers = []
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -75,6 +75,14 @@ public final class TLSTestLab: @unchecked Sendable {
         try openssl(arguments)
     }
 
+    /// A test root CA (`root.pem`, key `root`) and, signed by it, each leaf certificate `name`
+    /// of key `key` naming `dnsName`: the lab most endpoint tests need (keys made as needed).
+    public func rootCA(subject: String, signing leaves: [(name: String, key: String, dnsName: String)]) throws {
+        for key in Set(["root"] + leaves.map(\.key)) { try self.key(key) }
+        try selfSigned("root", key: "root", subject: subject, ca: true)
+        for leaf in leaves { try signed(leaf.name, key: leaf.key, subject: leaf.dnsName, by: "root", dnsNames: [leaf.dnsName]) }
+    }
+
     /// `pin-sha256` of a certificate's key as the openssl CLI computes it (the oracle for ours).
     public func spkiPin(_ certificate: String) throws -> String {
         let run = try ProgramRun.run("/bin/sh", ["-c", "openssl x509 -in '\(path(certificate + ".pem"))' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"])
@@ -82,13 +90,13 @@ public final class TLSTestLab: @unchecked Sendable {
         return run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Serves `certificate` (with its key `key`, intermediates in `chain`) on a free loopback
-    /// port; with `sni`, serves `sni.certificate` to clients asking for `sni.name`. Returns once
-    /// the port accepts.
+    /// Serves `certificate` (with its key `key`, intermediates in `chain`) on `port`, else a free
+    /// loopback port; with `sni`, serves `sni.certificate` to clients asking for `sni.name`.
+    /// Returns once the port accepts.
     @discardableResult
     public func serve(certificate: String, key: String, chain: String? = nil,
-                      sni: (name: String, certificate: String, key: String)? = nil) throws -> Int {
-        let port = try Loopback.freePort()
+                      sni: (name: String, certificate: String, key: String)? = nil, port: Int? = nil) throws -> Int {
+        let port = try port ?? Loopback.freePort()
         var arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", path(certificate + ".pem"), "-key", path(key + ".key"),
                          "-quiet", "-no_dhe"]
         if let chain { arguments += ["-cert_chain", path(chain + ".pem")] }
@@ -96,7 +104,7 @@ public final class TLSTestLab: @unchecked Sendable {
             arguments += ["-servername", sni.name, "-cert2", path(sni.certificate + ".pem"), "-key2", path(sni.key + ".key")]
         }
         let server = try SpawnedProcess("/usr/bin/openssl", arguments, stderrPath: path("s_server-\(port).log"))
-        servers.append(server)
+        servers.append((port, server))
         let deadline = Date().addingTimeInterval(20)
         while !Loopback.accepts(address: "127.0.0.1", port: port) {
             guard server.isRunning, Date() < deadline else {
@@ -106,6 +114,13 @@ public final class TLSTestLab: @unchecked Sendable {
             usleep(20_000)
         }
         return port
+    }
+
+    /// Stops (by PID) the server on `port`, so that another can serve there: one endpoint seen
+    /// with another certificate.
+    public func stopServing(port: Int) {
+        servers.filter { $0.port == port }.forEach { $0.process.terminate() }
+        servers.removeAll { $0.port == port }
     }
 
     public func write(_ name: String, _ text: String) throws {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import FleetTrustCore
 
-/// Where the history store is and whether it is used, for `scan`, the dashboard and `tidy`.
+/// Where the history store is and whether it is used, for `scan`, the dashboard, `tidy` and `sync` (which only reads it).
 struct HistoryOptions: ParsableArguments {
     @OptionGroup var file: HistoryFileOption
 

@@ -16,7 +16,11 @@ struct SyncCommand: AsyncParsableCommand {
             atomic and compare-and-set, and appended to the audit log (action sync). A second run \
             changes nothing and says so. Exit status: 0 every host trusted (or added); 1 some host \
             left out (no pin, unreachable, a write refused, an inventory entry skipped); 2 any \
-            host \(JudgementWords.statuses(atLevel: 2)) (never touched); 64 bad usage or unreadable input.
+            host \(JudgementWords.statuses(atLevel: 2)) (never touched), or presenting again a key \
+            it had replaced (reverted drift, judged against the history as scan judges it, read \
+            and never recorded: never added, even with --trust-on-first-use); 64 bad usage or \
+            unreadable input. A TLS endpoint is never written: it counts at its own level (0 \
+            trusted, 2 in alarm).
             """)
 
     @OptionGroup var fleet: FleetOptions
@@ -33,8 +37,12 @@ struct SyncCommand: AsyncParsableCommand {
 
     @OptionGroup var audit: AuditLogOptions
 
+    /// Read as scan reads it, for drift; sync records nothing in it.
+    @OptionGroup var history: HistoryOptions
+
     func validate() throws {
         try fleet.validateShared()
+        try history.validateHistory()
         if fleet.inventory.files.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
     }
 
@@ -48,7 +56,9 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             let inventory = try await fleet.loadInventory()
             let skipped = SkippedInventoryEntry.entries(in: inventory)
-            let judged = try fleet.judge(inventory.hosts, await fleet.probe(inventory.hosts))
+            let store = try await history.open(readOnly: true)
+            let results = await fleet.probe(inventory.hosts)
+            let judged = try fleet.judge(inventory.hosts, results, history: try await history.remembered(store, hosts: inventory.hosts))
             let plan = SyncPlan(judged, trustOnFirstUse: trustOnFirstUse)
             SyncRun.notes(plan).forEach(printError)
             let hashed = SyncRun.needsHashingDefault(plan) ? await fleet.hashKnownHosts.hashes() : false

@@ -194,6 +194,38 @@ final class HistoryDriftTests: XCTestCase {
         XCTAssertTrue(unknown.stderrText.contains("nosuchhost: no recorded probe"), unknown.stderrText)
     }
 
+    /// sync reads the history at its default place, as scan does, and records nothing in it: a
+    /// new host presenting again a key it had replaced is exit 2 and is never saved, even on
+    /// first use; `--no-history` judges no drift (and then first use saves the key).
+    func testSyncJudgesRevertedDriftFromTheHistoryAndNeverSavesTheKey() throws {
+        let knownHosts = directory + "/known_hosts"
+        let sync = ["sync", "--inventory", directory + "/hosts", "--known-hosts", knownHosts, "--timeout", "10",
+                    "--hash-known-hosts", "no", "--audit-log", directory + "/audit.jsonl"]
+        for keys in [["edA"], ["edB"]] {
+            try serve(keys)
+            XCTAssertEqual(try scan().1, 1, "a new host each time (known_hosts stays empty)")
+        }
+        try serve(["edA"])
+        let (reverted, scanStatus) = try scan(["--read-only"])
+        XCTAssertEqual(reverted.drift, .reverted)
+        XCTAssertEqual(scanStatus, 2)
+        let probes = try recordedProbes()
+
+        let plain = try fleettrust(sync)
+        XCTAssertEqual(plain.status, 2, plain.stderrText)
+        XCTAssertTrue(plain.stderrText.contains("REVERTED to a key seen before"), plain.stderrText)
+        let firstUse = try fleettrust(sync + ["--trust-on-first-use"])
+        XCTAssertEqual(firstUse.status, 2, firstUse.stderrText)
+        XCTAssertEqual(try String(contentsOfFile: knownHosts, encoding: .utf8), "", "the reverted key was not saved")
+        XCTAssertEqual(try SSHOracle.check(name: "127.0.0.1", port: port, knownHosts: knownHosts).verdict, .unknown)
+        XCTAssertEqual(try recordedProbes(), probes, "sync recorded nothing in the history")
+
+        let noHistory = try fleettrust(sync + ["--trust-on-first-use", "--no-history"])
+        XCTAssertEqual(noHistory.status, 0, noHistory.stderrText)
+        XCTAssertEqual(try SSHOracle.check(name: "127.0.0.1", port: port, knownHosts: knownHosts).verdict, .trusted,
+                       "without the history the key is saved on first use, and ssh accepts it")
+    }
+
     /// tidy reads the history: a known_hosts line of a type the host's latest complete scan did
     /// not present is unused-key-type; the line of the type it did present is not.
     func testTidyReportsARecordedKeyTypeTheHostNoLongerPresentsFromTheHistory() throws {

@@ -6,7 +6,7 @@ import XCTest
 /// TLS endpoints against real `openssl s_server`s on loopback, with certificates the `openssl`
 /// CLI made: one scan of every case (self-signed, test CA, intermediate chain, expired, not yet
 /// valid, wrong name, expiring in 5 days, pinned keys, SNI, an SSH speaker, a silent port), then
-/// replays of the recorded chains.
+/// replays of the recorded chains; and `sync`'s exit status for endpoints it never writes.
 final class TLSEndpointTests: XCTestCase {
     private var lab: TLSTestLab!
     private var listeners: [Int32] = []
@@ -161,5 +161,30 @@ final class TLSEndpointTests: XCTestCase {
         let knownHosts = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--replay", lab.path("scan.json"), "--format", "known-hosts",
                                                                        "--known-hosts", lab.path("known_hosts")])
         XCTAssertEqual(knownHosts.stdoutText, "", "TLS rows never become known_hosts lines")
+    }
+
+    /// sync never writes a TLS endpoint but ends as scan does for it, naming the alarm: 2 for one
+    /// in alarm (a name mismatch, a pin mismatch), 0 for a trusted one.
+    func testSyncExitsAtEachTLSEndpointsOwnLevelAndNamesTheAlarm() throws {
+        try lab.rootCA(subject: "fleettrust test root", signing: [("ca-leaf", "leaf", "localhost"), ("wrong-name", "leaf", "www.example.org")])
+        let trusted = try lab.serve(certificate: "ca-leaf", key: "leaf")
+        let wrongName = try lab.serve(certificate: "wrong-name", key: "leaf")
+        let pinned = try lab.serve(certificate: "ca-leaf", key: "leaf")
+        try lab.write("known_hosts", "")
+        try lab.write("pins", "[localhost]:\(pinned) pin-sha256:" + String(repeating: "A", count: 43) + "=\n")
+        let cases: [(port: Int, status: Int32, words: String)] = [
+            (trusted, 0, "a TLS endpoint, trusted"), (wrongName, 2, "a TLS endpoint, name-mismatch"), (pinned, 2, "a TLS endpoint, pin-mismatch"),
+        ]
+        for (port, status, words) in cases {
+            try lab.write("endpoint", "tls://localhost:\(port)\n")
+            let arguments = ["--inventory", lab.path("endpoint"), "--known-hosts", lab.path("known_hosts"), "--pins", lab.path("pins"),
+                             "--tls-ca-file", lab.path("root.pem"), "--timeout", "3", "--no-history"]
+            let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan"] + arguments, limit: 60)
+            let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync"] + arguments, limit: 60)
+            XCTAssertEqual(scan.status, status, scan.stderrText)
+            XCTAssertEqual(sync.status, status, sync.stderrText)
+            XCTAssertTrue(sync.stderrText.contains(words), sync.stderrText)
+            XCTAssertEqual(try String(contentsOfFile: lab.path("known_hosts"), encoding: .utf8), "", "sync wrote nothing for a TLS endpoint")
+        }
     }
 }

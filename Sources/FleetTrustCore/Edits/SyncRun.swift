@@ -31,7 +31,10 @@ public struct SyncRun: Sendable {
                 return "\(host): trusted by its \(judged.policy) policy, which does not consult known_hosts; "
                     + "ssh itself would say \(standard.rawValue); not written"
             case .refused:
-                return "\(host): not touched: \(judged.status.rawValue): \(JudgementWords.reason(judged))"
+                let reverted = judged.drift.flatMap { drift in
+                    drift.kind == .reverted ? "; " + drift.moves.filter { $0.kind == .reverted }.map(JudgementWords.drift).joined(separator: "; ") : nil
+                } ?? ""
+                return "\(host): not touched: \(judged.status.rawValue): \(JudgementWords.reason(judged))\(reverted)"
             case .notAdded(let why):
                 return "\(host): not added: \(why)"
             }

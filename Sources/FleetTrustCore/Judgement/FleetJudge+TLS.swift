@@ -10,20 +10,24 @@
 /// `off` is `unchecked`; `ca` and custom policies judge a TLS endpoint as `pinned` and
 /// `standard` respectively.
 extension FleetJudge {
-    func judgeTLS(_ host: InventoryHost, _ result: ProbeResult, endpoint: TLSEndpoint, now: UInt64) -> JudgedHost {
+    func judgeTLS(_ host: InventoryHost, _ result: ProbeResult, endpoint: TLSEndpoint, splitView: [SplitViewWitness], now: UInt64) -> JudgedHost {
         let lookup = LookupName(host: host.address, port: host.port)
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
         func finish(_ status: HostStatus, _ reason: StatusReason, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
                     trustedBy: [TrustBasis] = [], failure: HostFailure? = nil, tls: TLSJudgement? = nil,
                     standard: HostStatus? = nil) -> JudgedHost {
+            // Another scanner met another leaf key (or a failed upgrade) where this one proved a chain, or
+            // the reverse: which one is the endpoint is unknown, as for SSH.
+            let split = !splitView.isEmpty
             var judged = JudgedHost(host: host, labels: HostLabels(host), lookup: lookup, knownHostsFiles: [], probe: result,
-                                    status: status, reason: reason, keys: [], negotiatedAlgorithm: nil,
-                                    pin: pin, trustedBy: trustedBy, failure: failure, recorded: [], saveFile: pins?.path ?? "",
-                                    keySharing: KeySharing(), stricterThanSSH: [])
+                                    status: split ? .splitView : status, reason: split ? .splitView : reason, keys: [], negotiatedAlgorithm: nil,
+                                    pin: pin, trustedBy: split ? [] : trustedBy, failure: split ? nil : failure, recorded: [],
+                                    saveFile: pins?.path ?? "", keySharing: KeySharing(), stricterThanSSH: [])
             judged.policy = policy.identity
             judged.policySource = policySource
             judged.tls = tls
+            judged.splitView = splitView
             if let standard, standard != status { judged.standardStatus = standard }
             return judged
         }

@@ -11,7 +11,8 @@ public struct SplitViewWitness: Hashable, Sendable {
     public let scanner: CleanText
     /// When it finished probing the host, when its report says.
     public let scannedAt: Date?
-    /// The SHA-256 fingerprints it proved, sorted; empty when it proved nothing.
+    /// The SHA-256 fingerprints it proved, sorted (a TLS endpoint: its leaf's `pin-sha256:…`);
+    /// empty when it proved nothing.
     public let fingerprints: [String]
     /// Why it proved nothing though the server answered it (what `UnprovedKeyRule` calls a gap):
     /// from that network, `ssh` may meet another key.
@@ -30,23 +31,25 @@ extension SplitViewWitness {
     /// replayed document, before judging, so the one judge can weigh the fact with the others.
     /// For each index whose probe disagrees with another scanner's about the same host, the
     /// other scanners' views. Entries of one host (`SplitViewKey`) disagree when they come from
-    /// different scanners and one proved other keys than the other, or proved nothing though the
-    /// server answered it (a failure `ssh` does not share: from that network `ssh` may meet
-    /// another key). A probe that reached nothing (unreachable from one network) is no other view.
+    /// different scanners and one proved other keys than the other (a TLS endpoint: another leaf
+    /// key), or proved nothing though the server answered it (a failure `ssh` does not share, or
+    /// a failed STARTTLS upgrade or handshake: from that network the client may meet another
+    /// key). A probe that reached nothing (unreachable from one network) is no other view
+    /// (`SplitViewKey.view`).
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
         let first = results.lazy.compactMap(\.scanner).first
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }
         struct View { var index: Int, scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? }
         var groups: [SplitViewKey: [View]] = [:]
-        for index in results.indices where hosts.indices.contains(index) && hosts[index].endpointProtocol == .ssh {
+        for index in results.indices where hosts.indices.contains(index) {
             guard let scanner = results[index].scanner else { continue }
             // As `merge` compares them: a certificate by the key it certifies; an undecodable one not at all.
-            let fingerprints = Set(results[index].keys.map(\.key.sha256Fingerprint)).sorted()
-            let gap = fingerprints.isEmpty ? results[index].failure.flatMap(UnprovedKeyRule.answered) : nil
+            let host = hosts[index], result = results[index]
+            let (fingerprints, gap) = SplitViewKey.view(endpoint: host.endpointProtocol, fingerprints: result.keys.map(\.key.sha256Fingerprint),
+                                                        leaf: result.tls?.chain.first, failure: result.failure)
             guard !fingerprints.isEmpty || gap != nil else { continue }
-            let host = hosts[index]
-            let view = View(index: index, scanner: scanner, scannedAt: results[index].finishedAt, fingerprints: fingerprints, failure: gap)
+            let view = View(index: index, scanner: scanner, scannedAt: result.finishedAt, fingerprints: fingerprints, failure: gap)
             for key in SplitViewKey.keys(name: host.name, host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias) {
                 groups[key, default: []].append(view)
             }

@@ -2,7 +2,8 @@
 /// the keys. Nothing is judged here: only a host the judge offers for saving (`.save(keys)`: new,
 /// usable plain keys, no alarm) is ever added, and by default only when a pin or a pinned CA
 /// proves its keys; `--trust-on-first-use` lets an unpinned one in, with only the key `ssh` meets
-/// (`FirstUseKeys`).
+/// (`FirstUseKeys`). A host presenting again a key it had replaced (`reverted` drift) is never
+/// added, whatever proves it: an intermittent man in the middle looks exactly like that.
 public struct SyncPlan: Sendable {
     public enum Action: Equatable, Sendable {
         /// Append these keys (those the host's file does not already record) under the host's
@@ -12,7 +13,7 @@ public struct SyncPlan: Sendable {
         case add(keys: [HostKey], recorded: [String], proof: Proof, withheld: [HostKey])
         case alreadyTrusted
         /// Never touched: the judgement refuses saving (changed, revoked, pin mismatch, invalid
-        /// certificate).
+        /// certificate), or the host's keys reverted to one they had replaced.
         case refused
         /// Left alone for a reason that is no alarm (no pin, unreachable, nothing usable).
         case notAdded(String)
@@ -36,6 +37,7 @@ public struct SyncPlan: Sendable {
     }
 
     public static func action(for judged: JudgedHost, trustOnFirstUse: Bool) -> Action {
+        if judged.drift?.kind == .reverted { return .refused }
         switch judged.saving {
         case .save(let all):
             // A pin proves only the keys it names; first use saves only the key ssh meets (`FirstUseKeys`).
@@ -62,23 +64,28 @@ public struct SyncPlan: Sendable {
             switch refusal {
             case .alreadyTrusted: return .alreadyTrusted
             case .revoked, .pinMismatch, .invalidCertificate, .splitView, .unverified: return .refused
-            case .notSSH: return .notAdded("a TLS endpoint: nothing goes to known_hosts (pin its key in the pin file)")
+            case .notSSH:
+                return .notAdded("a TLS endpoint, \(judged.status.rawValue): \(JudgementWords.reason(judged)); "
+                                 + "nothing goes to known_hosts (pin its key in the pin file)")
             case .notPinned, .unchecked, .notProbedYet, .noUsableKey, .nothingToSave, .noKeySSHMeets:
                 return .notAdded("\(judged.status.rawValue): \(JudgementWords.reason(judged))")
             }
         }
     }
 
-    /// 2 when a host was refused for an alarm (changed, revoked, pin-mismatch, invalid
-    /// certificate), 1 when some host is left untrusted, else 0. `failedWrites` are hosts whose
-    /// write was refused or failed.
+    /// Each host's level by `ExitStatusRule` (a reverted key raises it to 2), at least 1 for an
+    /// SSH host refused or not added (it is left untrusted); a TLS endpoint, which `sync` never
+    /// writes, is at its own level (0 trusted, 2 in alarm). `failedWrites` are hosts whose write
+    /// was refused or failed (1).
     public func exitStatus(failedWrites: Int) -> Int32 {
         var status: Int32 = failedWrites > 0 ? 1 : 0
         for entry in entries {
+            let level = ExitStatusRule.host(entry.judged)
             switch entry.action {
-            case .add, .alreadyTrusted: continue
-            case .refused: status = max(status, max(1, ExitStatusRule.host(entry.judged)))
-            case .notAdded: status = max(status, 1)
+            case .add: continue
+            case .alreadyTrusted: status = max(status, level)
+            case .refused, .notAdded:
+                status = max(status, entry.judged.host.endpointProtocol == .ssh ? max(1, level) : level)
             }
         }
         return status

@@ -69,11 +69,11 @@ public struct ReportMerge {
                     fingerprints.append(fingerprint)
                     table.add(name: entry.name, fingerprint: fingerprint, type: Self.plainType(key.type))
                 }
-                // As replay reads the entry: a TLS endpoint has no SSH view; a host-key refusal is judged again.
-                let ssh = entry.endpointProtocol != .tls
-                let gap = fingerprints.isEmpty && entry.failure.flatMap { $0.stage == .hostKey ? nil : UnprovedKeyRule.answered($0) } != nil
+                // As replay reads the entry: a TLS endpoint by its leaf's key, read from the certificate itself.
+                let leaf = entry.endpointProtocol == .tls ? entry.certificates?.first.flatMap { Base64.decode($0.der) } : nil
+                let view = SplitViewKey.view(endpoint: entry.endpointProtocol, fingerprints: fingerprints, leaf: leaf, failure: entry.failure)
                 splits.add(name: entry.name, host: entry.host, port: entry.port, hostKeyAlias: entry.ssh?.hostKeyAlias,
-                           scanner: scanner, fingerprints: ssh ? fingerprints : [], gap: ssh && gap)
+                           scanner: scanner, fingerprints: view.keys, gap: view.gap != nil)
                 recorded.append((entry.status, entry.drift))
                 count += 1
             }

@@ -17,6 +17,27 @@ public enum SplitViewKey: Hashable, Sendable {
         [.inventory(name: name, port: port), .lookup(LookupName(host: host, port: port, hostKeyAlias: hostKeyAlias).hostString)]
     }
 
+    /// What one entry shows the comparison: the keys it proved and, when it proved none, the
+    /// failure of a server that answered it (a `gap`); neither for an entry that reached nothing.
+    /// An SSH entry shows its keys' SHA-256 fingerprints (a certificate by the key it certifies);
+    /// a TLS endpoint its leaf certificate's key (`pin-sha256:…`, whichever CA signed it), and
+    /// as a gap a server that answered but whose STARTTLS upgrade or handshake failed (a network
+    /// stripping STARTTLS looks exactly like that). A handshake that timed out is no view, as an
+    /// SSH server that never sent its banner. A host-key failure is judged, not probed: no gap.
+    public static func view(endpoint: EndpointProtocol, fingerprints: [String], leaf: [UInt8]?, failure: ProbeFailure?)
+        -> (keys: [String], gap: ProbeFailure?) {
+        switch endpoint {
+        case .tls:
+            if let leaf, let certificate = try? TLSCertificate(der: leaf) { return ([certificate.pin], nil) }
+            guard let failure, failure.stage == .tlsHandshake, failure.code != .tlsTimeout, failure.code != .startTLSTimeout else { return ([], nil) }
+            return ([], failure)
+        case .ssh:
+            let keys = Set(fingerprints).sorted()
+            guard keys.isEmpty, let failure, failure.stage != .hostKey else { return (keys, nil) }
+            return ([], UnprovedKeyRule.answered(failure))
+        }
+    }
+
     /// Two views of one host disagree when they come from different scanners and their proved
     /// fingerprint sets differ (a scanner that proved nothing though the server answered it is
     /// the empty set; one that reached nothing is no view at all, and two empty sets agree).

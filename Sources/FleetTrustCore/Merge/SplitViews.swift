@@ -1,6 +1,7 @@
 /// Hosts two scanners saw differently: entries of one host (`SplitViewKey`) proved from different
-/// scanners (`scanned_from`) whose proved key sets (by fingerprint) differ, or where one scanner
-/// proved keys and another proved nothing though the server answered it. One network seeing
+/// scanners (`scanned_from`) whose proved key sets (by fingerprint; a TLS endpoint's by its leaf
+/// key) differ, or where one scanner proved keys and another proved nothing though the server
+/// answered it (`SplitViewKey.view`). One network seeing
 /// another key for a host is the sign of an attacker in that network (or a DNS split, or a stale
 /// clone): `merge` reports it and the merged document lists it for replay to judge.
 public struct SplitView: Codable, Sendable, Equatable {

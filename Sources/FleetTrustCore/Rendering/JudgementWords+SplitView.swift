@@ -6,7 +6,8 @@ extension JudgementWords {
     /// `scanners disagree about NAME: scanner-b proved SHA256:…; this probe by scanner-a proved SHA256:…`.
     static func splitView(_ judged: JudgedHost) -> String {
         let others = judged.splitView.map { "\($0.scanner) proved \(proved($0.fingerprints, $0.failure))" }
-        let own = Array(Set(judged.keys.compactMap { $0.key?.sha256Fingerprint })).sorted()
+        let own = judged.tls?.leaf.map { [$0.pin] }
+            ?? Array(Set(judged.keys.compactMap { $0.key?.sha256Fingerprint })).sorted()
         let by = judged.probe.scanner.map { " by \($0)" } ?? ""
         return "scanners disagree about \(judged.labels.name): " + others.joined(separator: "; ")
             + "; this probe\(by) proved \(proved(own, judged.failure?.asProbeFailure))"
@@ -27,7 +28,7 @@ extension JudgementWords {
         }
     }
 
-    /// `SHA256:…, SHA256:…`, or `nothing (STAGE CODE: message)` for a view that proved no key.
+    /// `SHA256:…, SHA256:…` (a TLS endpoint's leaf key: `pin-sha256:…`), or `nothing (STAGE CODE: message)` for a view that proved no key.
     private static func proved(_ fingerprints: [String], _ failure: ProbeFailure?) -> String {
         guard fingerprints.isEmpty else { return fingerprints.joined(separator: ", ") }
         return "nothing" + (failure.map { " (\($0.stage.rawValue) \($0.code.rawValue): \($0.message))" } ?? "")
