@@ -8,7 +8,7 @@ BUILD_DIR  := .build
 BIN         = $(BUILD_DIR)/$(CONFIG)/fleettrust
 DEB_PACKAGES := libssh-dev libncursesw5-dev libssl-dev openssh-server openssh-client tmux pkg-config python3 python3-cryptography man-db libsqlite3-dev openssl \
                 debootstrap dpkg-dev binutils dropbear-bin tinysshd socat prometheus
-# The real servers of `make test-integration` (mail, directory, database), installed only by it.
+# The real servers of `make test-integration` (mail, directory, database, a validating DNS resolver), installed only by it.
 INTEGRATION_PACKAGES := postfix dovecot-imapd dovecot-pop3d slapd postgresql unbound bind9-utils
 # Real-server suites too slow for `make test`: they run in `make test-integration`.
 INTEGRATION_TESTS := StartTLSServerTests SSHFPOracleTests LyingResolverTests
