@@ -98,6 +98,22 @@ final class StartTLSProbeTests: XCTestCase {
         XCTAssertEqual(unanswered.failures.first.map(FleetJudge.failureStatus), .unreachable)
     }
 
+    func testAServerThatAcceptsTheUpgradeAndNeverHandshakesIsAnErrorNotASilentPort() throws {
+        let port = try serve { client in
+            ScriptedServer.send(client, Array("220 relay.test ESMTP\r\n".utf8))
+            guard StartTLSProbeTests.line(client)?.hasPrefix("EHLO ") == true else { return }
+            ScriptedServer.send(client, Array("250-relay.test\r\n250 STARTTLS\r\n".utf8))
+            guard StartTLSProbeTests.line(client) == "STARTTLS" else { return }
+            ScriptedServer.send(client, Array("220 2.0.0 Ready to start TLS\r\n".utf8))
+            ScriptedServer.drain(client)
+        }
+        let (stalled, elapsed) = probe(.smtp, port: port, timeout: .seconds(1))
+        XCTAssertEqual(stalled.failures.map(\.code), [.startTLSTimeout])
+        XCTAssertEqual(stalled.failures.map(\.stage), [.tlsHandshake])
+        XCTAssertEqual(stalled.failures.first.map(FleetJudge.failureStatus), .error)
+        XCTAssertLessThan(elapsed, .seconds(4))
+    }
+
     func testACancelWakesAProbeWaitingOnAStalledPreludeAtOnce() throws {
         let heard = Heard()
         let port = try serve { client in
