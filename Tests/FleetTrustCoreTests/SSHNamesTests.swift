@@ -52,7 +52,9 @@ final class SSHNamesTests: XCTestCase {
         host.user = "ops"
         XCTAssertNil(host.refusal)
         host.endpoint = .tls(TLSEndpoint(serverName: nil))
-        host.name = "a;b"
-        XCTAssertNil(host.refusal, "a TLS endpoint is never handed to ssh")
+        host.name = "a;b:443/tls"
+        XCTAssertEqual(host.refusal?.reason, .noCertificateName("a;b"), "no certificate can carry the name: refused, never checked against the address")
+        host.name = "10.0.0.5:443/tls"
+        XCTAssertNil(host.refusal, "an IP literal is a name a certificate can carry")
     }
 }

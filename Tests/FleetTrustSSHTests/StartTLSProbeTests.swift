@@ -31,6 +31,17 @@ final class StartTLSProbeTests: XCTestCase {
         return (result, ContinuousClock.now - start)
     }
 
+    /// An SMTP server's side of the upgrade: greeting, STARTTLS offered, 220 to STARTTLS; false
+    /// when the client says something else.
+    private static func acceptSMTPUpgrade(_ client: Int32) -> Bool {
+        ScriptedServer.send(client, Array("220 relay.test ESMTP\r\n".utf8))
+        guard line(client)?.hasPrefix("EHLO ") == true else { return false }
+        ScriptedServer.send(client, Array("250-relay.test\r\n250 STARTTLS\r\n".utf8))
+        guard line(client) == "STARTTLS" else { return false }
+        ScriptedServer.send(client, Array("220 2.0.0 Ready to start TLS\r\n".utf8))
+        return true
+    }
+
     func testAnSMTPUpgradeLeadsIntoTheRealHandshakeAndRecordsTheChain() throws {
         let lab = try TLSTestLab()
         defer { lab.stop() }
@@ -38,11 +49,7 @@ final class StartTLSProbeTests: XCTestCase {
         try lab.selfSigned("leaf", key: "leaf", subject: "localhost", dnsNames: ["localhost"])
         let tlsPort = try lab.serve(certificate: "leaf", key: "leaf")
         let port = try serve { client in
-            ScriptedServer.send(client, Array("220 relay.test ESMTP\r\n".utf8))
-            guard StartTLSProbeTests.line(client)?.hasPrefix("EHLO ") == true else { return }
-            ScriptedServer.send(client, Array("250-relay.test\r\n250 STARTTLS\r\n".utf8))
-            guard StartTLSProbeTests.line(client) == "STARTTLS" else { return }
-            ScriptedServer.send(client, Array("220 2.0.0 Ready to start TLS\r\n".utf8))
+            guard StartTLSProbeTests.acceptSMTPUpgrade(client) else { return }
             StartTLSProbeTests.relay(client, to: tlsPort)
         }
         let (result, _) = probe(.smtp, port: port)
@@ -96,6 +103,18 @@ final class StartTLSProbeTests: XCTestCase {
         let (unanswered, _) = probe(.postgres, port: silent.port, timeout: .seconds(1))
         XCTAssertEqual(unanswered.failures.map(\.code), [.tlsTimeout])
         XCTAssertEqual(unanswered.failures.first.map(FleetJudge.failureStatus), .unreachable)
+    }
+
+    func testAServerThatAcceptsTheUpgradeAndNeverHandshakesIsAnErrorNotASilentPort() throws {
+        let port = try serve { client in
+            guard StartTLSProbeTests.acceptSMTPUpgrade(client) else { return }
+            ScriptedServer.drain(client)
+        }
+        let (stalled, elapsed) = probe(.smtp, port: port, timeout: .seconds(1))
+        XCTAssertEqual(stalled.failures.map(\.code), [.startTLSTimeout])
+        XCTAssertEqual(stalled.failures.map(\.stage), [.tlsHandshake])
+        XCTAssertEqual(stalled.failures.first.map(FleetJudge.failureStatus), .error)
+        XCTAssertLessThan(elapsed, .seconds(4))
     }
 
     func testACancelWakesAProbeWaitingOnAStalledPreludeAtOnce() throws {

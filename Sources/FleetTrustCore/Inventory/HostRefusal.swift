@@ -12,6 +12,9 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidRoute(RouteError)
         /// A ProxyCommand from an inventory, not allowed to run.
         case proxyCommandFromInventory
+        /// A TLS endpoint whose name (as written) is neither a DNS name nor an IP address, so no
+        /// certificate can be checked against it.
+        case noCertificateName(String)
     }
 
     public var reason: Reason
@@ -25,7 +28,7 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var code: FailureCode {
         switch reason {
-        case .unsafeName: return .unsafeName
+        case .unsafeName, .noCertificateName: return .unsafeName
         case .invalidRoute: return .invalidRoute
         case .proxyCommandFromInventory: return .proxyCommandNotAllowed
         }
@@ -36,6 +39,9 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .unsafeName(let error): why = "its \(error.description)"
         case .invalidRoute(let error): why = "its \(error.description)"
+        case .noCertificateName(let name):
+            why = "name \"\(Sanitizer.clean(name, limit: 80))\" is neither a DNS name (ASCII letters, digits, '-', '_', "
+                + "an IDN in its xn-- form) nor an IP address, so no certificate can be checked against it"
         case .proxyCommandFromInventory:
             why = "its ProxyCommand is written in the inventory, and fleettrust runs a ProxyCommand only from your own ssh "
                 + "configuration or with --allow-inventory-proxy-command"
@@ -51,11 +57,19 @@ public struct HostRefusal: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension InventoryHost {
     /// Why this host must not be probed nor handed to `ssh`; nil when it may be. A TLS endpoint is
-    /// never handed to `ssh`, so only its route is checked.
+    /// never handed to `ssh`: its route is checked, its address as a host name, and its name as
+    /// what the certificate must carry (so the TLS rows of a host refused for its name are refused too).
     public var refusal: HostRefusal? {
         if case .failure(let routeError) = routing { return HostRefusal(reason: .invalidRoute(routeError), source: source) }
-        if case .ssh = endpoint {
+        switch endpoint {
+        case .ssh:
             do { _ = try SSHDestination(self) } catch { return HostRefusal(reason: .unsafeName(error), source: source) }
+        case .tls:
+            do { _ = try SSHHostName(address) } catch { return HostRefusal(reason: .unsafeName(error), source: source) }
+            let hostName = TLSEndpoint.hostName(ofRow: name)
+            if TLSEndpoint.referenceIdentity(for: hostName) == nil {
+                return HostRefusal(reason: .noCertificateName(hostName), source: source)
+            }
         }
         if proxyCommandNotAllowed, route.hops.contains(where: { if case .command = $0 { true } else { false } }) {
             return HostRefusal(reason: .proxyCommandFromInventory, source: source)

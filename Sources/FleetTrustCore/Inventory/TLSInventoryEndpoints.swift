@@ -8,8 +8,9 @@ import Foundation
 /// endpoint per entry at the host's address.
 ///
 /// Each endpoint is an `InventoryHost` of its own, named `host:port/tls` (`host:port/smtp` for
-/// STARTTLS), whose `endpoint` carries the server name: the inventory's name for the host (sent as
-/// SNI and checked against the certificate), or none when that is an IP literal.
+/// STARTTLS), whose `endpoint` carries the SNI: the inventory's name for the host, or none when that
+/// is an IP literal. The certificate is checked against that name, read back from the row name; a
+/// name no certificate can carry makes the endpoint refused (`InventoryHost.refusal`).
 enum TLSInventoryEndpoints {
     /// The schemes a plain-list line may start with, their default ports and STARTTLS protocols.
     static let schemes: [(prefix: String, defaultPort: Int?, startTLS: StartTLSProtocol?)] = {
@@ -19,9 +20,15 @@ enum TLSInventoryEndpoints {
         return schemes
     }()
 
-    /// The endpoint a plain-list word names, nil when the word has no TLS scheme.
+    /// The endpoint a plain-list word names, nil when the word has no scheme (`scheme://`). Its
+    /// host passes the same check as a plain-list SSH host.
     static func plain(_ word: Substring) -> Result<InventoryHost, HostPattern.PatternError>? {
-        guard let scheme = schemes.first(where: { word.lowercased().hasPrefix($0.prefix) }) else { return nil }
+        guard let scheme = schemes.first(where: { word.lowercased().hasPrefix($0.prefix) }) else {
+            guard let separator = word.range(of: "://") else { return nil }
+            let known = schemes.map { String($0.prefix.dropLast(3)) }.joined(separator: ", ")
+            return .failure(.message("\(InventoryDiagnostic.quote(word)): scheme \(InventoryDiagnostic.quote(word[..<separator.lowerBound])) "
+                                     + "is not one fleettrust probes (\(known))"))
+        }
         var rest = word.dropFirst(scheme.prefix.count)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.contains("/"), !rest.contains("@") else {
@@ -29,6 +36,9 @@ enum TLSInventoryEndpoints {
         }
         switch HostPattern.endpoint(rest) {
         case .failure(let error): return .failure(error)
+        case .success(let endpoint) where !PlainListReader.isHostName(endpoint.host):
+            return .failure(.message("\(InventoryDiagnostic.quote(word)): \(InventoryDiagnostic.quote(endpoint.host)) is neither a host name "
+                                     + "(letters, digits, '.', '-', '_') nor an IP address"))
         case .success(let endpoint):
             guard let port = endpoint.port ?? scheme.defaultPort else {
                 return .failure(.message("\(InventoryDiagnostic.quote(word)): tls:// needs a port (tls://host:port)"))

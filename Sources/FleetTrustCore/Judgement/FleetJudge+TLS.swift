@@ -10,7 +10,7 @@
 /// `off` is `unchecked`; `ca` and custom policies judge a TLS endpoint as `pinned` and
 /// `standard` respectively.
 extension FleetJudge {
-    func judgeTLS(_ host: InventoryHost, _ result: ProbeResult, endpoint: TLSEndpoint, splitView: [SplitViewWitness], now: UInt64) -> JudgedHost {
+    func judgeTLS(_ host: InventoryHost, _ result: ProbeResult, splitView: [SplitViewWitness], now: UInt64) -> JudgedHost {
         let lookup = LookupName(host: host.address, port: host.port)
         let names = PinSet.names(for: host, lookup: lookup)
         let (policy, policySource) = policies.policy(for: host, names: names)
@@ -48,8 +48,12 @@ extension FleetJudge {
             return finish(.error, .probeFailed, failure: .probe(failure))
         }
         let chain = TLSChainCheck.check(chain: handshake.chain, anchors: tlsAnchors)
-        let checkedName = endpoint.serverName ?? LookupName.canonicalHost(host.address)
-        let nameMatches = TLSChainCheck.leafNames(leaf.der, checkedName)
+        // The row's own name, never the address it was reached at nor a recorded SNI; a name no
+        // certificate can carry (the inventory refuses such a host) matches nothing.
+        let hostName = TLSEndpoint.hostName(ofRow: host.name)
+        let reference = TLSEndpoint.referenceIdentity(for: hostName)
+        let checkedName = reference ?? hostName
+        let nameMatches = reference.map { TLSChainCheck.leafNames(leaf.der, $0) } ?? false
         let everyCertificate = certificates + chain.built.filter { built in !certificates.contains { $0.sha256 == built.sha256 } }
         let now64 = Int64(clamping: now)
         let outOfValidity = everyCertificate.first { now64 < $0.notBefore || now64 > $0.notAfter }

@@ -115,7 +115,7 @@ public struct FleetJudge: Sendable {
                       additionalNames: [String]? = nil, splitView: [SplitViewWitness] = [],
                       now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> JudgedHost {
         switch host.endpoint {
-        case .tls(let endpoint): return judgeTLS(host, result, endpoint: endpoint, splitView: splitView, now: now)
+        case .tls: return judgeTLS(host, result, splitView: splitView, now: now)
         case .ssh: break
         }
         let files = knownHosts.knownHosts(for: host)

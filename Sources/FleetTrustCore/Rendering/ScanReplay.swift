@@ -86,7 +86,13 @@ public enum ScanReplay {
         }
         host.routing = ScanReport.Hop.routing(entry.route)
         if entry.endpointProtocol == .tls {
-            host.endpoint = .tls(TLSEndpoint(serverName: entry.tlsSession?.sni ?? TLSEndpoint.serverName(for: entry.host), startTLS: entry.startTLS))
+            // The name comes from the row, as the live scan made it: the recorded SNI is shown, never
+            // what the certificate is checked against nor which pins apply.
+            host.endpoint = .tls(TLSEndpoint(serverName: TLSEndpoint.serverName(for: TLSEndpoint.hostName(ofRow: entry.name)),
+                                             startTLS: entry.startTLS))
+            if let refusal = host.refusal {
+                return (host, ProbeResult(host: entry.host, port: entry.port, failures: [refusal.failure]))
+            }
             var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
             result.tls = try entry.recordedHandshake()
             if result.tls == nil { result.failures = entry.failure.map { [$0] } ?? [] }

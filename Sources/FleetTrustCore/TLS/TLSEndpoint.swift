@@ -4,11 +4,13 @@ public enum EndpointProtocol: String, Hashable, Sendable, Codable, CaseIterable 
     case ssh, tls
 }
 
-/// What makes an inventory host a TLS endpoint: the name its certificate must carry.
+/// What makes an inventory host a TLS endpoint: the SNI it sends and its STARTTLS protocol.
 ///
 /// The name is the inventory's (the host's DNS name, sent as SNI and checked against the
 /// certificate), never the address it is reached at; an endpoint named only by an IP literal
-/// sends no SNI and its certificate must carry that IP address.
+/// sends no SNI and its certificate must carry that IP address. The checked name is not stored
+/// here but read back from the row's name (`hostName(ofRow:)`, `referenceIdentity(for:)`), so a
+/// replayed document checks the name the live scan checked, whatever SNI it says was sent.
 public struct TLSEndpoint: Hashable, Sendable, Codable {
     /// The DNS name sent as SNI and checked against the certificate; nil when the endpoint has
     /// no name but its address.
@@ -32,6 +34,27 @@ public struct TLSEndpoint: Hashable, Sendable, Codable {
             else { return nil }
         }
         return name.lowercased()
+    }
+
+    /// The reference identity a certificate is checked against for a host the inventory names
+    /// `name`: the name itself, lowercased, when it is a DNS name (a trailing dot kept, as OpenSSL
+    /// checks it: `mail.example.com.` matches no certificate for `mail.example.com`), or the IP
+    /// literal it is; nil when it can be neither (`web;id`, `mäil.example.com` not in its `xn--`
+    /// form), and then the endpoint is refused: the address it is reached at is never the name.
+    public static func referenceIdentity(for name: String) -> String? {
+        if CIDRPattern.addressBytes(name) != nil { return name }
+        let dotless = name.hasSuffix(".") ? String(name.dropLast()) : name
+        return serverName(for: dotless).map { name.hasSuffix(".") ? $0 + "." : $0 }
+    }
+
+    /// The inventory's name for the host of the row `rowName` (`rowName(host:port:startTLS:)`
+    /// read back): what a live scan and a replayed one both check the certificate against.
+    public static func hostName(ofRow rowName: String) -> String {
+        var text = Substring(rowName)
+        if let slash = text.lastIndex(of: "/") { text = text[..<slash] }
+        if text.hasPrefix("["), let close = text.lastIndex(of: "]") { return String(text[text.index(after: text.startIndex)..<close]) }
+        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
+        return String(text)
     }
 
     /// The row name of a TLS endpoint: `host:port/tls` (`[v6]:port/tls`), or with the STARTTLS

@@ -82,7 +82,13 @@ public struct TLSProbe: EndpointProbe {
            let refusal = StartTLSExchange(service: service).run(fd: connection.fd, deadline: handshakeDeadline, cancellation: cancellation) {
             outcome = .failure(refusal)
         } else {
-            outcome = handshake(fd: connection.fd, start: start, deadline: handshakeDeadline, cancellation: cancellation)
+            let handshake = handshake(fd: connection.fd, start: start, deadline: handshakeDeadline, cancellation: cancellation)
+            // A STARTTLS server that answered the whole prelude and then stalls is no silent port.
+            if endpoint.startTLS != nil, case .failure(let failure) = handshake, failure == TLSProbeFailures.timeout {
+                outcome = .failure(TLSProbeFailures.stalledAfterUpgrade)
+            } else {
+                outcome = handshake
+            }
         }
         connection.close(cancellation: cancellation)
         return (true, outcome)
@@ -173,6 +179,8 @@ struct TLSAttempt: PoliteAttempt {
 /// The typed failures of a TLS handshake.
 enum TLSProbeFailures {
     static let timeout = ProbeFailure(stage: .tlsHandshake, code: .tlsTimeout, message: "the TLS handshake did not complete in time")
+    static let stalledAfterUpgrade = ProbeFailure(stage: .tlsHandshake, code: .startTLSTimeout,
+                                                  message: "the server accepted the upgrade to TLS, then did not complete the handshake in time")
 
     static func handshake(_ why: String) -> ProbeFailure {
         ProbeFailure(stage: .tlsHandshake, code: .tlsHandshakeFailed, message: "TLS handshake failed: \(why)")
