@@ -8,25 +8,7 @@ import FleetTrustTestFleet
 /// naming both places), plain lists of `smtp://` lines (detected as plain lists) and one IPv6
 /// address spelled three ways (one row). All of it is decided before any probe (`--dry-run`, or a
 /// refusal), so no server is needed.
-final class InventoryValueKindTests: XCTestCase {
-    private var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "ft-value-kind-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        _ = try write("kh", "")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
-    private func write(_ name: String, _ text: String) throws -> String {
-        let path = root + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
+final class InventoryValueKindTests: InventoryScratchTestCase {
     private func fleettrust(_ arguments: [String]) throws -> ProgramRun {
         try ProgramRun.run(BuiltProducts.fleettrust, arguments + ["--no-history", "--known-hosts", root + "/kh"], limit: 60,
                            environment: ["HOME": root, "XDG_CONFIG_HOME": root, "PATH": "/usr/bin:/bin"])
