@@ -6,23 +6,10 @@ import XCTest
 /// in any inventory format is exit 64 naming the file, the line, the value and the valid ones,
 /// never a host dropped from the scan (exit 1) nor judged under another policy. The real binary;
 /// the refusal comes before any probe, so the hosts point at a closed loopback port.
-final class PolicyTypoRefusalTests: XCTestCase {
-    private var root = ""
-
+final class PolicyTypoRefusalTests: InventoryScratchTestCase {
     override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "ft-policy-typo-\(UUID().uuidString)"
+        try super.setUpWithError()
         try FileManager.default.createDirectory(atPath: root + "/dir/host_vars", withIntermediateDirectories: true)
-        _ = try write("kh", "")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
-    private func write(_ name: String, _ text: String) throws -> String {
-        let path = root + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
     }
 
     private func assertRefused(_ inventory: String, at place: String, file: StaticString = #filePath, line: UInt = #line) throws {

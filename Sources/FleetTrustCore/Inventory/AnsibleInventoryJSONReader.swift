@@ -97,8 +97,10 @@ enum AnsibleInventoryJSONReader {
             return
         }
         for (key, value) in vars {
-            guard let name = AnsibleYAMLReader.scalar(key), let text = AnsibleYAMLReader.variableText(value) else { continue }
-            model.setHostVar(host, key: name, value: text, location: log.location(key.mark?.line ?? 1))
+            let line = key.mark?.line ?? 1
+            guard let name = AnsibleYAMLReader.scalar(key),
+                  let text = AnsibleVariableValue.text(name, value, line: line, log: &log) else { continue }
+            model.setHostVar(host, key: name, value: text, location: log.location(line))
         }
     }
 
@@ -159,8 +161,10 @@ enum AnsibleInventoryJSONReader {
         if let vars, vars.null == nil {
             if case .mapping(let mapping) = vars {
                 for (key, value) in mapping {
-                    guard let name = AnsibleYAMLReader.scalar(key), let text = AnsibleYAMLReader.variableText(value) else { continue }
-                    model.setGroupVar(group, key: name, value: text, location: log.location(key.mark?.line ?? 1), log: &log)
+                    let line = key.mark?.line ?? 1
+                    guard let name = AnsibleYAMLReader.scalar(key),
+                          let text = AnsibleVariableValue.text(name, value, line: line, log: &log) else { continue }
+                    model.setGroupVar(group, key: name, value: text, location: log.location(line), log: &log)
                 }
             } else {
                 log.error(vars.mark?.line ?? 1, "the vars of group \(InventoryDiagnostic.quote(group)) must be an object; ignored")

@@ -102,8 +102,10 @@ struct AnsibleVarsFiles {
         }
         var vars: [String: InventoryVariable] = [:]
         for (key, value) in mapping.prefix(AnsibleYAMLReader.maxNodes) {
-            guard let name = AnsibleYAMLReader.scalar(key), let text = AnsibleYAMLReader.variableText(value) else { continue }
-            vars[name] = InventoryVariable(value: text, location: log.location(key.mark?.line ?? 1))
+            let line = key.mark?.line ?? 1
+            guard let name = AnsibleYAMLReader.scalar(key),
+                  let text = AnsibleVariableValue.text(name, value, line: line, log: &log) else { continue }
+            vars[name] = InventoryVariable(value: text, location: log.location(line))
         }
         return vars
     }

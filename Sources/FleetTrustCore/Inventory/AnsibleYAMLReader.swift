@@ -159,23 +159,19 @@ enum AnsibleYAMLReader {
         }
     }
 
-    /// Scalar variables of a `vars` mapping or a host entry, with the line of each; lists and
-    /// mappings are not connection settings and are left out.
+    /// The variables of a `vars` mapping or a host entry, with the line of each (see
+    /// `AnsibleVariableValue` for lists and mappings).
     private static func variables(_ node: Node, what: String, walk: inout Walk) -> [(String, String, Int)] {
         guard let mapping = mappingOrNull(node, what: what, walk: &walk) else { return [] }
         var result: [(String, String, Int)] = []
         for (key, value) in mapping {
             guard spend(key, walk: &walk), spend(value, walk: &walk) else { break }
-            if let name = scalar(key), let text = variableText(value) { result.append((name, text, key.mark?.line ?? 1)) }
+            let line = key.mark?.line ?? 1
+            if let name = scalar(key), let text = AnsibleVariableValue.text(name, value, line: line, log: &walk.log) {
+                result.append((name, text, line))
+            }
         }
         return result
-    }
-
-    /// The text of a scalar variable as Ansible would use it; `nil` for null, lists, mappings and
-    /// `!vault` values, which fleettrust cannot decrypt.
-    static func variableText(_ node: Node) -> String? {
-        guard case .scalar(let value) = node, node.null == nil, value.tag.description != "!vault" else { return nil }
-        return value.string
     }
 
     private static func mappingOrNull(_ node: Node, what: String, walk: inout Walk) -> Node.Mapping? {

@@ -127,8 +127,9 @@ public struct Inventory: Sendable {
         merge(other.hosts, options: options)
     }
 
-    /// Adds hosts, folding a repeated name into its first definition (groups are united; a
-    /// different endpoint is reported, and the first one kept).
+    /// Adds hosts, folding a repeated name into one row (groups are united). Two definitions that
+    /// reach different servers (address, port, user or `HostKeyAlias`) refuse the run with both
+    /// places: keeping either would leave the other server unjudged without a word in the results.
     private mutating func merge(_ incoming: [InventoryHost], options: InventoryReadOptions) {
         // The usual case, one source whose names are all different: its list is taken as it is,
         // not copied (100,000 hosts are 20 MB).
@@ -157,12 +158,20 @@ public struct Inventory: Sendable {
             for group in host.groups where !first.groups.contains(group) { first.groups.append(group) }
             for group in host.inheritedGroups where !first.inheritedGroups.contains(group) { first.inheritedGroups.append(group) }
             if (first.address, first.port, first.user, first.hostKeyAlias) != (host.address, host.port, host.user, host.hostKeyAlias),
-               let location = host.source {
-                let firstPlace = first.source.map { " at \($0)" } ?? ""
-                diagnostics.append(InventoryDiagnostic(.warning, location,
-                    "host \(InventoryDiagnostic.quote(host.name)) is already defined\(firstPlace) with other connection details; the first definition is used"))
+               let location = host.source ?? first.source {
+                let otherPlace = first.source.map { " at \($0)" } ?? ""
+                diagnostics.append(InventoryDiagnostic(.refusal, location,
+                    "\(InventoryDiagnostic.quote(host.name)) is defined here (\(Self.connection(host))) and\(otherPlace) (\(Self.connection(first))); "
+                    + "fleettrust will not judge one and drop the other: rename or remove one"))
             }
             hosts[existing] = first
         }
+    }
+
+    /// How a duplicate's definition connects, for the refusal naming both.
+    private static func connection(_ host: InventoryHost) -> String {
+        var text = "\(host.user.map { "\($0)@" } ?? "")\(host.address) port \(host.port)"
+        if let alias = host.hostKeyAlias { text += ", HostKeyAlias \(alias)" }
+        return InventoryDiagnostic.quote(text)
     }
 }

@@ -41,7 +41,8 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
     ///
     /// JSON is recognised by a `{` first; ssh_config by its keywords (`Host`, `Match`, `Include`,
     /// `HostName`…), YAML by a `---` marker or a top-level `key:` with nothing after it, INI by a
-    /// `[section]` header or a `key=value` host variable; everything else is a plain list.
+    /// `[section]` header or a `key=value` host variable, a plain list by a TLS endpoint line
+    /// (`smtp://host:25`); everything else is a plain list.
     public static func detect(_ contents: String) -> InventoryFormat {
         if contents.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") {
             return .ansibleJSON
@@ -68,6 +69,8 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
 
     private static func detect(line: Substring) -> InventoryFormat? {
         if line == "---" || line.hasPrefix("--- ") { return .ansibleYAML }
+        // `smtp://host:25` is a plain-list endpoint, however YAML-like its colons look.
+        if TLSInventoryEndpoints.schemes.contains(where: { line.lowercased().hasPrefix($0.prefix) }) { return .plain }
         let keyword = line.prefix { $0 != " " && $0 != "\t" && $0 != "=" }
         let rest = line.dropFirst(keyword.count)
         if sshKeywords.contains(keyword.lowercased()), rest.first == " " || rest.first == "\t" || rest.first == "=" {
@@ -75,7 +78,9 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
         }
         if AnsibleINIReader.sectionHeader(line) != nil { return .ansibleINI }
         if line.hasSuffix(":"), !line.contains(" "), !line.hasPrefix("[") { return .ansibleYAML }
-        if line.hasPrefix("- ") || line.contains(": ") && !line.contains("=") { return .ansibleYAML }
+        // A trailing comment (`web1  # role: db`) says nothing about the format.
+        let content = line.ranges(of: " #").first.map { line[..<$0.lowerBound] } ?? line
+        if line.hasPrefix("- ") || content.contains(": ") && !content.contains("=") { return .ansibleYAML }
         if line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().contains(where: { $0.contains("=") }) {
             return .ansibleINI
         }

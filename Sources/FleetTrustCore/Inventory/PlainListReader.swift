@@ -3,8 +3,8 @@
 /// is a TLS endpoint (`TLSInventoryEndpoints`).
 ///
 /// Hosts are written as `host`, `host:port`, `[host]:port`, `[v6addr]:port` or a bare IPv6
-/// literal. The name is the line's host text (with its port), so the same address on two ports
-/// stays two hosts.
+/// literal. The name is the line's host text (with its port; an IPv6 literal compressed), so the
+/// same address on two ports stays two hosts.
 enum PlainListReader {
     static func read(_ contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) -> [InventoryHost] {
         var hosts: [InventoryHost] = []
@@ -45,9 +45,10 @@ enum PlainListReader {
                           + "is neither a host name (letters, digits, '.', '-', '_') nor an IP address; one host per line", skipping: 1)
             case .success(let endpoint):
                 let port = endpoint.port ?? 22
-                let name = endpoint.port == nil ? endpoint.host
-                    : endpoint.host.contains(":") ? "[\(endpoint.host)]:\(port)" : "\(endpoint.host):\(port)"
-                var host = InventoryHost(name: name, address: endpoint.host, port: port, user: user,
+                let address = Self.rowAddress(endpoint.host)
+                let name = endpoint.port == nil ? address
+                    : address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+                var host = InventoryHost(name: name, address: address, port: port, user: user,
                                          source: log.location(line.number), format: .plain)
                 if let configuration = options.sshConfiguration {
                     host = configuration.host(host, port: endpoint.port, options: options)
@@ -65,6 +66,12 @@ enum PlainListReader {
     /// (`web1,10.0.0.1`, pasted from known_hosts), a lone bracket or other ASCII punctuation is a
     /// typo to report, not a host to probe. Text beyond ASCII is kept as data and shown cleaned
     /// (the readers flag it), as in every other format.
+    /// An IPv6 literal in its compressed form (`0:0:0:0:0:0:0:1` and `::0001` are `::1`), so that
+    /// one address is one row; any other host as written.
+    static func rowAddress(_ host: String) -> String {
+        host.contains(":") ? LookupName.canonicalAddress(host) ?? host : host
+    }
+
     static func isHostName(_ host: String) -> Bool {
         guard !host.isEmpty, host.utf8.count <= 253 else { return false }
         if host.contains(":") {

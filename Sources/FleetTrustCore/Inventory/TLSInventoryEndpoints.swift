@@ -43,7 +43,8 @@ enum TLSInventoryEndpoints {
             guard let port = endpoint.port ?? scheme.defaultPort else {
                 return .failure(.message("\(InventoryDiagnostic.quote(word)): tls:// needs a port (tls://host:port)"))
             }
-            return .success(host(name: endpoint.host, address: endpoint.host, port: port, startTLS: scheme.startTLS))
+            let address = PlainListReader.rowAddress(endpoint.host)
+            return .success(host(name: address, address: address, port: port, startTLS: scheme.startTLS))
         }
     }
 
