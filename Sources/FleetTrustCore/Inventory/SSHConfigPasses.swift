@@ -13,11 +13,11 @@ enum SSHConfigPasses {
     /// gives those the final pass's host name can match (default: the same).
     static func collect(alias: String, segments: [SSHConfigLayout.Segment], finalSegments: ((String) -> [SSHConfigLayout.Segment])? = nil,
                         options: InventoryReadOptions,
-                        into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
+                        into settings: inout SSHHostSettings, from ownership: SSHLineOwnership,
                         taking: (SSHOption) -> Bool = { _ in true }) {
-        var exec = SSHMatchExec(origin: origin, options: options)
+        var exec = SSHMatchExec(ownership: ownership, options: options)
         let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, options: options, into: &settings,
-                                                     exec: &exec, from: origin, taking: taking)
+                                                     exec: &exec, from: ownership, taking: taking)
         let canonicalization = settings.canonicalization
         guard canonicalization.mode != .no || wantsFinalPass else { return }
         var host = settings.address(hostArgument: alias)
@@ -41,6 +41,6 @@ enum SSHConfigPasses {
         }
         settings.takeFinalHostName(host)
         SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, options: options, into: &settings,
-                                exec: &exec, from: origin, finalHost: host, taking: taking)
+                                exec: &exec, from: ownership, finalHost: host, taking: taking)
     }
 }

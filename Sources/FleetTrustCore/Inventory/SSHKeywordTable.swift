@@ -12,7 +12,7 @@ struct SSHKeyword: Sendable {
     var effect: Effect
 
     enum Arity: Sendable {
-        /// One argument: `ssh` ignores the rest of the line with a complaint.
+        /// One argument: `ssh` refuses the configuration when more follow ("extra arguments at end of line").
         case one
         /// A list, or the rest of the line.
         case many
@@ -110,8 +110,9 @@ struct SSHKeyword: Sendable {
         flag("CheckHostIP", SSHOption.checkHostIP),
         flag("HashKnownHosts", SSHOption.hashKnownHosts),
         judged("RevokedHostKeys", .one) { .success(.revokedHostKeys($0.first.lowercased() == "none" ? [] : [$0.first])) },
-        // `ProxyJump` takes one word, `ProxyCommand` the rest of the line; `none` turns either off.
-        judged("ProxyJump", .one) { line in
+        // `ProxyJump` takes one word (ssh ignores any after it without a word), `ProxyCommand` the
+        // rest of the line; `none` turns either off.
+        judged("ProxyJump", .many) { line in
             .success(.proxy(line.arguments.count == 1 && line.first.lowercased() == "none" ? nil : "ProxyJump " + line.first))
         },
         judged("ProxyCommand", .many) { line in
