@@ -20,17 +20,25 @@ enum SSHConfigPasses {
                                                      exec: &exec, from: ownership, taking: taking)
         let canonicalization = settings.canonicalization
         guard canonicalization.mode != .no || wantsFinalPass else { return }
+        // `resolve_addr`: an address is written in its numeric form (`127.35` is `127.0.0.35`).
         var host = settings.address(hostArgument: alias)
-        if LookupName.canonicalAddress(host) == nil { host = host.lowercased() }
+        host = LookupName.canonicalAddress(host) ?? host.lowercased()
         if canonicalization.mode != .no {
             guard let resolver = options.hostNameResolver else {
                 settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeHostname", location: nil,
                                                      why: "ssh may look the host up under another name, and no resolver was given"))
                 return
             }
-            switch canonicalization.canonicalize(host, port: settings.port ?? 22, direct: settings.isDirect, resolver: resolver) {
+            let port = settings.port ?? 22
+            var outcome = canonicalization.canonicalize(host, port: port, direct: settings.isDirect, resolver: resolver)
+            if outcome == .notCanonicalized {
+                outcome = canonicalization.followingBareName(host, port: port, direct: settings.isDirectOnceNoneCleared, resolver: resolver)
+            }
+            switch outcome {
             case .name(let name):
                 host = name
+            case .notCanonicalized:
+                break
             case .refused(let why):
                 settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeFallbackLocal", location: nil, why: "ssh stops: \(why)"))
                 return
