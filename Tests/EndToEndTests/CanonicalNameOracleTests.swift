@@ -149,5 +149,22 @@ final class CanonicalNameOracleTests: XCTestCase {
             SSHConfigCase(alias: "af-inet", ssh: .accepted, status: .unchecked),
             SSHConfigCase(alias: "af-any", ssh: .accepted, status: .trusted),
         ], config: config, hosts: hosts)
+
+        // A `Match final` whose block sets nothing still asks for the second reading, where `Host`
+        // matches the address in its numeric form.
+        let bare = try lab.write("config-final", """
+            Host addr-host
+              HostName 0x7f.1
+              Port \(port)
+            Match final
+            Host 127.0.0.1
+              HostKeyAlias final-alias
+            Host *
+              HostKeyAlgorithms ssh-ed25519
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        try lab.check([SSHConfigCase(alias: "addr-host", ssh: .accepted, status: .trusted)], config: bare, hosts: hosts)
     }
 }

@@ -10,6 +10,15 @@ struct SSHConfigLayout {
     struct Segment {
         var conditions: [SSHConfigCondition]
         var settings: [(option: SSHOption, location: SourceLocation)] = []
+
+        /// A `Match final` (not negated) asks `ssh` for the second reading wherever it is reached,
+        /// whether or not its block sets anything (`match_cfg_line`'s `want_final_pass`).
+        var asksForFinalPass: Bool {
+            conditions.contains { condition in
+                guard case .match(let criteria) = condition else { return false }
+                return criteria.contains { if case .final = $0.kind { !$0.negated } else { false } }
+            }
+        }
     }
 
     static let maxIncludeDepth = 16
@@ -98,7 +107,7 @@ struct SSHConfigLayout {
     }
 
     private mutating func flush(_ segment: inout Segment) {
-        if !segment.settings.isEmpty { segments.append(segment) }
+        if !segment.settings.isEmpty || segment.asksForFinalPass { segments.append(segment) }
         segment.settings = []
     }
 

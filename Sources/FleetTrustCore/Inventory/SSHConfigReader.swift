@@ -77,10 +77,7 @@ enum SSHConfigReader {
                                    exec: SSHMatchExec.Facts(host: hostName, originalHost: alias, port: settings.port ?? 22,
                                                             remoteUser: settings.user ?? options.localUser, hostKeyAlias: settings.hostKeyAlias,
                                                             home: options.homeDirectory, localUser: options.localUser))
-            wantsFinalPass = wantsFinalPass || segment.conditions.contains { condition in
-                guard case .match(let criteria) = condition else { return false }
-                return criteria.contains { if case .final = $0.kind { return true } else { return false } }
-            }
+            wantsFinalPass = wantsFinalPass || segment.asksForFinalPass
             var unsupported: UnjudgedSetting?
             var stopped: [UnjudgedSetting] = []
             let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, stopped: &stopped) }
