@@ -67,4 +67,104 @@ final class CanonicalNameOracleTests: XCTestCase {
             SSHConfigCase(alias: "dotted.example", ssh: .unknown, status: .new),
         ], config: config, hosts: hosts)
     }
+
+    /// The corners: the bare name's CNAME when no domain gave a name, a rule matched against the
+    /// CNAME as the resolver wrote it, an address `HostName` in its numeric form for the second
+    /// reading, `ProxyJump none` (not direct for the domains), `CanonicalDomains` as `valid_domain`
+    /// reads them, and `AddressFamily` (unchecked unless `any`).
+    func testTheCornersOfCanonicalizationDecideAsTheRealSshDecides() throws {
+        let lab = try SSHConfigOracleLab()
+        defer { lab.stop() }
+        let port = lab.sshd.port
+        let spare = try lab.spareKey()
+        let ed = try XCTUnwrap(lab.sshd.key(ofType: "ssh-ed25519"))
+        let hosts = try lab.write("hosts", """
+            127.0.0.1 localhost
+            127.0.0.1 target.test db.corp.test
+            127.0.0.1 Upper.Example.Test. cased.example.test.
+            127.0.0.1 cased.example.test upper.example.test
+            127.0.0.1 jump.example.test. jump
+            127.0.0.1 dot.example.test. dot.example.test
+            127.0.0.1 under.exa_mple.test. under.exa_mple.test
+
+            """)
+        let knownHosts = try lab.write("known_hosts", """
+            [target.test]:\(port) \(spare.openSSHLine)
+            [db.corp.test]:\(port) \(ed.openSSHLine)
+            [cased.example.test]:\(port) \(ed.openSSHLine)
+            [upper.example.test]:\(port) \(spare.openSSHLine)
+            [127.0.0.1]:\(port) \(spare.openSSHLine)
+            final-alias \(ed.openSSHLine)
+            [jump]:\(port) \(ed.openSSHLine)
+            [jump.example.test]:\(port) \(spare.openSSHLine)
+            [dot.example.test]:\(port) \(ed.openSSHLine)
+            [dot]:\(port) \(spare.openSSHLine)
+            [under.exa_mple.test]:\(port) \(ed.openSSHLine)
+            [under]:\(port) \(spare.openSSHLine)
+
+            """)
+        let config = try lab.write("config", """
+            Host db.corp.test
+              CanonicalizePermittedCNAMEs *:*.test
+            Host cased
+              CanonicalDomains example.test
+              CanonicalizePermittedCNAMEs *.example.test:*.example.test
+            Host addr
+              HostName 127.1
+            Match final host 127.0.0.1
+              HostKeyAlias final-alias
+            Host jump
+              ProxyJump none
+              CanonicalDomains example.test
+            Host dot
+              CanonicalDomains example.test.
+            Host under
+              CanonicalDomains exa_mple.test
+            Host af-inet af-any
+              HostName 127.0.0.1
+            Host af-inet
+              AddressFamily inet
+            Host af-any
+              AddressFamily any
+            Host *
+              CanonicalizeHostname yes
+              Port \(port)
+              HostKeyAlgorithms ssh-ed25519
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        try lab.check([
+            // Two dots, so no domain is tried; the bare name's CNAME (target.test) is followed.
+            SSHConfigCase(alias: "db.corp.test", ssh: .changed, status: .changed),
+            // cased.example.test's canonical name is Upper.Example.Test: the lower-cased rule does not match it.
+            SSHConfigCase(alias: "cased", ssh: .accepted, status: .trusted),
+            // 127.1 is 127.0.0.1 for `Match final host` (so are the af- hosts, whose HostName is 127.0.0.1).
+            SSHConfigCase(alias: "addr", ssh: .accepted, status: .trusted),
+            // ProxyJump none: no domain is tried, the name stays as typed.
+            SSHConfigCase(alias: "jump", ssh: .accepted, status: .trusted),
+            // A trailing dot on a domain is dropped; an underscore is accepted.
+            SSHConfigCase(alias: "dot", ssh: .accepted, status: .trusted),
+            SSHConfigCase(alias: "under", ssh: .accepted, status: .trusted),
+            SSHConfigCase(alias: "af-inet", ssh: .accepted, status: .unchecked),
+            SSHConfigCase(alias: "af-any", ssh: .accepted, status: .trusted),
+        ], config: config, hosts: hosts)
+
+        // A `Match final` whose block sets nothing still asks for the second reading, where `Host`
+        // matches the address in its numeric form.
+        let bare = try lab.write("config-final", """
+            Host addr-host
+              HostName 0x7f.1
+              Port \(port)
+            Match final
+            Host 127.0.0.1
+              HostKeyAlias final-alias
+            Host *
+              HostKeyAlgorithms ssh-ed25519
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        try lab.check([SSHConfigCase(alias: "addr-host", ssh: .accepted, status: .trusted)], config: bare, hosts: hosts)
+    }
 }

@@ -5,7 +5,8 @@ import XCTest
 
 /// A ProxyCommand written in an inventory is data until the user says otherwise: without
 /// `--allow-inventory-proxy-command` the host is refused and nothing runs; the user's own ssh
-/// configuration's ProxyCommand runs as ssh runs it.
+/// configuration's ProxyCommand runs as ssh runs it. Whose a line is goes by the file it was read
+/// from: an inventory that `Include`s the user's configuration gets no command of its own run.
 final class InventoryProxyCommandTests: XCTestCase {
     private var scratch = ""
 
@@ -49,5 +50,37 @@ final class InventoryProxyCommandTests: XCTestCase {
         try FileManager.default.removeItem(atPath: marker + "-config")
         _ = try scan(inventories + ["--ssh-config", scratch + "/inventory.conf"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: marker + "-config"), "the user's own configuration's ProxyCommand runs")
+    }
+
+    func testAnInventoryIncludingTheUsersConfigurationRunsNoneOfItsOwnCommands() throws {
+        let sshd = try LoopbackSSHD()
+        defer { sshd.stop() }
+        let marker = scratch + "/ran"
+        let userConfig = scratch + "/user_config"
+        try "Host web-exec web-known web-proxy\n  HostName 127.0.0.1\n  Port \(sshd.port)\n  User fleettrust-oracle\n"
+            .write(toFile: userConfig, atomically: true, encoding: .utf8)
+        try """
+            Match originalhost web-exec exec "/usr/bin/touch \(marker)-exec"
+              GlobalKnownHostsFile /dev/null
+            Host web-known
+              KnownHostsCommand /usr/bin/touch \(marker)-known
+            Host web-proxy
+              ProxyCommand /usr/bin/touch \(marker)-proxy
+            Host *
+            Include \(userConfig)
+
+            """.write(toFile: scratch + "/inventory.conf", atomically: true, encoding: .utf8)
+        let (run, hosts) = try scan(["--inventory", scratch + "/inventory.conf", "--inventory-format", "ssh-config",
+                                     "--ssh-config", userConfig])
+        for suffix in ["-exec", "-known", "-proxy"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: marker + suffix), "the inventory's command ran (\(suffix))")
+        }
+        for name in ["web-exec", "web-known"] {
+            XCTAssertEqual(hosts[name]?.status, .unchecked, "\(name): \(run.stderrText)")
+            XCTAssertTrue(hosts[name]?.reason.contains("never runs a command an inventory names") == true, "\(hosts[name]?.reason ?? "-")")
+        }
+        XCTAssertTrue(hosts["web-exec"]?.reason.contains("Match exec") == true, "\(hosts["web-exec"]?.reason ?? "-")")
+        XCTAssertTrue(hosts["web-known"]?.reason.contains("KnownHostsCommand") == true, "\(hosts["web-known"]?.reason ?? "-")")
+        XCTAssertEqual(hosts["web-proxy"]?.error?.code, .proxyCommandNotAllowed, run.stderrText)
     }
 }

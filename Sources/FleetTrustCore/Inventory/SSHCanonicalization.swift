@@ -39,6 +39,10 @@ struct SSHCanonicalization: Hashable, Sendable {
     /// What canonicalizing gave: the name `ssh` goes on with, or why it stops or cannot be followed.
     enum Outcome: Hashable, Sendable {
         case name(String)
+        /// `resolve_canonicalize` found nothing and the name stays as it is (not an address, not
+        /// asked, behind a proxy, too many dots, no domain found it): `ssh` may still follow the
+        /// bare name's CNAME (`followingBareName`).
+        case notCanonicalized
         /// `ssh` exits: `Could not resolve host "NAME"` (no domain found it and no fallback).
         case refused(String)
         case unanswered(String)
@@ -47,12 +51,13 @@ struct SSHCanonicalization: Hashable, Sendable {
     /// `resolve_canonicalize` for `host` (lowercased unless an address; numeric addresses are the
     /// caller's); `direct` is false behind a ProxyCommand or ProxyJump.
     func canonicalize(_ host: String, port: Int, direct: Bool, resolver: any HostNameResolving) -> Outcome {
-        guard mode != .no, direct || mode == .always, !host.isEmpty, !Self.looksLikeAddress(host) else { return .name(host) }
+        if LookupName.canonicalAddress(host) != nil { return .name(host) }
+        guard mode != .no, direct || mode == .always, !host.isEmpty, !Self.looksLikeAddress(host) else { return .notCanonicalized }
         var candidates: [String] = []
         if host.hasSuffix(".") {
             candidates = [host]
         } else {
-            guard host.filter({ $0 == "." }).count <= maxDots else { return .name(host) }
+            guard host.filter({ $0 == "." }).count <= maxDots else { return .notCanonicalized }
             for domain in domains {
                 if domain.lowercased() == "none" { break }
                 candidates.append("\(host).\(domain).")
@@ -69,17 +74,31 @@ struct SSHCanonicalization: Hashable, Sendable {
                 return .name(followedCNAME(name, canonicalName ?? "", direct: direct) ?? name)
             }
         }
-        return fallbackLocal ? .name(host) : .refused("Could not resolve host \"\(host)\"")
+        return fallbackLocal ? .notCanonicalized : .refused("Could not resolve host \"\(host)\"")
     }
 
-    /// `check_follow_cname`: the CNAME replaces the name when a rule permits it. The resolver's
+    /// ssh.c `main` after `resolve_canonicalize` found nothing: with `CanonicalizePermittedCNAMEs`
+    /// set, the bare name is looked up with the resolver's own search rules and a permitted CNAME
+    /// followed; `direct` is false behind a ProxyCommand or ProxyJump other than `none`. A name
+    /// that does not resolve stays as it is (the probe then finds it unreachable, as `ssh` does).
+    func followingBareName(_ host: String, port: Int, direct: Bool, resolver: any HostNameResolving) -> Outcome {
+        guard mode != .no, !permittedCNAMEs.isEmpty, direct || mode == .always else { return .name(host) }
+        switch resolver.canonicalLookup(host, port: port) {
+        case .notFound: return .name(host)
+        case .unanswered(let why): return .unanswered("the lookup of \(host) gave no answer (\(why))")
+        case .found(let canonicalName): return .name(followedCNAME(host, canonicalName ?? "", direct: direct) ?? host)
+        }
+    }
+
+    /// `check_follow_cname`: the CNAME replaces the name when a rule permits it; the rules are
+    /// lower-cased, the CNAME is not (`match_pattern_list(cname, targets, 1)`). The resolver's
     /// canonical name loses its trailing dot first (`ssh` 9.2 on Debian matches and uses
     /// `real.example.test` where glibc answers `real.example.test.`; measured with `ssh -G`).
     private func followedCNAME(_ name: String, _ answer: String, direct: Bool) -> String? {
         let cname = answer.hasSuffix(".") ? String(answer.dropLast()) : answer
         guard !cname.isEmpty, !permittedCNAMEs.isEmpty, name != cname, direct || mode == .always else { return nil }
         for rule in permittedCNAMEs where SSHConfigPattern.matchesList(name, rule.source) == .match
-            && SSHConfigPattern.matchesList(cname, rule.target) == .match {
+            && SSHConfigPattern.matchesList(cname, rule.target, lowercase: false) == .match {
             return cname
         }
         return nil

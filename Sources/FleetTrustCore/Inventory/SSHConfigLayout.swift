@@ -10,6 +10,15 @@ struct SSHConfigLayout {
     struct Segment {
         var conditions: [SSHConfigCondition]
         var settings: [(option: SSHOption, location: SourceLocation)] = []
+
+        /// A `Match final` (not negated) asks `ssh` for the second reading wherever it is reached,
+        /// whether or not its block sets anything (`match_cfg_line`'s `want_final_pass`).
+        var asksForFinalPass: Bool {
+            conditions.contains { condition in
+                guard case .match(let criteria) = condition else { return false }
+                return criteria.contains { if case .final = $0.kind { !$0.negated } else { false } }
+            }
+        }
     }
 
     static let maxIncludeDepth = 16
@@ -18,12 +27,17 @@ struct SSHConfigLayout {
     private(set) var segments: [Segment] = []
     /// Concrete `Host` aliases in first-seen order, with the line that first named each.
     private(set) var aliases: [(name: String, location: SourceLocation)] = []
+    /// The file read first (the one given).
+    let file: String
+    /// Each included file, with the files whose `Include` lines read it.
+    private(set) var includers: [String: Set<String>] = [:]
     private var aliasSeen = Set<String>()
     private var includedFiles = 0
     private let options: InventoryReadOptions
 
     init(contents: String, options: InventoryReadOptions, log: inout DiagnosticLog) {
         self.options = options
+        file = log.file
         read(contents, file: log.file, depth: 0, inherited: [], log: &log)
     }
 
@@ -93,7 +107,7 @@ struct SSHConfigLayout {
     }
 
     private mutating func flush(_ segment: inout Segment) {
-        if !segment.settings.isEmpty { segments.append(segment) }
+        if !segment.settings.isEmpty || segment.asksForFinalPass { segments.append(segment) }
         segment.settings = []
     }
 
@@ -101,11 +115,13 @@ struct SSHConfigLayout {
     /// refuses the whole configuration for it, makes the hosts it would apply to unjudged.
     private func setting(_ directive: SSHConfigDirective, log: inout DiagnosticLog) -> SSHOption? {
         let arguments = directive.arguments
+        if SSHOption.takesOneArgument(directive.keyword) && arguments.count > 1 {
+            let keyword = SSHOption.spelling(directive.keyword)
+            log.error(at: directive.location, "\(keyword) takes one argument; ssh refuses the configuration for \(InventoryDiagnostic.quote(arguments[1])) and after")
+            return .unjudged(keyword: keyword, why: "ssh refuses the configuration: extra arguments at end of line")
+        }
         switch SSHOption.parse(keyword: directive.keyword, arguments: arguments, rawArguments: directive.rawArguments) {
         case .success(.option(let option)):
-            if SSHOption.takesOneArgument(directive.keyword) && arguments.count > 1 {
-                log.warning(at: directive.location, "\(directive.keyword) takes one argument; \(InventoryDiagnostic.quote(arguments[1])) and after ignored")
-            }
             return option
         case .success(.noEffect):
             return nil
@@ -150,6 +166,7 @@ struct SSHConfigLayout {
                 log.warning(at: location, "Include \(InventoryDiagnostic.quote(file)) could not be read")
                 continue
             }
+            includers[file, default: []].insert(location.file)
             read(String(decoding: data, as: UTF8.self), file: file, depth: depth + 1, inherited: conditions, log: &log)
         }
     }

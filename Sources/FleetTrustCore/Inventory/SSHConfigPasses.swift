@@ -13,24 +13,32 @@ enum SSHConfigPasses {
     /// gives those the final pass's host name can match (default: the same).
     static func collect(alias: String, segments: [SSHConfigLayout.Segment], finalSegments: ((String) -> [SSHConfigLayout.Segment])? = nil,
                         options: InventoryReadOptions,
-                        into settings: inout SSHHostSettings, from origin: SSHHostSettings.Origin,
+                        into settings: inout SSHHostSettings, from ownership: SSHLineOwnership,
                         taking: (SSHOption) -> Bool = { _ in true }) {
-        var exec = SSHMatchExec(origin: origin, options: options)
+        var exec = SSHMatchExec(ownership: ownership, options: options)
         let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, options: options, into: &settings,
-                                                     exec: &exec, from: origin, taking: taking)
+                                                     exec: &exec, from: ownership, taking: taking)
         let canonicalization = settings.canonicalization
         guard canonicalization.mode != .no || wantsFinalPass else { return }
+        // `resolve_addr`: an address is written in its numeric form (`127.35` is `127.0.0.35`).
         var host = settings.address(hostArgument: alias)
-        if LookupName.canonicalAddress(host) == nil { host = host.lowercased() }
+        host = LookupName.canonicalAddress(host) ?? host.lowercased()
         if canonicalization.mode != .no {
             guard let resolver = options.hostNameResolver else {
                 settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeHostname", location: nil,
                                                      why: "ssh may look the host up under another name, and no resolver was given"))
                 return
             }
-            switch canonicalization.canonicalize(host, port: settings.port ?? 22, direct: settings.isDirect, resolver: resolver) {
+            let port = settings.port ?? 22
+            var outcome = canonicalization.canonicalize(host, port: port, direct: settings.isDirect, resolver: resolver)
+            if outcome == .notCanonicalized {
+                outcome = canonicalization.followingBareName(host, port: port, direct: settings.isDirectOnceNoneCleared, resolver: resolver)
+            }
+            switch outcome {
             case .name(let name):
                 host = name
+            case .notCanonicalized:
+                break
             case .refused(let why):
                 settings.addUnjudged(UnjudgedSetting(keyword: "CanonicalizeFallbackLocal", location: nil, why: "ssh stops: \(why)"))
                 return
@@ -41,6 +49,6 @@ enum SSHConfigPasses {
         }
         settings.takeFinalHostName(host)
         SSHConfigReader.collect(alias: alias, segments: finalSegments?(host) ?? segments, options: options, into: &settings,
-                                exec: &exec, from: origin, finalHost: host, taking: taking)
+                                exec: &exec, from: ownership, finalHost: host, taking: taking)
     }
 }

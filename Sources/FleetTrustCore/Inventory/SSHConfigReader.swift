@@ -23,18 +23,15 @@ enum SSHConfigReader {
                 general.append(index)
             }
         }
-        // An ssh_config given as the inventory that is the user's own configuration is theirs: its
-        // commands (ProxyCommand, KnownHostsCommand, Match exec) are run as ssh runs them. Decided once per file.
-        let userFiles = Set((options.sshConfiguration?.files ?? []).map(FileSystemCalls.canonicalPath))
-        var ownFile: [String: Bool] = [:]
+        // Lines of the user's own configuration (the inventory may be it, or Include it) are theirs: their
+        // commands (ProxyCommand, KnownHostsCommand, Match exec) are run as ssh runs them; the others never.
+        let ownership = SSHLineOwnership(layout: layout, userConfigurationFiles: options.sshConfiguration?.files ?? [])
         var hosts: [InventoryHost] = []
         for alias in layout.aliases.prefix(options.maxHosts) {
             let order = merged(general, exact[alias.name] ?? [])
-            let file = alias.location.file
-            if ownFile[file] == nil { ownFile[file] = !userFiles.isEmpty && userFiles.contains(FileSystemCalls.canonicalPath(file)) }
             let host = resolve(alias.name, at: alias.location, segments: order.map { layout.segments[$0] },
                                finalSegments: { name in merged(general, exact[name] ?? []).map { layout.segments[$0] } },
-                               options: options, own: ownFile[file]!)
+                               options: options, ownership: ownership)
             if host.hasUnsafeText {
                 log.warning(at: alias.location, "host \(InventoryDiagnostic.quote(alias.name)) contains control characters or invalid UTF-8; it is shown sanitized")
             }
@@ -51,10 +48,10 @@ enum SSHConfigReader {
     /// against another name, whose segments `finalSegments` gives.
     private static func resolve(_ alias: String, at location: SourceLocation, segments: [SSHConfigLayout.Segment],
                                 finalSegments: @escaping (String) -> [SSHConfigLayout.Segment], options: InventoryReadOptions,
-                                own: Bool) -> InventoryHost {
+                                ownership: SSHLineOwnership) -> InventoryHost {
         var settings = SSHHostSettings()
         SSHConfigPasses.collect(alias: alias, segments: segments, finalSegments: finalSegments, options: options, into: &settings,
-                                from: own ? .userConfiguration : .inventory)
+                                from: ownership)
         var host = settings.host(named: alias, hostArgument: alias, address: settings.address(hostArgument: alias),
                                  port: settings.port ?? 22, user: settings.user, options: options)
         host.source = location
@@ -68,7 +65,7 @@ enum SSHConfigReader {
     /// (the canonical host name). Returns whether a `Match final` asked for a final pass.
     @discardableResult
     static func collect<S: Sequence>(alias: String, segments: S, options: InventoryReadOptions, into settings: inout SSHHostSettings,
-                                     exec: inout SSHMatchExec, from origin: SSHHostSettings.Origin = .inventory, finalHost: String? = nil,
+                                     exec: inout SSHMatchExec, from ownership: SSHLineOwnership, finalHost: String? = nil,
                                      taking: (SSHOption) -> Bool = { _ in true }) -> Bool
     where S.Element == SSHConfigLayout.Segment {
         var wantsFinalPass = false
@@ -80,10 +77,7 @@ enum SSHConfigReader {
                                    exec: SSHMatchExec.Facts(host: hostName, originalHost: alias, port: settings.port ?? 22,
                                                             remoteUser: settings.user ?? options.localUser, hostKeyAlias: settings.hostKeyAlias,
                                                             home: options.homeDirectory, localUser: options.localUser))
-            wantsFinalPass = wantsFinalPass || segment.conditions.contains { condition in
-                guard case .match(let criteria) = condition else { return false }
-                return criteria.contains { if case .final = $0.kind { return true } else { return false } }
-            }
+            wantsFinalPass = wantsFinalPass || segment.asksForFinalPass
             var unsupported: UnjudgedSetting?
             var stopped: [UnjudgedSetting] = []
             let applies = segment.conditions.allSatisfy { holds($0, facts, exec: &exec, unsupported: &unsupported, stopped: &stopped) }
@@ -97,7 +91,7 @@ enum SSHConfigReader {
                 }
                 continue
             }
-            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location, from: origin) }
+            for (option, location) in segment.settings where taking(option) { settings.apply(option, at: location, from: ownership.origin(of: location)) }
         }
         return wantsFinalPass
     }

@@ -77,8 +77,12 @@ struct SSHHostSettings {
         seen |= 1 << SSHOption.hostName("").ordinal
     }
 
-    /// Whether `ssh` connects itself rather than through a ProxyCommand or ProxyJump.
+    /// Whether `ssh` connects itself rather than through a ProxyCommand or ProxyJump, as
+    /// `resolve_canonicalize` decides it: `ProxyJump none` is not yet cleared there.
     var isDirect: Bool { (proxy ?? nil) == nil }
+
+    /// As `ssh` decides it for the bare name's CNAME (`option_clear_or_none`): `ProxyJump none` is direct.
+    var isDirectOnceNoneCleared: Bool { isDirect || (proxy ?? nil)?.lowercased() == "proxyjump none" }
 
     /// Records a setting that may be in force and that fleettrust cannot judge under.
     /// The final pass meets the same block again: it is named once.

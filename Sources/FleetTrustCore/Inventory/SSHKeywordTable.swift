@@ -12,7 +12,7 @@ struct SSHKeyword: Sendable {
     var effect: Effect
 
     enum Arity: Sendable {
-        /// One argument: `ssh` ignores the rest of the line with a complaint.
+        /// One argument: `ssh` refuses the configuration when more follow ("extra arguments at end of line").
         case one
         /// A list, or the rest of the line.
         case many
@@ -65,6 +65,11 @@ struct SSHKeyword: Sendable {
         // `StrictHostKeyChecking` has no effect because fleettrust always judges as
         // `StrictHostKeyChecking=yes`; `UpdateHostKeys` acts after the decision.
         SSHKeyword(name: "stricthostkeychecking", arity: .one, effect: .noEffect),
+        // `inet` / `inet6` narrow both the canonicalizing lookup and the addresses `ssh` connects
+        // to; fleettrust's lookups and probe do not narrow by family.
+        SSHKeyword(name: "AddressFamily", arity: .one,
+                   effect: .notJudged(why: "ssh looks up and connects to addresses of that family only, which fleettrust does not reproduce",
+                                      inert: ["any"])),
     ] + noEffectRows
 
     /// The keywords that change the decision, each with its arm of `process_config_line`.
@@ -110,10 +115,10 @@ struct SSHKeyword: Sendable {
         flag("CheckHostIP", SSHOption.checkHostIP),
         flag("HashKnownHosts", SSHOption.hashKnownHosts),
         judged("RevokedHostKeys", .one) { .success(.revokedHostKeys($0.first.lowercased() == "none" ? [] : [$0.first])) },
-        // `ProxyJump` takes one word, `ProxyCommand` the rest of the line; `none` turns either off.
-        judged("ProxyJump", .one) { line in
-            .success(.proxy(line.arguments.count == 1 && line.first.lowercased() == "none" ? nil : "ProxyJump " + line.first))
-        },
+        // `ProxyJump` takes one word (ssh ignores any after it without a word), `ProxyCommand` the
+        // rest of the line; `none` turns either off (`ProxyJump none` only once `ssh` has chosen
+        // whether to canonicalize: it stays as written, and its route is direct).
+        judged("ProxyJump", .many) { .success(.proxy("ProxyJump " + $0.first)) },
         judged("ProxyCommand", .many) { line in
             .success(.proxy(line.arguments.count == 1 && line.first.lowercased() == "none" ? nil : "ProxyCommand " + line.raw))
         },
@@ -135,11 +140,18 @@ struct SSHKeyword: Sendable {
             }
         },
         judged("CanonicalDomains", .many) { line in
-            // `valid_domain(…, makelower=1)`: letters, digits, `-` and `.`, not starting with one of the last two.
-            if let bad = line.arguments.first(where: { !$0.isEmpty && !SSHOption.validDomain($0) }) {
-                return .failure(.invalid("CanonicalDomains \(InventoryDiagnostic.quote(bad)) is not a domain name"))
+            // `none` only alone; each other domain through `valid_domain`, which `none` passes too.
+            if line.arguments.count > 1, line.arguments.contains(where: { $0.lowercased() == "none" }) {
+                return .failure(.invalid("CanonicalDomains \"none\" argument must appear alone"))
             }
-            return .success(.canonicalDomains(line.arguments.map { $0.lowercased() }))
+            var domains: [String] = []
+            for argument in line.arguments {
+                switch SSHOption.validDomain(argument) {
+                case .success(let domain): domains.append(domain)
+                case .failure(let problem): return .failure(problem)
+                }
+            }
+            return .success(.canonicalDomains(domains))
         },
         judged("CanonicalizeMaxDots", .one) { line in
             guard let dots = Int(line.first), dots >= 0, line.first.allSatisfy(\.isASCII) else {
@@ -170,7 +182,7 @@ struct SSHKeyword: Sendable {
         "permitremoteopen", "escapechar", "connectionattempts", "batchmode",
         "compression", "tcpkeepalive", "keepalive", "numberofpasswordprompts", "syslogfacility", "loglevel",
         "logverbose", "dynamicforward", "preferredauthentications", "bindaddress", "bindinterface",
-        "clearallforwardings", "enablesshkeysign", "rekeylimit", "connecttimeout", "addressfamily",
+        "clearallforwardings", "enablesshkeysign", "rekeylimit", "connecttimeout",
         "serveraliveinterval", "serveralivecountmax", "sendenv", "setenv", "controlpath", "controlmaster",
         "controlpersist", "tunnel", "tunneldevice", "localcommand", "permitlocalcommand", "remotecommand",
         "visualhostkey", "ipqos", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",

@@ -6,7 +6,7 @@
 /// `Include` is still one line, run once per pass.
 ///
 /// Only the user's own configuration, read in this process with a runner given, gets its commands
-/// run. One from an inventory (an ssh_config inventory that is not the user's, Ansible's `-o`),
+/// run. One from an inventory (a line of an ssh_config inventory not read from the user's files, Ansible's `-o`),
 /// one met while replaying, and one for a host whose name or user `ssh` would refuse on its
 /// command line is never run: the block may apply, so the host is `unchecked`, naming it.
 struct SSHMatchExec {
@@ -15,6 +15,7 @@ struct SSHMatchExec {
     static let tokens: Set<Character> = ["%", "C", "L", "d", "h", "i", "k", "l", "n", "p", "r", "u"]
 
     private let runner: MatchExecRunner?
+    private let ownership: SSHLineOwnership
     /// Why nothing is run for this host; nil when commands may run.
     private let never: String?
     /// This pass's answers, by line and command.
@@ -33,11 +34,13 @@ struct SSHMatchExec {
         var localUser: String
     }
 
-    init(origin: SSHHostSettings.Origin, options: InventoryReadOptions) {
+    /// The inventory's own lines (`ownership`) are never run.
+    private static let notTheUsers = "the inventory sets it, and fleettrust never runs a command an inventory names"
+
+    init(ownership: SSHLineOwnership, options: InventoryReadOptions) {
         runner = options.matchExecRunner
-        if origin == .inventory {
-            never = "the inventory sets it, and fleettrust never runs a command an inventory names"
-        } else if options.matchExecRunner == nil {
+        self.ownership = ownership
+        if options.matchExecRunner == nil {
             never = "fleettrust runs no command here (a replay runs nothing), so this block may apply"
         } else {
             never = nil
@@ -80,6 +83,7 @@ struct SSHMatchExec {
         func stops(_ why: String) -> Answer {
             .sshStops(UnjudgedSetting(keyword: keyword, location: location, why: "ssh stops: " + why))
         }
+        guard ownership.origin(of: location) == .userConfiguration else { return unanswered(Self.notTheUsers) }
         guard let runner, never == nil else { return unanswered(never ?? "") }
         if let problem = Self.refusal(facts) { return unanswered("not run: \(problem)") }
         let values = SSHConfigTokens.clientValues(remoteHost: facts.host, port: facts.port, remoteUser: facts.remoteUser,

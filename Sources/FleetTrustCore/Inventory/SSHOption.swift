@@ -120,10 +120,20 @@ enum SSHOption: Hashable, Sendable {
         SSHKeyword.byKeyword[keyword.lowercased()]?.name ?? keyword
     }
 
-    /// `valid_domain`: a domain `CanonicalDomains` accepts (`none` among them).
-    static func validDomain(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first != "-", first != "." else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+    /// `valid_domain(name, makelower=1)`: a domain `CanonicalDomains` accepts, lower-cased and
+    /// without a trailing dot as `ssh` keeps it, or `ssh`'s reason for stopping on it.
+    static func validDomain(_ name: String) -> Result<String, SSHOptionProblem> {
+        let domain = name.lowercased()
+        guard let first = domain.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic || ("0"..."9").contains(first) else {
+            return .failure(.invalid("domain name \(InventoryDiagnostic.quote(name)) starts with invalid character"))
+        }
+        guard !domain.contains("..") else {
+            return .failure(.invalid("domain name \(InventoryDiagnostic.quote(name)) contains consecutive separators"))
+        }
+        guard domain.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)) }) else {
+            return .failure(.invalid("domain name \(InventoryDiagnostic.quote(name)) contains invalid characters"))
+        }
+        return .success(domain.hasSuffix(".") ? String(domain.dropLast()) : domain)
     }
 
     /// `yes`/`no` (and the `true`/`false` ssh also takes), as `ssh`'s flag options read them.

@@ -93,7 +93,7 @@ public struct SSHUserConfiguration: Sendable {
     /// Adds this configuration's settings for `ssh hostArgument` to those already given.
     func collect(into settings: inout SSHHostSettings, hostArgument: String, options: InventoryReadOptions) {
         SSHConfigPasses.collect(alias: hostArgument, segments: segments, options: options, into: &settings,
-                                from: .userConfiguration) { option in
+                                from: SSHLineOwnership.userConfiguration) { option in
             if case .hashKnownHosts = option { return false }
             return true
         }
