@@ -69,7 +69,7 @@ final class ProxyCommandTrustTests: XCTestCase {
     }
 
     /// Self-attack: a ProxyCommand that relays `ssh` to a real sshd whose key changed, and ends
-    /// (status 0) as soon as it reads fleettrust's identification. `ssh` says CHANGED; fleettrust
+    /// (status 0) as soon as it reads the client's identification on every connection after ssh's. `ssh` says CHANGED; fleettrust
     /// must not call it a failed route (exit 1).
     func testAProxyCommandThatEndsOnlyForFleettrustIsNotQuieterThanSSHsChanged() throws {
         let server = try LabSSHD(address: "127.0.0.1", in: scratch)
@@ -77,7 +77,11 @@ final class ProxyCommandTrustTests: XCTestCase {
         let knownHosts = scratch + "/known_hosts_changed"
         try "\(server.knownHostsName) \(try TestFleet.throwawayKey(in: scratch).openSSHLine)\n"
             .write(toFile: knownHosts, atomically: true, encoding: .utf8)
-        let relay = "sh -c 'IFS= read -r line; case \"$line\" in *fleettrust*) exit 0;; esac; "
+        // Our client identifies itself as the local ssh, so the relay cannot tell the two apart by
+        // their identification: it lets the first connection (ssh's, made first below) through and
+        // ends every later one once it has read the client's identification.
+        let served = scratch + "/relay-served"
+        let relay = "sh -c 'IFS= read -r line; if [ -e \(served) ]; then exit 0; fi; : > \(served); "
             + "{ echo \"$line\"; cat; } | exec /usr/bin/socat - TCP:%h:%p'"
         let (config, ssh) = try proxiedHost("behind-relay", port: server.port, proxy: relay, knownHosts: knownHosts)
         XCTAssertEqual(ssh.finding, .changed, ssh.transcript)
