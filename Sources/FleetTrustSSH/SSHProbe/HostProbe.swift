@@ -88,8 +88,10 @@ public struct HostProbe: EndpointProbe {
         plan.learn(serverAlgorithms: offered)
         result.peerAddress = address.peerAddress
         result.serverVersion = serverVersion
-        result.serverHostKeyAlgorithms = offered
-        result.serverKeyExchangeAlgorithms = claimed.lazy.compactMap(\.ours.serverKeyExchangeAlgorithms).first
+        result.gatherSSH {
+            $0.serverHostKeyAlgorithms = offered
+            $0.serverKeyExchangeAlgorithms = claimed.lazy.compactMap(\.ours.serverKeyExchangeAlgorithms).first
+        }
         var refused = false
         var leftover = unclaimed
         for exchange in claimed {
@@ -190,10 +192,10 @@ public struct HostProbe: EndpointProbe {
         guard let exchange = claimed.exchange else { return true }
         let ours = claimed.ours
         if let key = ours.key {
-            result.keys.append(key)
+            result.gatherSSH { $0.keys.append(key) }
             plan.found(keyType: key.key.type)
         }
-        if let malformed = ours.malformedKey { result.malformedKeys.append(malformed) }
+        if let malformed = ours.malformedKey { result.gatherSSH { $0.malformedKeys.append(malformed) } }
         if let failure = ours.failure, failure != KeyExchangeFailures.notNeeded {
             let recorded = if exchange.index == 0 {
                 // The opening exchange: a server our client cannot talk to is libssh's to try.
@@ -254,7 +256,7 @@ public struct HostProbe: EndpointProbe {
         }
         result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
-        result.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms
+        result.gatherSSH { $0.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms }
         var plan = HostKeyPlan()
         var refused = false
         while let algorithms = plan.next() {
@@ -266,7 +268,7 @@ public struct HostProbe: EndpointProbe {
     }
 
     private func finish(_ result: inout ProbeResult, plan: HostKeyPlan, refused: Bool) {
-        if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
+        if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.gatherSSH { $0.serverHostKeyAlgorithms = offered } }
         if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
@@ -309,7 +311,7 @@ public struct HostProbe: EndpointProbe {
                       refused: inout Bool) -> Bool {
         if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
         if let key = outcome.key {
-            result.keys.append(key)
+            result.gatherSSH { $0.keys.append(key) }
             plan.found(keyType: key.key.type)
         } else if let offered = outcome.serverHostKeyAlgorithms {
             plan.learn(serverAlgorithms: offered)
