@@ -5,17 +5,6 @@ import Foundation
 /// Probes run libssh (or our own key-exchange client) on worker threads; only these values
 /// leave the worker, so everything downstream (trust engine, dashboard, JSON) is pure.
 
-/// The stage at which a probe failed, so that operators and programs can act on it.
-public enum ProbeStage: String, Sendable, Codable, CaseIterable {
-    case resolve, connect, banner, keyExchange = "key-exchange", cancelled
-    /// A hop of the host's route (a bastion or a ProxyCommand) failed; nothing reached the host.
-    case proxy
-    /// The keys were proved, but `ssh` could not use any it would meet (judged, not probed).
-    case hostKey = "host-key"
-    /// A TLS endpoint's connection was made but its handshake did not complete.
-    case tlsHandshake = "tls-handshake"
-}
-
 /// Why a probe (or the judge, for stage `host-key`) failed, as a stable code for programs.
 public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case resolveFailed = "resolve-failed"

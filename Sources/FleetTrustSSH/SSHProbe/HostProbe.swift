@@ -223,21 +223,18 @@ public struct HostProbe: EndpointProbe {
     private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
                                cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
-            switch failure.stage {
-            case .connect:
+            // Only a failure in the key exchange leaves the server to try otherwise; one that did
+            // not connect ends the host.
+            guard failure.stage == .keyExchange else {
                 result.failures.append(failure)
-                return false
-            case .resolve, .banner, .cancelled, .hostKey, .proxy, .tlsHandshake:
-                result.failures.append(failure)
-                return true
-            case .keyExchange:
-                // A server our exchange client cannot talk to: libssh may still. One that never sent
-                // its KEXINIT may wait for the client's first, as `ssh` sends it: the one-by-one
-                // offers below are sent up front.
-                let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
-                if failure.code == .badSignature || stalled { result.failures.append(failure) }
-                if stalled { return true }
+                return failure.stage != .connect
             }
+            // A server our exchange client cannot talk to: libssh may still. One that never sent
+            // its KEXINIT may wait for the client's first, as `ssh` sends it: the one-by-one
+            // offers below are sent up front.
+            let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
+            if failure.code == .badSignature || stalled { result.failures.append(failure) }
+            if stalled { return true }
         }
         if (opening.serverHostKeyAlgorithms ?? []).isEmpty {
             // The server said nothing of its list (it sends its KEXINIT only after the client's):
@@ -323,12 +320,11 @@ public struct HostProbe: EndpointProbe {
         return true
     }
 
+    /// Whether an attempt's failure ends the host's probe: every common stage (nothing reached
+    /// it, or the scan stopped), a server that did not identify itself, an exchange out of time.
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
-        switch failure.stage {
-        case .resolve, .connect, .banner, .cancelled, .proxy: return true
-        case .keyExchange: return failure.code == .kexTimeout
-        case .hostKey, .tlsHandshake: return false
-        }
+        if case .common = failure.stage { return true }
+        return failure.stage == .banner || (failure.stage == .keyExchange && failure.code == .kexTimeout)
     }
 }
 
