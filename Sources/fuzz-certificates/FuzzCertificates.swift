@@ -26,8 +26,8 @@ enum FuzzCertificates {
         var host = InventoryHost(name: "fuzz.example:443/tls", address: "fuzz.example", port: 443)
         host.endpoint = .tls(TLSEndpoint(serverName: "fuzz.example"))
         for chain in chains {
-            var result = ProbeResult(host: host.name, port: 443)
-            result.tls = TLSHandshake(version: "TLSv1.3", cipher: "x", serverName: "fuzz.example", chain: chain, ocspStapled: false)
+            let handshake = TLSHandshake(version: "TLSv1.3", cipher: "x", serverName: "fuzz.example", chain: chain, ocspStapled: false)
+            let result = ProbeResult(host: host.name, port: 443, proof: .tls(handshake))
             let judged = judge.judge(host, result, now: 1_800_000_000)
             let statuses: Set<HostStatus> = [.trusted, .untrusted, .expired, .nameMismatch, .error]
             precondition(statuses.contains(judged.status), "unexpected status \(judged.status)")

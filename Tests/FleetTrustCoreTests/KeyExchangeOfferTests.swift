@@ -54,7 +54,7 @@ final class KeyExchangeOfferTests: XCTestCase {
         var result = ProbeResult(host: "web", port: 22, failures: [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
                                                                                message: "no common key exchange algorithm")],
                                  serverHostKeyAlgorithms: ["ssh-ed25519"])
-        result.serverKeyExchangeAlgorithms = methods
+        result.gatherSSH { $0.serverKeyExchangeAlgorithms = methods }
         return result
     }
 

@@ -105,7 +105,7 @@ final class UnverifiedStatusTests: XCTestCase {
                                    failures: [ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "ecdsa attempt failed")])
         XCTAssertEqual(judge("web \(ed.openSSHLine)\n", inferred).status, .unverified)
         var known = inferred
-        known.serverHostKeyAlgorithms = ["ssh-ed25519", "ecdsa-sha2-nistp256"]
+        known.gatherSSH { $0.serverHostKeyAlgorithms = ["ssh-ed25519", "ecdsa-sha2-nistp256"] }
         XCTAssertEqual(judge("web \(ed.openSSHLine)\n", known).status, .trusted, "the server's list says ssh meets the proved key")
     }
 

@@ -343,11 +343,12 @@ public struct FleetJudge: Sendable {
     /// not as an SSH server we could verify.
     public static func failureStatus(_ failure: ProbeFailure) -> HostStatus {
         switch failure.stage {
-        case .resolve, .connect: return .unreachable
-        case .proxy: return failure.code == .hopUnreachable ? .unreachable : .error
-        case .banner: return failure.code == .bannerTimeout ? .unreachable : .error
-        case .keyExchange, .cancelled, .hostKey: return .error
-        case .tlsHandshake: return failure.code == .tlsTimeout ? .unreachable : .error
+        case .common(.resolve), .common(.connect): return .unreachable
+        case .common(.proxy): return failure.code == .hopUnreachable ? .unreachable : .error
+        case .common(.cancelled): return .error
+        case .ssh(.banner): return failure.code == .bannerTimeout ? .unreachable : .error
+        case .ssh(.keyExchange), .ssh(.hostKey): return .error
+        case .tls(.handshake): return failure.code == .tlsTimeout ? .unreachable : .error
         }
     }
 

@@ -45,16 +45,16 @@ struct UnprovedKeyRule: Sendable {
             }
         case .probe(let probe):
             switch probe.stage {
-            case .resolve, .connect, .cancelled: return true
+            case .common(.resolve), .common(.connect), .common(.cancelled): return true
             // A ProxyCommand fleettrust refuses to run is one `ssh` runs: nothing `ssh` shares.
-            case .proxy: return probe.code != .proxyCommandNotAllowed
+            case .common(.proxy): return probe.code != .proxyCommandNotAllowed
             // Our client sends its identification as soon as it is connected, as `ssh` does, so a
             // server can read it and stall or close on ours alone: once connected, no silence is
             // known to be `ssh`'s too.
-            case .banner: return false
-            case .keyExchange:
+            case .ssh(.banner): return false
+            case .ssh(.keyExchange):
                 return probe.code == .noCommonAlgorithm && (noCommonHostKeyAlgorithm || noCommonKeyExchange)
-            case .hostKey, .tlsHandshake: return false
+            case .ssh(.hostKey), .tls: return false
             }
         }
     }

@@ -5,17 +5,6 @@ import Foundation
 /// Probes run libssh (or our own key-exchange client) on worker threads; only these values
 /// leave the worker, so everything downstream (trust engine, dashboard, JSON) is pure.
 
-/// The stage at which a probe failed, so that operators and programs can act on it.
-public enum ProbeStage: String, Sendable, Codable, CaseIterable {
-    case resolve, connect, banner, keyExchange = "key-exchange", cancelled
-    /// A hop of the host's route (a bastion or a ProxyCommand) failed; nothing reached the host.
-    case proxy
-    /// The keys were proved, but `ssh` could not use any it would meet (judged, not probed).
-    case hostKey = "host-key"
-    /// A TLS endpoint's connection was made but its handshake did not complete.
-    case tlsHandshake = "tls-handshake"
-}
-
 /// Why a probe (or the judge, for stage `host-key`) failed, as a stable code for programs.
 public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case resolveFailed = "resolve-failed"
@@ -125,30 +114,20 @@ public struct DiscoveredKey: Hashable, Sendable {
     }
 }
 
-/// Everything learned about one endpoint in one probe: keys proved, or why none could be.
+/// Everything learned about one endpoint in one probe: what it proved, or why nothing could be.
 public struct ProbeResult: Hashable, Sendable {
     public var host: String
     public var port: Int
     /// Numeric address actually connected to, when known.
     public var peerAddress: String?
-    public var keys: [DiscoveredKey]
-    /// Failures of individual attempts; with no keys, the first one is the host's failure.
+    /// The SSH keys or the TLS handshake the endpoint proved (see `ProbeProof`).
+    public var proof: ProbeProof
+    /// Failures of individual attempts; with nothing proved, the first one is the host's failure.
     public var failures: [ProbeFailure]
     /// The server's identification string (`SSH-2.0-...`), sanitized and bounded.
     public var serverVersion: String?
     /// Pre-authentication banner text, sanitized and bounded.
     public var banner: String?
-    /// The host-key algorithms the server's KEXINIT offered, in its order, when a key exchange
-    /// got that far: with the client's order they decide which key `ssh` meets.
-    public var serverHostKeyAlgorithms: [String]?
-    /// The key exchange methods the server's KEXINIT offered, when one was read: with what `ssh`
-    /// offers the host they decide whether `ssh` could agree a method at all.
-    public var serverKeyExchangeAlgorithms: [String]?
-    /// Host keys the server proved it holds that cannot be decoded as what they claim to be (a
-    /// certificate with a broken body): evidence of a broken or hostile server, never dropped.
-    public var malformedKeys: [MalformedHostKey]
-    /// For a TLS endpoint: what its handshake established (nil for SSH hosts and failed handshakes).
-    public var tls: TLSHandshake?
     /// What the host's `KnownHostsCommand` printed for these keys; nil when it was not run (no
     /// command, no key, or a replayed probe: a host with a command is then unchecked).
     public var knownHostsCommand: KnownHostsCommandOutput?
@@ -158,21 +137,45 @@ public struct ProbeResult: Hashable, Sendable {
     public var scanner: CleanText?
     public var finishedAt: Date?
 
-    public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
-                failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,
-                serverHostKeyAlgorithms: [String]? = nil, malformedKeys: [MalformedHostKey] = []) {
+    public init(host: String, port: Int, peerAddress: String? = nil, proof: ProbeProof, failures: [ProbeFailure] = [],
+                serverVersion: String? = nil, banner: String? = nil) {
         self.host = host
         self.port = port
         self.peerAddress = peerAddress
-        self.keys = keys
+        self.proof = proof
         self.failures = failures
         self.serverVersion = serverVersion
         self.banner = banner
-        self.serverHostKeyAlgorithms = serverHostKeyAlgorithms
-        self.malformedKeys = malformedKeys
     }
 
-    public var failure: ProbeFailure? { keys.isEmpty && malformedKeys.isEmpty && tls == nil ? failures.first : nil }
+    /// The result of an SSH probe (or of one that proved nothing: no key, no list).
+    public init(host: String, port: Int, peerAddress: String? = nil, keys: [DiscoveredKey] = [],
+                failures: [ProbeFailure] = [], serverVersion: String? = nil, banner: String? = nil,
+                serverHostKeyAlgorithms: [String]? = nil, malformedKeys: [MalformedHostKey] = []) {
+        self.init(host: host, port: port, peerAddress: peerAddress, proof: .none, failures: failures,
+                  serverVersion: serverVersion, banner: banner)
+        gatherSSH { $0 = SSHProof(keys: keys, malformedKeys: malformedKeys, serverHostKeyAlgorithms: serverHostKeyAlgorithms) }
+    }
+
+    public var failure: ProbeFailure? { proof.provesSomething ? nil : failures.first }
+
+    /// The SSH proof, when the endpoint gave one.
+    public var ssh: SSHProof? { if case .ssh(let proof) = proof { proof } else { nil } }
+    /// The TLS handshake, when one completed.
+    public var tls: TLSHandshake? { if case .tls(let handshake) = proof { handshake } else { nil } }
+    /// The SSH keys proved (none for a TLS endpoint).
+    public var keys: [DiscoveredKey] { ssh?.keys ?? [] }
+    public var malformedKeys: [MalformedHostKey] { ssh?.malformedKeys ?? [] }
+    public var serverHostKeyAlgorithms: [String]? { ssh?.serverHostKeyAlgorithms }
+    public var serverKeyExchangeAlgorithms: [String]? { ssh?.serverKeyExchangeAlgorithms }
+
+    /// Adds what an SSH probe learned to its proof (starting one); an empty proof stays `none`,
+    /// so that a result equals the same result however it was built.
+    public mutating func gatherSSH(_ learn: (inout SSHProof) -> Void) {
+        var gathered = ssh ?? SSHProof()
+        learn(&gathered)
+        proof = gathered.isEmpty ? .none : .ssh(gathered)
+    }
 }
 
 /// A host key blob the server sent (and signed the exchange with the key inside it) that does not

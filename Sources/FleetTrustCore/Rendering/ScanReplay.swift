@@ -93,10 +93,10 @@ public enum ScanReplay {
             if let refusal = host.refusal {
                 return (host, ProbeResult(host: entry.host, port: entry.port, failures: [refusal.failure]))
             }
-            var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address)
-            result.tls = try entry.recordedHandshake()
-            if result.tls == nil { result.failures = entry.failure.map { [$0] } ?? [] }
-            return (host, result)
+            let handshake = try entry.recordedHandshake()
+            let proof: ProbeProof = handshake.map { .tls($0) } ?? .none
+            let failures = handshake == nil ? entry.failure.map { [$0] } ?? [] : []
+            return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, proof: proof, failures: failures))
         }
         // A recorded host ssh would refuse (its name or user, its route) is refused again, as a
         // live scan refuses it: a document cannot make it trusted.

@@ -101,11 +101,11 @@ enum ProbeFailures {
     /// having none in common).
     private static func reach(_ failure: ProbeFailure) -> Int {
         switch failure.stage {
-        case .resolve, .proxy, .cancelled: return 0
-        case .connect: return 1
-        case .banner: return failure.code == .notSSH ? 3 : 2
-        case .keyExchange: return failure.code == .noCommonAlgorithm ? 4 : 5
-        case .hostKey, .tlsHandshake: return 6
+        case .common(.resolve), .common(.proxy), .common(.cancelled): return 0
+        case .common(.connect): return 1
+        case .ssh(.banner): return failure.code == .notSSH ? 3 : 2
+        case .ssh(.keyExchange): return failure.code == .noCommonAlgorithm ? 4 : 5
+        case .ssh(.hostKey), .tls: return 6
         }
     }
 

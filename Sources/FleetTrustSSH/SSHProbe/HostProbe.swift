@@ -88,8 +88,10 @@ public struct HostProbe: EndpointProbe {
         plan.learn(serverAlgorithms: offered)
         result.peerAddress = address.peerAddress
         result.serverVersion = serverVersion
-        result.serverHostKeyAlgorithms = offered
-        result.serverKeyExchangeAlgorithms = claimed.lazy.compactMap(\.ours.serverKeyExchangeAlgorithms).first
+        result.gatherSSH {
+            $0.serverHostKeyAlgorithms = offered
+            $0.serverKeyExchangeAlgorithms = claimed.lazy.compactMap(\.ours.serverKeyExchangeAlgorithms).first
+        }
         var refused = false
         var leftover = unclaimed
         for exchange in claimed {
@@ -190,10 +192,10 @@ public struct HostProbe: EndpointProbe {
         guard let exchange = claimed.exchange else { return true }
         let ours = claimed.ours
         if let key = ours.key {
-            result.keys.append(key)
+            result.gatherSSH { $0.keys.append(key) }
             plan.found(keyType: key.key.type)
         }
-        if let malformed = ours.malformedKey { result.malformedKeys.append(malformed) }
+        if let malformed = ours.malformedKey { result.gatherSSH { $0.malformedKeys.append(malformed) } }
         if let failure = ours.failure, failure != KeyExchangeFailures.notNeeded {
             let recorded = if exchange.index == 0 {
                 // The opening exchange: a server our client cannot talk to is libssh's to try.
@@ -221,21 +223,18 @@ public struct HostProbe: EndpointProbe {
     private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
                                cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
-            switch failure.stage {
-            case .connect:
+            // Only a failure in the key exchange leaves the server to try otherwise; one that did
+            // not connect ends the host.
+            guard failure.stage == .keyExchange else {
                 result.failures.append(failure)
-                return false
-            case .resolve, .banner, .cancelled, .hostKey, .proxy, .tlsHandshake:
-                result.failures.append(failure)
-                return true
-            case .keyExchange:
-                // A server our exchange client cannot talk to: libssh may still. One that never sent
-                // its KEXINIT may wait for the client's first, as `ssh` sends it: the one-by-one
-                // offers below are sent up front.
-                let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
-                if failure.code == .badSignature || stalled { result.failures.append(failure) }
-                if stalled { return true }
+                return failure.stage != .connect
             }
+            // A server our exchange client cannot talk to: libssh may still. One that never sent
+            // its KEXINIT may wait for the client's first, as `ssh` sends it: the one-by-one
+            // offers below are sent up front.
+            let stalled = failure.code == .kexTimeout && !(opening.serverHostKeyAlgorithms ?? []).isEmpty
+            if failure.code == .badSignature || stalled { result.failures.append(failure) }
+            if stalled { return true }
         }
         if (opening.serverHostKeyAlgorithms ?? []).isEmpty {
             // The server said nothing of its list (it sends its KEXINIT only after the client's):
@@ -254,7 +253,7 @@ public struct HostProbe: EndpointProbe {
         }
         result.peerAddress = address.peerAddress
         result.serverVersion = opening.serverVersion
-        result.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms
+        result.gatherSSH { $0.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms }
         var plan = HostKeyPlan()
         var refused = false
         while let algorithms = plan.next() {
@@ -266,7 +265,7 @@ public struct HostProbe: EndpointProbe {
     }
 
     private func finish(_ result: inout ProbeResult, plan: HostKeyPlan, refused: Bool) {
-        if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.serverHostKeyAlgorithms = offered }
+        if result.serverHostKeyAlgorithms == nil, let offered = plan.serverAlgorithms { result.gatherSSH { $0.serverHostKeyAlgorithms = offered } }
         if result.keys.isEmpty && result.failures.isEmpty && (refused || plan.serverAlgorithms != nil) {
             let offered = plan.serverAlgorithms?.joined(separator: ",") ?? "?"
             result.failures = [ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
@@ -309,7 +308,7 @@ public struct HostProbe: EndpointProbe {
                       refused: inout Bool) -> Bool {
         if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
         if let key = outcome.key {
-            result.keys.append(key)
+            result.gatherSSH { $0.keys.append(key) }
             plan.found(keyType: key.key.type)
         } else if let offered = outcome.serverHostKeyAlgorithms {
             plan.learn(serverAlgorithms: offered)
@@ -321,12 +320,11 @@ public struct HostProbe: EndpointProbe {
         return true
     }
 
+    /// Whether an attempt's failure ends the host's probe: every common stage (nothing reached
+    /// it, or the scan stopped), a server that did not identify itself, an exchange out of time.
     static func endsProbe(_ failure: ProbeFailure) -> Bool {
-        switch failure.stage {
-        case .resolve, .connect, .banner, .cancelled, .proxy: return true
-        case .keyExchange: return failure.code == .kexTimeout
-        case .hostKey, .tlsHandshake: return false
-        }
+        if case .common = failure.stage { return true }
+        return failure.stage == .banner || (failure.stage == .keyExchange && failure.code == .kexTimeout)
     }
 }
 

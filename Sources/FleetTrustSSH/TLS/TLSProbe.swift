@@ -50,7 +50,7 @@ public struct TLSProbe: EndpointProbe {
         switch attempt.outcome {
         case .success(let handshake):
             result.peerAddress = socketAddress.numeric
-            result.tls = handshake
+            result.proof = .tls(handshake)
             result.failures = []
             return true
         case .failure(let failure) where attempt.connected:
