@@ -169,7 +169,8 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         XCTAssertEqual(keys(in: knownHosts), [], "sync saved a key of a split view")
 
         try startRelay()
-        let json = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history"] + common, limit: 120)
+        let json = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--inventory", inventory,
+                                                                 "--known-hosts", knownHosts, "--timeout", "10"], limit: 120)
         let document = try XCTUnwrap(try? RecordedScan.decode(Data(json.stdout)), json.stderrText)
         XCTAssertEqual(document.hosts.map(\.status), [.splitView, .splitView], document.hosts.map(\.reason).joined(separator: "\n"))
         XCTAssertTrue(document.hosts.allSatisfy { $0.reason.contains("one scan proved different keys") }, document.hosts.map(\.reason).joined(separator: "\n"))
