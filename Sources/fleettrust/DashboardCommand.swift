@@ -42,11 +42,18 @@ struct DashboardCommand: AsyncParsableCommand {
                                valueName: "file"))
     var replay: String?
 
+    @Flag(name: .customLong("trust-on-first-use"),
+          help: "With --replay: let t save a new host's recorded keys no pin proves (as scan --replay --format known-hosts --trust-on-first-use).")
+    var trustOnFirstUse = false
+
     func validate() throws {
         try fleet.validateShared()
         if replay != nil && !fleet.inventory.files.isEmpty { throw ValidationError("--replay opens a recorded scan; it takes no --inventory") }
         if fleet.inventory.files.isEmpty && replay == nil { throw ValidationError("give an inventory with --inventory FILE") }
         try history.validateHistory()
+        if trustOnFirstUse && replay == nil {
+            throw ValidationError("--trust-on-first-use goes with --replay (t on a live dashboard trusts what this machine proved)")
+        }
     }
 
     mutating func run() async throws {
@@ -63,6 +70,7 @@ struct DashboardCommand: AsyncParsableCommand {
             settings.missingKnownHostsFiles = Set(fleet.knownHosts.files.map(expandTilde).filter { !FileManager.default.fileExists(atPath: $0) })
             settings.createsMissingKnownHosts = create
             settings.recording = replay
+            settings.trustsRecordingOnFirstUse = trustOnFirstUse
             var launch = DashboardLaunch(
                 settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,
                 remembered: recording == nil ? try await history.remembered(store, hosts: hosts) : nil,

@@ -25,11 +25,11 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Record nothing in the history (drift is still judged against it).")
     var readOnly = false
 
-    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts a pin proves (all new hosts with --trust-on-first-use), ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics; sshfp: DNS zone records (ssh-keygen -r) for the keys each host proved.")
+    @Option(help: "table: a summary for people; json: one document for programs; known-hosts: lines for new hosts a pin proves (all new hosts with --trust-on-first-use), ready to append (hashed as --hash-known-hosts says); prometheus: node_exporter textfile metrics; sshfp: DNS zone records (ssh-keygen -r) for the keys something vouches for, under the known-hosts gate.")
     var format: ScanFormat = .table
 
     @Flag(name: .customLong("trust-on-first-use"),
-          help: "With --format known-hosts: also print new hosts no pin proves, as sync --trust-on-first-use adds them.")
+          help: "With --format known-hosts or sshfp: also print new hosts no pin proves, as sync --trust-on-first-use adds them.")
     var trustOnFirstUse = false
 
     @Option(help: ArgumentHelp("Write the output to this file instead of standard output, atomically (a temporary file renamed over it).",
@@ -58,7 +58,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if replay == nil && fleet.inventory.files.isEmpty { throw ValidationError("give an inventory with --inventory FILE") }
         if dryRun && format != .table && format != .json { throw ValidationError("--dry-run prints a table or a json plan") }
-        if trustOnFirstUse && format != .knownHosts { throw ValidationError("--trust-on-first-use goes with --format known-hosts") }
+        if trustOnFirstUse && format != .knownHosts && format != .sshfp {
+            throw ValidationError("--trust-on-first-use goes with --format known-hosts or sshfp")
+        }
     }
 
     func run() async throws {

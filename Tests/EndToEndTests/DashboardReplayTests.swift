@@ -6,8 +6,10 @@ import XCTest
 /// The dashboard on a recorded scan (`fleettrust --replay FILE`), in a real terminal: the rows are
 /// the recorded proof judged against this machine's files (hosts whose sshd is stopped still show
 /// their recorded verdicts: nothing is probed), the detail view names the scanner, a split view is
-/// an alarm, rescans are refused, and trusting a new host saves the recorded key, with which the
-/// real `ssh` then passes host-key checking.
+/// an alarm, rescans are refused, and trusting a new host needs `--trust-on-first-use` (as
+/// `scan --replay --format known-hosts`), says the keys come from the recording in its first line
+/// and in the audit record, and saves the recorded key, with which the real `ssh` then passes
+/// host-key checking.
 final class DashboardReplayTests: XCTestCase {
     private var fleet: TestFleet?
     private var terminal: DashboardTmux?
@@ -77,10 +79,10 @@ final class DashboardReplayTests: XCTestCase {
         terminal.send("Enter")
         XCTAssertTrue(terminal.waitFor { $0.contains("2 shown") }.0, terminal.capture())
         terminal.send("Enter")
-        let (split, detail) = terminal.waitFor { $0.contains("other scanner:") }
+        let (split, detail) = terminal.waitFor { $0.contains("other view:") }
         XCTAssertTrue(split, detail)
         XCTAssertTrue(detail.contains("recorded: proved by scanner-a at 2026-11-25T17:00:05Z"), detail)
-        XCTAssertTrue(detail.contains("other scanner: scanner-b"), detail)
+        XCTAssertTrue(detail.contains("other view: scanner-b"), detail)
         XCTAssertTrue(detail.contains(fleet.hosts[1].key(ofType: "ssh-ed25519")!.sha256Fingerprint), detail)
         terminal.send("Escape", "t")
         XCTAssertTrue(terminal.waitFor { $0.contains("cannot be trusted here") }.0, terminal.capture())
@@ -98,11 +100,32 @@ final class DashboardReplayTests: XCTestCase {
         XCTAssertTrue(terminal.waitFor { $0.contains("recorded: proved by scanner-a at 2026-11-25T17:00:02Z") }.0, terminal.capture())
         terminal.send("Escape")
         terminal.send("t")
-        XCTAssertTrue(terminal.waitFor { $0.contains("Trust 1 host?") }.0, terminal.capture())
+        XCTAssertTrue(terminal.waitFor { $0.contains("is new: start the dashboard with --trust-on-first-use") }.0, terminal.capture())
+        terminal.stop()
+
+        let firstUse = try DashboardTmux(arguments: ["--replay", recording, "--known-hosts", knownHosts, "--trust-on-first-use",
+                                                     "--audit-log", scratch + "/audit.jsonl"])
+        self.terminal = firstUse
+        XCTAssertTrue(firstUse.waitFor { $0.contains("S 2 split-view") }.0, firstUse.capture())
+        try trustRecordedNewHost(fleet, firstUse)
+    }
+
+    private func trustRecordedNewHost(_ fleet: TestFleet, _ terminal: DashboardTmux) throws {
+        terminal.send("/")
+        terminal.type(":\(fleet.hosts[2].port)")
+        terminal.send("Enter")
+        XCTAssertTrue(terminal.waitFor { $0.contains("1 shown") }.0, terminal.capture())
+        terminal.send("t")
+        let (asked, dialog) = terminal.waitFor { $0.contains("Trust 1 host?") }
+        XCTAssertTrue(asked, dialog)
+        XCTAssertTrue(dialog.contains("These keys come from the recording \(recording)"), dialog)
+        XCTAssertTrue(dialog.replacingOccurrences(of: "\n", with: " ").contains("scanner-a"), dialog)
         terminal.send("y")
         let (saved, after) = terminal.waitFor { $0.contains("Trusted \(fleet.hosts[2].endpoints[0].label);") && $0.contains("T trusted") }
         XCTAssertTrue(saved, after)
         XCTAssertEqual(try SSHOracle.check(name: fleet.hosts[2].address, port: fleet.hosts[2].port, knownHosts: knownHosts).verdict, .trusted)
+        let audit = try String(contentsOfFile: scratch + "/audit.jsonl", encoding: .utf8)
+        XCTAssertTrue(audit.contains("keys from the recording \(recording), scanned from scanner-a, not proved from this machine"), audit)
         terminal.send("q")
         XCTAssertTrue(terminal.waitFor { $0.contains("\(DashboardTmux.exitMarker)0") }.0, terminal.capture())
     }

@@ -10,7 +10,9 @@ import XCTest
 /// (the first connection, which claims the first type, to the real server) and `ssh`, which
 /// offers at once, by the host-key algorithm it offers. scan must say pin-mismatch (exit 2),
 /// `sync --pins` must write none of the rogue keys, and `ssh -o HostKeyAlgorithms=ecdsa-sha2-nistp256`
-/// through the relay must not accept the rogue with the resulting known_hosts.
+/// through the relay must not accept the rogue with the resulting known_hosts. Two inventory rows
+/// at the one endpoint behind the relay prove different keys of one type for one known_hosts name:
+/// both are split-view, and no output saves either key.
 final class PinSplitByKeyTypeTests: XCTestCase {
     private var real: LoopbackSSHD!
     private var rogue: LoopbackSSHD!
@@ -24,6 +26,12 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         real = try LoopbackSSHD()
         rogue = try LoopbackSSHD()
         port = try Loopback.freePort()
+        try startRelay()
+    }
+
+    /// Starts the relay on `port`; a fresh relay sends its first connection to the real server again.
+    private func startRelay() throws {
+        relay?.terminate(grace: 1)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("bench/split-relay").path
         relay = try SpawnedProcess("/usr/bin/python3", [script, "--listen", "127.0.0.1:\(port)", "--real", "127.0.0.1:\(real.port)",
@@ -142,5 +150,29 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         let printed = try write("printed", String(decoding: scan.stdout, as: UTF8.self))
         XCTAssertEqual(keys(in: printed).count, 1, String(decoding: scan.stdout, as: UTF8.self) + scan.stderrText)
         try assertOnlyTheKeySSHMeets(keys(in: printed), scan.stderrText)
+    }
+
+    func testTwoRowsUnderOneKnownHostsNameThatProvedDifferentKeysAreASplitViewAndNothingIsSaved() throws {
+        let inventory = try write("hosts.ini", "[all]\nweb1 ansible_host=127.0.0.1 ansible_port=\(port)\nweb1b ansible_host=127.0.0.1 ansible_port=\(port)\n")
+        let knownHosts = try write("known_hosts", "")
+        let common = ["--inventory", inventory, "--known-hosts", knownHosts, "--trust-on-first-use", "--timeout", "10"]
+        let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "known-hosts", "--no-history"] + common, limit: 120)
+        let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
+        XCTAssertTrue(log.contains(" order real") && log.contains(" order rogue"), log)
+        let printed = try write("printed", String(decoding: scan.stdout, as: UTF8.self))
+        XCTAssertEqual(keys(in: printed), [], String(decoding: scan.stdout, as: UTF8.self) + scan.stderrText)
+        XCTAssertEqual(scan.status, 2, scan.stderrText)
+
+        try startRelay()
+        let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync", "--audit-log", scratch + "/audit.log"] + common, limit: 120)
+        XCTAssertEqual(sync.status, 2, sync.stderrText)
+        XCTAssertEqual(keys(in: knownHosts), [], "sync saved a key of a split view")
+
+        try startRelay()
+        let json = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--inventory", inventory,
+                                                                 "--known-hosts", knownHosts, "--timeout", "10"], limit: 120)
+        let document = try XCTUnwrap(try? RecordedScan.decode(Data(json.stdout)), json.stderrText)
+        XCTAssertEqual(document.hosts.map(\.status), [.splitView, .splitView], document.hosts.map(\.reason).joined(separator: "\n"))
+        XCTAssertTrue(document.hosts.allSatisfy { $0.reason.contains("one scan proved different keys") }, document.hosts.map(\.reason).joined(separator: "\n"))
     }
 }

@@ -82,6 +82,46 @@ final class PolicyFleetTests: XCTestCase {
         XCTAssertTrue(table.stdoutText.contains("Host certificates expiring soonest:"), table.stdoutText)
     }
 
+    /// A negated pattern matching any of the host's names (here its inventory name) rules the line
+    /// out for the host, as in known_hosts: its address must not bring the line back. ssh says
+    /// CHANGED for the host; under `*,!h2 off` fleettrust must say so too, not `unchecked`.
+    func testANegatedPolicyPatternExcludesTheHostWhateverItsOtherNamesMatch() throws {
+        let rogue = try XCTUnwrap(fleet.hosts[3].key(ofType: "ssh-ed25519"))
+        let knownHosts = try write("known_hosts", "\(name(2)) \(rogue.openSSHLine)\n")
+        let inventory = try inventory()
+        let (excluded, excludedDocument) = try scan(["--inventory", inventory, "--no-history", "--policy", try write("policy", "*,!h2 off\n")])
+        let host = try XCTUnwrap(excludedDocument?.hosts.first { $0.name == "h2" }, excluded.stderrText)
+        XCTAssertEqual(host.status, .changed, host.reason)
+        XCTAssertEqual(excluded.status, 2, excluded.stderrText)
+        let (named, namedDocument) = try scan(["--inventory", inventory, "--no-history", "--policy", try write("policy", "h2 off\n")])
+        XCTAssertEqual(namedDocument?.hosts.first { $0.name == "h2" }?.status, .unchecked, named.stderrText)
+
+        let config = try write("ssh_config", """
+            Host h2
+              HostName \(fleet.hosts[2].address)
+              Port \(fleet.hosts[2].port)
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        XCTAssertEqual(try SSHOracle.handshake(host: "h2", config: config).finding, .changed)
+    }
+
+    /// A pin line `*,!h3 FINGERPRINT` does not vouch for h3 through its address: sync saves nothing
+    /// for it, while the line without the negation does.
+    func testANegatedPinPatternExcludesTheHostWhateverItsOtherNamesMatch() throws {
+        let key = try XCTUnwrap(fleet.hosts[3].key(ofType: "ssh-ed25519"))
+        let knownHosts = try write("known_hosts", "")
+        let inventory = try write("hosts.ini", "[fleet]\nh3 ansible_host=\(fleet.hosts[3].address) ansible_port=\(fleet.hosts[3].port)\n")
+        for (line, saved) in [("*,!h3", false), ("*", true)] {
+            let pins = try write("pins", "\(line) \(key.sha256Fingerprint)\n")
+            let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync", "--inventory", inventory, "--known-hosts", knownHosts,
+                                                                     "--pins", pins, "--audit-log", scratch + "/audit.log"], limit: 120)
+            let written = try String(contentsOfFile: knownHosts, encoding: .utf8)
+            XCTAssertEqual(written.contains(key.base64), saved, "pin line \(line): \(sync.stderrText)\n\(written)")
+        }
+    }
+
     func testAPolicyFileWithABadLineIsRefusedNamingItsLine() throws {
         let policy = try write("policy", "\(name(0)) standard\n\(name(1)) strict\n")
         let (run, document) = try scan(["--inventory", fleet.inventoryPath, "--policy", policy])

@@ -44,6 +44,7 @@ final class SyncCommandTests: XCTestCase {
         defer { fleet.stop() }
         let knownHosts = fleet.directory + "/synced_known_hosts"
         try FileManager.default.copyItem(atPath: fleet.knownHostsPath, toPath: knownHosts)
+        let before = try String(contentsOfFile: knownHosts, encoding: .utf8)
         let victim = fleet.directory + "/victim", shared = fleet.directory + "/shared"
         try "the user's own file\n".write(toFile: victim, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
@@ -55,6 +56,9 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 1, run.stderrText)
         XCTAssertTrue(run.stderrText.contains("symbolic link another user made in a shared directory"), run.stderrText)
         XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "the user's own file\n")
+        // The log is checked before the user's file is written: a change nobody can audit is not made.
+        XCTAssertTrue(run.stderrText.contains("no known_hosts file was written"), run.stderrText)
+        XCTAssertEqual(try String(contentsOfFile: knownHosts, encoding: .utf8), before, "sync wrote known_hosts it could not audit")
     }
 
     /// Hosts 0-4 play the sample roles (trusted by CA, trusted, new, changed, revoked); host 5

@@ -119,17 +119,25 @@ final class SSHFPJudgementTests: XCTestCase {
     }
 
     func testHostsWithoutRecordsToPrintAreCommentsOnly() {
-        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: nil)
-        let proved = judge.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [DiscoveredKey(key: a), DiscoveredKey(key: a)]))
-        XCTAssertEqual(SSHFPScanSink.lines(proved), ["; h (h.example:22): new"] + SSHFPRecord.records(for: a).map { $0.zoneLine(owner: "h.example") },
+        let known = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("h.example,192.0.2.1 \(a.openSSHLine)\n")]), pins: nil)
+        let proved = known.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [DiscoveredKey(key: a), DiscoveredKey(key: a)]))
+        XCTAssertEqual(proved.status, .trusted)
+        XCTAssertEqual(SSHFPScanSink.lines(proved, trustOnFirstUse: false),
+                       ["; h (h.example:22): trusted"] + SSHFPRecord.records(for: a).map { $0.zoneLine(owner: "h.example") },
                        "a key proved twice is printed once")
-        let address = judge.judge(host(nil, address: "192.0.2.1"), ProbeResult(host: "192.0.2.1", port: 22, keys: [DiscoveredKey(key: a)]))
-        XCTAssertEqual(SSHFPScanSink.lines(address), ["; h (192.0.2.1:22): new, 192.0.2.1 is not a name ssh looks SSHFP records up for"])
+        let address = known.judge(host(nil, address: "192.0.2.1"), ProbeResult(host: "192.0.2.1", port: 22, keys: [DiscoveredKey(key: a)]))
+        XCTAssertEqual(SSHFPScanSink.lines(address, trustOnFirstUse: false),
+                       ["; h (192.0.2.1:22): trusted, 192.0.2.1 is not a name ssh looks SSHFP records up for"])
+        let judge = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: nil)
+        let unvouched = judge.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [DiscoveredKey(key: a)]))
+        XCTAssertEqual(SSHFPScanSink.lines(unvouched, trustOnFirstUse: false),
+                       ["; h (h.example:22): new, no record: new, and no pin proves its keys (pin them, or pass --trust-on-first-use)"],
+                       "a new key nothing vouches for is never published")
         let nothing = judge.judge(host(nil), ProbeResult(host: "h.example", port: 22, keys: [],
                                                          failures: [ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused")]))
-        XCTAssertEqual(SSHFPScanSink.lines(nothing), ["; h (h.example:22): unreachable, proved no key"])
+        XCTAssertEqual(SSHFPScanSink.lines(nothing, trustOnFirstUse: false), ["; h (h.example:22): unreachable, proved no key"])
         let hostile = host(nil, address: "h.example;rm")
-        XCTAssertEqual(SSHFPScanSink.lines(judge.judge(hostile, ProbeResult(host: "x", port: 22, keys: [DiscoveredKey(key: a)]))).count, 1,
+        XCTAssertEqual(SSHFPScanSink.lines(known.judge(hostile, ProbeResult(host: "x", port: 22, keys: [DiscoveredKey(key: a)])), trustOnFirstUse: true).count, 1,
                        "a name that is not one zone-file token is never printed as an owner")
     }
 

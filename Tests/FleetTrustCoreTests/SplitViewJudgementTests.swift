@@ -43,12 +43,13 @@ final class SplitViewJudgementTests: XCTestCase {
         XCTAssertTrue(reason.contains("by office-jump proved \(keys["impostor"]!.sha256Fingerprint)"), reason)
     }
 
-    func testAgreeingScannersOneScannerTwiceAnotherPortOrNoKeysAreNoSplitView() throws {
+    func testAgreeingScannersAnotherPortOrNoKeysAreNoSplitViewButOneScanWithTwoKeysIs() throws {
         let agreeing = try judged([(web, probe("real", from: "a")), (web, probe("real", from: "b"))])
         XCTAssertEqual(agreeing.map(\.status), [.new, .new])
         XCTAssertEqual(agreeing.flatMap(\.splitView), [])
         let sameScanner = try judged([(web, probe("real", from: "a")), (web, probe("impostor", from: "a"))])
-        XCTAssertEqual(sameScanner.map(\.status), [.new, .new])
+        XCTAssertEqual(sameScanner.map(\.status), [.splitView, .splitView], "one scan, one known_hosts name, two keys of one type")
+        XCTAssertEqual(sameScanner.flatMap(\.splitView).map(\.row), [CleanText("web"), CleanText("web")])
         var other = web
         other.port = 2222
         let otherPort = try judged([(web, probe("real", from: "a")), (other, probe("impostor", from: "b", port: 2222))])
@@ -56,7 +57,9 @@ final class SplitViewJudgementTests: XCTestCase {
         let unreachable = try judged([(web, probe("real", from: "a")), (web, probe(nil, from: "b"))])
         XCTAssertEqual(unreachable.map(\.status), [.new, .unreachable])
         let live = try judged([(web, probe("real", from: nil)), (web, probe("impostor", from: nil))])
-        XCTAssertEqual(live.map(\.status), [.new, .new], "probes made here carry no scanner: nothing to compare")
+        XCTAssertEqual(live.map(\.status), [.splitView, .splitView], "a live scan's rows under one known_hosts name are compared too")
+        let liveAgreeing = try judged([(web, probe("real", from: nil)), (web, probe("real", from: nil))])
+        XCTAssertEqual(liveAgreeing.map(\.status), [.new, .new])
     }
 
     func testSplitViewRanksJustBelowChangedAndAbovePinMismatch() throws {

@@ -38,6 +38,25 @@ final class LiveFleetJudgeTests: XCTestCase {
         XCTAssertEqual(after.recorded.first?.fingerprint, Fixtures.ed25519Fingerprint)
     }
 
+    /// Two rows at one endpoint (one known_hosts name) whose probes met different servers: when
+    /// the second lands, both are judged again as a split view, and neither offers a key to save.
+    func testASecondRowUnderTheSameKnownHostsNameWithAnotherKeyMakesBothASplitView() throws {
+        let path = directory + "/known_hosts"
+        let web1 = InventoryHost(name: "web1", address: "10.0.0.1", port: 2222)
+        let web1b = InventoryHost(name: "web1b", address: "10.0.0.1", port: 2222)
+        let live = judge(path, hosts: [web1, web1b])
+        XCTAssertEqual(live.record(0, Fixtures.result(web1, keys: [Fixtures.ed25519])).map(\.judged.status), [.new])
+        let second = live.record(1, Fixtures.result(web1b, keys: [Fixtures.otherEd25519]))
+        XCTAssertEqual(Set(second.map(\.index)), [0, 1], "the sibling is judged again")
+        for (_, judged) in second {
+            XCTAssertEqual(judged.status, .splitView)
+            XCTAssertEqual(judged.saving, .refused(.splitView))
+            XCTAssertEqual(judged.splitView.count, 1)
+        }
+        XCTAssertEqual(live.record(1, Fixtures.result(web1b, keys: [Fixtures.ed25519])).map(\.judged.status), [.new, .new],
+                       "the same key again: no split view")
+    }
+
     func testAChangedKeyCarriesTheRecordedLineAndARevokedOneCannotBeTrusted() throws {
         let path = directory + "/known_hosts"
         let host = InventoryHost(name: "web", address: "10.0.0.1")

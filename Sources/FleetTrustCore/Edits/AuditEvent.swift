@@ -43,6 +43,9 @@ public struct AuditEvent: Sendable, Equatable {
     /// The superseded or removed lines (`FILE:LINE: TEXT`), kept so the change can be undone.
     public var oldEntries: [String]
     public var outcome: Outcome
+    /// Where the keys come from when no connection of this machine proved them (replay: `the
+    /// recording FILE, scanned from SCANNER`); the record's method says so.
+    public var provenance: String?
 
     public init(time: Date, user: String, action: Action, host: InventoryHost?, names: [String] = [],
                 oldFingerprints: [String] = [], newFingerprints: [String] = [], oldEntries: [String] = [], outcome: Outcome) {
@@ -59,23 +62,24 @@ public struct AuditEvent: Sendable, Equatable {
 
     /// The line the audit log keeps (format unchanged since the log was the dashboard's alone).
     public var record: AuditLog.Record {
-        let action: String, method: String, done: String, undone: String
+        let action: String, written: String, done: String, undone: String
         // Absolute, so a record still says which file when read from another directory.
         let absolute = { (file: String) in
             file.hasPrefix("/") ? file : URL(fileURLWithPath: file).standardizedFileURL.path
         }
         switch self.action.withAbsoluteFile(absolute) {
         case .decided(let decision, let file):
-            (action, method, done, undone) = (decision.rawValue, "dashboard \(decision.rawValue) -> \(file)", "saved", "not saved")
+            (action, written, done, undone) = (decision.rawValue, "dashboard \(decision.rawValue) -> \(file)", "saved", "not saved")
         case .forgotInAlarm(let status, let file):
-            (action, method, done, undone) = ("forget-\(status)", "dashboard forget of a \(status) host -> \(file)", "saved", "not saved")
+            (action, written, done, undone) = ("forget-\(status)", "dashboard forget of a \(status) host -> \(file)", "saved", "not saved")
         case .synced(let proof, let file):
-            (action, method, done, undone) = ("sync", "sync (\(proof)) -> \(file)", "saved", "not saved")
+            (action, written, done, undone) = ("sync", "sync (\(proof)) -> \(file)", "saved", "not saved")
         case .tidied(let finding, let file):
-            (action, method, done, undone) = ("tidy", "tidy --fix \(finding) -> \(file)", "removed", "not removed")
+            (action, written, done, undone) = ("tidy", "tidy --fix \(finding) -> \(file)", "removed", "not removed")
         case .connected(let command):
-            (action, method, done, undone) = ("connect", command.joined(separator: " "), "connected", "not connected")
+            (action, written, done, undone) = ("connect", command.joined(separator: " "), "connected", "not connected")
         }
+        let method = written + (provenance.map { " (keys from \($0), not proved from this machine)" } ?? "")
         let outcome: String
         switch self.outcome {
         case .written: outcome = done

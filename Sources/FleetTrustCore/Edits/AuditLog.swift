@@ -65,10 +65,6 @@ public struct AuditLog: Sendable {
     /// (`FileSystemCalls.resolveSymlinks`): a symbolic link is written through, unless another user
     /// planted it in a sticky world-writable directory (`StoreError.untrustedSymlink`).
     public func append(_ records: [Record]) throws {
-        let target = try FileSystemCalls.resolveSymlinks(path)
-        let directory = (target as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data: [UInt8] = []
@@ -77,8 +73,7 @@ public struct AuditLog: Sendable {
             data.append(0x0a)
         }
         guard !data.isEmpty else { return }
-        let fd = open(target, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
+        let fd = try open()
         defer { close(fd) }
         let deadline = ContinuousClock.now + .seconds(10)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -98,6 +93,25 @@ public struct AuditLog: Sendable {
                                 + String(cString: strerror(errno)).lowercased())
         }
         throw AuditLogError(path: path, code: failure)
+    }
+
+    /// Opens the log as `append` would and closes it again: a writer calls it before changing a
+    /// user's file, so a log that would refuse the record refuses the change instead (an edit
+    /// nobody can audit is not made).
+    public func check() throws {
+        close(try open())
+    }
+
+    /// The log opened for appending (directory and file created when missing), through the
+    /// symbolic-link rule of every writer.
+    private func open() throws -> Int32 {
+        let target = try FileSystemCalls.resolveSymlinks(path)
+        let directory = (target as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let fd = Glibc.open(target, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw AuditLogError(path: path, code: errno) }
+        return fd
     }
 
     private static func lastByte(_ fd: Int32, size: off_t) -> UInt8? {

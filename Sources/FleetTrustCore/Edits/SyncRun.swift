@@ -86,8 +86,16 @@ public struct SyncRun: Sendable {
     /// Hosts that share one entry (two inventory names for one address) are written once.
     public static func write(_ plan: SyncPlan, editor: TrustStoreEditor, log: AuditLog, user: String) -> SyncRun {
         var run = SyncRun()
+        let adding = plan.entries.filter { if case .add = $0.action { return true } else { return false } }
+        do {
+            if !adding.isEmpty { try log.check() }
+        } catch {
+            run.problems.append("\(error); no known_hosts file was written")
+            run.failed += adding.count
+            return run
+        }
         var written: [[String]: (host: String, keys: Set<String>)] = [:]
-        for entry in plan.entries {
+        for entry in adding {
             guard case .add(let keys, let recorded, let proof, _) = entry.action else { continue }
             let judged = entry.judged
             let host = "\(judged.labels.name) (\(judged.labels.endpoint))"

@@ -83,6 +83,10 @@ public struct TidyFixSession {
                 return .nothingRemoved
             }
         }
+        do { try log.check() } catch {
+            complain("tidy: audit log: \(error); nothing removed")
+            return .failed
+        }
         var removed = false, failed = false
         for (edit, removing) in TidyFix.edits(removing: decided.remove, files: files) {
             var outcome = AuditEvent.Outcome.written

@@ -17,12 +17,16 @@ public struct SplitViewWitness: Hashable, Sendable {
     /// Why it proved nothing though the server answered it (what `UnprovedKeyRule` calls a gap):
     /// from that network, `ssh` may meet another key.
     public let failure: ProbeFailure?
+    /// Set when the other view is another inventory row of the same scan that `ssh` looks up
+    /// under the same known_hosts name (`sameScan`): that row's inventory name.
+    public let row: CleanText?
 
-    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? = nil) {
+    public init(scanner: CleanText, scannedAt: Date?, fingerprints: [String], failure: ProbeFailure? = nil, row: CleanText? = nil) {
         self.scanner = scanner
         self.scannedAt = scannedAt
         self.fingerprints = fingerprints
         self.failure = failure
+        self.row = row
     }
 }
 
@@ -36,7 +40,18 @@ extension SplitViewWitness {
     /// a failed STARTTLS upgrade or handshake: from that network the client may meet another
     /// key). A probe that reached nothing (unreachable from one network) is no other view
     /// (`SplitViewKey.view`).
+    /// Also, within one scan, the rows `ssh` looks up under one name that proved different keys of
+    /// one type (`sameScan`).
     public static func find(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
+        var found = acrossScanners(hosts: hosts, results: results)
+        let rows = results.indices.filter { hosts.indices.contains($0) }.map { (index: $0, host: hosts[$0], result: results[$0]) }
+        for (index, witnesses) in sameScan(rows) {
+            for witness in witnesses where !(found[index] ?? []).contains(witness) { found[index, default: []].append(witness) }
+        }
+        return found
+    }
+
+    private static func acrossScanners(hosts: [InventoryHost], results: [ProbeResult]) -> [Int: [SplitViewWitness]] {
         // A live scan (or one scanner's report) names one scanner for every probe: nothing to compare.
         let first = results.lazy.compactMap(\.scanner).first
         guard let first, results.contains(where: { $0.scanner != nil && $0.scanner != first }) else { return [:] }

@@ -61,6 +61,21 @@ public struct PatternList: Sendable, Hashable {
             : KnownHostsPattern.match(name: lowercasedName, elements: elements)
     }
 
+    /// Whether the list applies to a host known by several names (pin and policy lines), as
+    /// OpenSSH weighs a known_hosts line for the host name and its address: a negated element
+    /// matching any of the names rules the line out for the host, whatever its other names match.
+    public func applies(to lowercasedNames: [[UInt8]]) -> Bool {
+        var matched = false
+        for name in lowercasedNames {
+            switch match(name) {
+            case .negated: return false
+            case .match: matched = true
+            case .noMatch: break
+            }
+        }
+        return matched
+    }
+
     /// The names this list matches exactly and only (no wildcard, no negation, no overlong
     /// element), so an index may answer for it; nil when the list must be evaluated.
     var literalNames: [[UInt8]]? {

@@ -90,7 +90,7 @@ public enum ScanFormat: String, CaseIterable, Sendable {
         case .knownHosts: KnownHostsScanSink(write: context.write, hashesByDefault: context.hashesKnownHostsByDefault, warn: context.warn,
                                              trustOnFirstUse: context.trustOnFirstUse)
         case .prometheus: PrometheusScanSink(write: context.write)
-        case .sshfp: SSHFPScanSink(write: context.write)
+        case .sshfp: SSHFPScanSink(write: context.write, trustOnFirstUse: context.trustOnFirstUse)
         }
     }
 }

@@ -76,13 +76,13 @@ public struct PinSet: Sendable {
         return set
     }
 
-    /// The pin lines whose patterns match any of `names`, in file order: literal names through
-    /// the index (each hit checked against the line), the other lines evaluated.
+    /// The pin lines whose patterns match one of `names` and negate none of them, in file order:
+    /// literal names through the index (each hit checked against the line), the other lines evaluated.
     public func lines(for names: [String]) -> [PinLine] {
         let lowered = Set(names).map { KnownHostsPattern.lowercased(Array($0.utf8)) }
         var candidates = Set(patternLines.map(Int.init))
         for name in lowered { candidates.formUnion(literalIndex.candidates(name)) }
-        return candidates.sorted().map { lines[$0] }.filter { line in lowered.contains { line.patterns.match($0) == .match } }
+        return candidates.sorted().map { lines[$0] }.filter { $0.patterns.applies(to: lowered) }
     }
 
     /// The names a pin line is matched against for a host: its inventory name, its address

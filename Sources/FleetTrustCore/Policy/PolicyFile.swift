@@ -59,10 +59,10 @@ public struct PolicyFile: Sendable {
         return try parse(path: path, bytes: InputFile.read(path, role: "policy file"), known: known)
     }
 
-    /// The first rule matching any of `names`.
+    /// The first rule matching one of `names` and negating none of them.
     public func rule(for names: [String]) -> Rule? {
         let lowered = names.map { KnownHostsPattern.lowercased(Array($0.utf8)) }
-        return rules.first { rule in lowered.contains { rule.patterns.match($0) == .match } }
+        return rules.first { $0.patterns.applies(to: lowered) }
     }
 }
 

@@ -48,7 +48,8 @@ public enum HostStatus: String, Sendable, Codable, CaseIterable {
     case trusted
     case new
     case changed
-    /// Recorded probes: another scanner proved other keys for the same host (see `SplitViewWitness`).
+    /// Another scanner proved other keys for the same host, or another row of the scan under the
+    /// same known_hosts name proved other keys of one type (see `SplitViewWitness`).
     case splitView = "split-view"
     case revoked
     case pinMismatch = "pin-mismatch"

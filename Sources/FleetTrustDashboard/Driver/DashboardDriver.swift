@@ -102,6 +102,11 @@ public final class DashboardDriver {
         let thread = Thread {
             var saved: [String] = [], failed: [String] = []
             var events: [AuditEvent] = []
+            // An edit the audit log would refuse to record is not made.
+            do { try services.auditLog?.check() } catch {
+                inbox.post(.writeFinished(succeeded: false, message: "Nothing saved: audit log: \(error)."))
+                return
+            }
             for item in decision.items {
                 let single = Decision(kind: decision.kind, items: [item], alarm: decision.alarm)
                 do {

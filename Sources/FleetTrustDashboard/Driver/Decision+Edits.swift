@@ -35,9 +35,11 @@ extension Decision {
             let action: AuditEvent.Action = alarm.map { .forgotInAlarm(status: $0.rawValue, file: item.file) }
                 ?? .decided(decision, file: item.file)
             // A host forgotten in alarm is recorded with the keys it presented: what may be trusted next.
-            return AuditEvent(time: time, user: user, action: action, host: item.host, names: item.names,
-                              oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: pinned(item),
-                              oldEntries: item.previous.map { "\($0.location): \($0.text)" }, outcome: outcome)
+            var event = AuditEvent(time: time, user: user, action: action, host: item.host, names: item.names,
+                                   oldFingerprints: item.previous.map(\.fingerprint), newFingerprints: pinned(item),
+                                   oldEntries: item.previous.map { "\($0.location): \($0.text)" }, outcome: outcome)
+            event.provenance = item.recordedFrom
+            return event
         }
     }
 

@@ -54,6 +54,9 @@ public struct DecisionItem: Equatable, Sendable {
     /// fingerprint shown next to it.
     public var spkiPins: [String] = []
     public var certificateFingerprint: String?
+    /// Replay: where the keys come from (`the recording FILE, scanned from SCANNER`), since no
+    /// connection from this machine proved them; the dialog and the audit record say so.
+    public var recordedFrom: String?
 
     public init(index: Int, host: InventoryHost, names: [String], keys: [HostKey], previous: [RecordedLine],
                 file: String, seen: [RecordedLine] = [], shownPins: Set<String> = []) {

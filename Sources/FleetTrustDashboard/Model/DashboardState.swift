@@ -94,6 +94,8 @@ public struct DashboardSettings: Equatable, Sendable {
     public var createsMissingKnownHosts = false
     /// The recorded scan the rows come from (`--replay`): nothing is probed, so rescans are refused.
     public var recording: String?
+    /// `--trust-on-first-use` with `--replay`: `t` may save a new host's recorded keys no pin proves.
+    public var trustsRecordingOnFirstUse = false
 
     public init(inventoryPath: String, knownHostsFiles: [String], pinFile: String? = nil, readOnly: Bool = false,
                 auditLogPath: String) {
@@ -140,6 +142,14 @@ public enum Confirmation: Equatable, Sendable {
     /// by typing its name, as a changed key is replaced: forgetting it and then trusting what it
     /// presents is a replace in two steps, and must not be cheaper than one.
     case forget(item: DecisionItem, alarm: HostStatus?, typed: String)
+
+    /// The rows the decision is about.
+    public var indices: [Int] {
+        switch self {
+        case .trust(let items, _, _), .pin(let items, _): return items.map(\.index)
+        case .replace(let item, _), .forget(let item, _, _): return [item.index]
+        }
+    }
 
     /// The name the person must type to confirm, or nil when `y` confirms.
     public var requiredName: String? {

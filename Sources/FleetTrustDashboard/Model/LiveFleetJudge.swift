@@ -27,6 +27,8 @@ public final class LiveFleetJudge: HostJudging {
         var results: [ProbeResult?]
         /// Plain key blob -> hosts presenting it.
         var holders: [[UInt8]: [Int]] = [:]
+        /// Rows of this run `ssh` looks up under one name that proved other keys of one type.
+        var sameScan: [Int: [SplitViewWitness]] = [:]
     }
 
     private let watched: [String]
@@ -36,6 +38,8 @@ public final class LiveFleetJudge: HostJudging {
     private let load: Loader
     /// Recorded probes only: the other scanners' views of each host that disagree with its own.
     private let splitViews: [Int: [SplitViewWitness]]
+    /// Each host's rows looked up under the same known_hosts name (itself included), when it has any.
+    private let siblings: [Int: [Int]]
     private let loaded = Mutex<Loaded?>(nil)
     private let probes: Mutex<Probes>
 
@@ -50,6 +54,13 @@ public final class LiveFleetJudge: HostJudging {
         self.names = hosts.map { CleanText($0.name) }
         self.load = load
         self.probes = Mutex(Probes(results: Array(repeating: nil, count: hosts.count)))
+        var byLookup: [String: [Int]] = [:]
+        for (index, host) in hosts.enumerated() where host.endpointProtocol == .ssh {
+            byLookup[LookupName(host: host.address, port: host.port, hostKeyAlias: host.hostKeyAlias).hostString, default: []].append(index)
+        }
+        var siblings: [Int: [Int]] = [:]
+        for group in byLookup.values where group.count > 1 { for index in group { siblings[index] = group } }
+        self.siblings = siblings
     }
 
     /// The judge over the files as they are now; throws when they cannot be read.
@@ -76,6 +87,13 @@ public final class LiveFleetJudge: HostJudging {
                 touched.formUnion(others)
                 probes.holders[blob] = others + [index]
             }
+            // A second row under the same known_hosts name landed: judge the group's rows again.
+            if let group = siblings[index] {
+                let rows = group.compactMap { row in probes.results[row].map { (index: row, host: hosts[row], result: $0) } }
+                let found = SplitViewWitness.sameScan(rows)
+                for row in group where row != index { touched.insert(row) }
+                for row in group { probes.sameScan[row] = found[row] }
+            }
             return touched.sorted()
         }
         return ([index] + affected).compactMap { other in rejudge(other).map { (other, $0) } }
@@ -83,17 +101,19 @@ public final class LiveFleetJudge: HostJudging {
 
     public func rejudge(_ index: Int) -> JudgedHost? {
         guard hosts.indices.contains(index) else { return nil }
-        let (result, sharing): (ProbeResult?, KeySharing) = probes.withLock { probes in
+        let (result, sharing, sameScan): (ProbeResult?, KeySharing, [SplitViewWitness]) = probes.withLock { probes in
             var counts: [String: Int] = [:]
             for key in Self.plainKeys(probes.results[index]) {
                 let holders = Set((probes.holders[key.blob] ?? []).map { names[$0] })
                 if holders.count > 1 { counts[key.sha256Fingerprint] = holders.count }
             }
-            return (probes.results[index], KeySharing(hostsByFingerprint: counts))
+            return (probes.results[index], KeySharing(hostsByFingerprint: counts), probes.sameScan[index] ?? [])
         }
         guard let result else { return nil }
+        let recorded = splitViews[index] ?? []
+        let splitView = recorded + sameScan.filter { !recorded.contains($0) }
         do {
-            return try currentJudge().judge(hosts[index], result, keySharing: sharing, splitView: splitViews[index] ?? [])
+            return try currentJudge().judge(hosts[index], result, keySharing: sharing, splitView: splitView)
         } catch {
             let unreadable = ProbeResult(host: result.host, port: result.port, peerAddress: result.peerAddress,
                                          failures: [ProbeFailure(stage: .hostKey, code: .other, message: "cannot read the trust files: \(error)")])

@@ -23,8 +23,21 @@ extension DashboardUpdate {
                      file: String? = nil) -> DecisionItem? {
         let row = state.rows[index]
         guard let judged = row.judged else { return nil }
-        return DecisionItem(index: index, host: row.host, names: judged.saveNames, keys: keys, previous: previous,
-                            file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
+        var item = DecisionItem(index: index, host: row.host, names: judged.saveNames, keys: keys, previous: previous,
+                                file: file ?? judged.saveFile, seen: judged.recorded, shownPins: judged.pin.pinnedText)
+        item.recordedFrom = state.settings.recording.map { recording in
+            "the recording \(recording)" + (judged.probe.scanner.map { ", scanned from \($0)" } ?? "")
+        }
+        return item
+    }
+
+    /// Replay follows `scan --replay --format known-hosts`: a new host's keys no pin proves come
+    /// from a recording, not from this machine, and are saved only with `--trust-on-first-use`.
+    static func recordingRefusal(_ row: HostRow, _ state: DashboardState) -> String? {
+        guard let recording = state.settings.recording, !state.settings.trustsRecordingOnFirstUse,
+              let judged = row.judged, judged.status == .new, judged.pin.verdict != .matched else { return nil }
+        return "\(row.host.name) is new: start the dashboard with --trust-on-first-use to save keys that come from "
+            + "the recording \(recording), not from this machine, or pin them"
     }
 
     /// Why a host cannot be trusted with `y` right now, or nil when it can (`HostActions.trust`).
@@ -82,7 +95,7 @@ extension DashboardUpdate {
         var items: [DecisionItem] = []
         var skipped: [String] = []
         for index in indices {
-            if let refusal = trustRefusal(state.rows[index]) {
+            if let refusal = trustRefusal(state.rows[index]) ?? recordingRefusal(state.rows[index], state) {
                 skipped.append(refusal)
             } else if let actions = state.rows[index].judged?.actions, case .save(let keys) = actions.trust,
                       var item = item(index, state, keys: keys) {

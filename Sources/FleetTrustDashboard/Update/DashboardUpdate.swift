@@ -17,6 +17,16 @@ public enum DashboardUpdate {
             state.clampCursor()
             return []
         case .hostsUpdated(let updates):
+            // A host judged otherwise while its confirmation is open (a sibling row under the same
+            // known_hosts name landed, a file changed): what the person is asked no longer holds.
+            if case .confirm(let confirmation) = state.mode, let moved = updates.first(where: { update in
+                confirmation.indices.contains(update.index) && state.rows.indices.contains(update.index)
+                    && state.rows[update.index].judged?.status != update.judged.status
+            }) {
+                state.mode = .list
+                let now = moved.judged.status.rawValue
+                state.notice = Notice("Nothing saved: \(state.rows[moved.index].host.name) is now \(now); look at it again.", isError: true)
+            }
             for update in updates where state.rows.indices.contains(update.index) {
                 if update.probed, state.rows[update.index].scanning {
                     state.rows[update.index].scanning = false

@@ -7,7 +7,7 @@ enum ConfirmationView {
     static func lines(_ confirmation: Confirmation, state: DashboardState, width: Int) -> [ScreenLine] {
         switch confirmation {
         case .trust(let items, let skipped, let marked):
-            var lines = batchWarning(items, marked: marked, state: state, width: width)
+            var lines = recordingLines(items, width: width) + batchWarning(items, marked: marked, state: state, width: width)
             lines += wrap(" Trust \(subject(items, marked: marked))? Entries are appended to \(clean(items[0].file))",
                              width, .dialogTitle)
             for item in items {
@@ -18,7 +18,7 @@ enum ConfirmationView {
             lines.append(ScreenLine(" y saves these entries; any other key cancels.", .statusKey))
             return lines
         case .pin(let items, let marked):
-            var lines = batchWarning(items, marked: marked, state: state, width: width)
+            var lines = recordingLines(items, width: width) + batchWarning(items, marked: marked, state: state, width: width)
             lines += wrap(" Pin the presented keys of \(subject(items, marked: marked)) in \(clean(items[0].file))?",
                              width, .dialogTitle)
             for item in items {
@@ -57,11 +57,19 @@ enum ConfirmationView {
             lines.append(ScreenLine([Span(" host name> ", .statusKey), Span(clean(typed), .filter)]))
             return lines
         case .replace(let item, _):
-            return replaceLines(item, state: state, width: width)
+            return recordingLines([item], width: width) + replaceLines(item, state: state, width: width)
         }
     }
 
     static func clean(_ text: String) -> String { CleanText(text, limit: 200).value }
+
+    /// Replay: the first line says the keys come from a recording, not from this machine.
+    static func recordingLines(_ items: [DecisionItem], width: Int) -> [ScreenLine] {
+        let sources = items.compactMap(\.recordedFrom).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        guard !sources.isEmpty else { return [] }
+        return wrap(" These keys come from \(clean(sources.prefix(3).joined(separator: "; ")))\(sources.count > 3 ? "; …" : ""), "
+                    + "not from a connection made by this machine.", width, .danger)
+    }
 
     /// What pinning a TLS endpoint will change, under the policy it has, said before `y`: under
     /// `standard` and `pinned` a pin does not make an unvalidated chain trusted, and the way out

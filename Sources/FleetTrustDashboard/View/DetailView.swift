@@ -21,7 +21,7 @@ enum DetailView {
         lines += wrapped(" " + JudgementWords.reason(judged), width: width, role: judged.status.alarmLevel == 2 ? .danger : .normal)
         lines += TLSDetailLines.lines(judged, width: width)
         if state.settings.recording != nil, let proof = JudgementWords.provenance(judged.probe) { lines += wrapped(" recorded: " + proof, width: width, role: .warning) }
-        lines += JudgementWords.splitViewLines(judged).flatMap { wrapped(" other scanner: " + $0, width: width, role: .danger) }
+        lines += JudgementWords.splitViewLines(judged).flatMap { wrapped(" other view: " + $0, width: width, role: .danger) }
         // One line per key first, so every fingerprint is in sight before the details scroll away.
         for key in judged.keys {
             var line = ScreenLine()
