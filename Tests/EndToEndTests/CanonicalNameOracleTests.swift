@@ -71,7 +71,7 @@ final class CanonicalNameOracleTests: XCTestCase {
     /// The corners: the bare name's CNAME when no domain gave a name, a rule matched against the
     /// CNAME as the resolver wrote it, an address `HostName` in its numeric form for the second
     /// reading, `ProxyJump none` (not direct for the domains), `CanonicalDomains` as `valid_domain`
-    /// reads them, and `AddressFamily` (unchecked unless `any`).
+    /// reads them, and `AddressFamily` with an address (one of the other family does not resolve).
     func testTheCornersOfCanonicalizationDecideAsTheRealSshDecides() throws {
         let lab = try SSHConfigOracleLab()
         defer { lab.stop() }
@@ -120,12 +120,14 @@ final class CanonicalNameOracleTests: XCTestCase {
               CanonicalDomains example.test.
             Host under
               CanonicalDomains exa_mple.test
-            Host af-inet af-any
+            Host af-inet af-any af-inet6
               HostName 127.0.0.1
             Host af-inet
               AddressFamily inet
             Host af-any
               AddressFamily any
+            Host af-inet6
+              AddressFamily inet6
             Host *
               CanonicalizeHostname yes
               Port \(port)
@@ -146,8 +148,11 @@ final class CanonicalNameOracleTests: XCTestCase {
             // A trailing dot on a domain is dropped; an underscore is accepted.
             SSHConfigCase(alias: "dot", ssh: .accepted, status: .trusted),
             SSHConfigCase(alias: "under", ssh: .accepted, status: .trusted),
-            SSHConfigCase(alias: "af-inet", ssh: .accepted, status: .unchecked),
+            SSHConfigCase(alias: "af-inet", ssh: .accepted, status: .trusted),
             SSHConfigCase(alias: "af-any", ssh: .accepted, status: .trusted),
+            // An IPv4 address under inet6: "Could not resolve hostname 127.0.0.1: Address family
+            // for hostname not supported", for ssh and for the probe.
+            SSHConfigCase(alias: "af-inet6", ssh: .other, status: .unreachable),
         ], config: config, hosts: hosts)
 
         // A `Match final` whose block sets nothing still asks for the second reading, where `Host`
@@ -166,5 +171,69 @@ final class CanonicalNameOracleTests: XCTestCase {
 
             """)
         try lab.check([SSHConfigCase(alias: "addr-host", ssh: .accepted, status: .trusted)], config: bare, hosts: hosts)
+    }
+
+    /// `AddressFamily` decides which server `ssh` meets and which name it canonicalizes to: a name
+    /// whose IPv4 address serves another key and whose IPv6 address (::1) the recorded one, and a
+    /// short name found under the first domain only by IPv4 and under the second only by IPv6.
+    /// glibc answers an IPv4 lookup of a name that /etc/hosts gives ::1 with 127.0.0.1 too, so the
+    /// two servers of the first listen on another port, where 127.0.0.1 refuses and ssh goes on.
+    func testAddressFamilyDecidesWhichServerAndWhichNameSshMeets() throws {
+        let lab = try SSHConfigOracleLab()
+        defer { lab.stop() }
+        let port = lab.sshd.port
+        let recorded = try LoopbackSSHD(address: "127.0.0.3")
+        defer { recorded.stop() }
+        try XCTSkipUnless(recorded.listensOnIPv6, "this machine has no ::1")
+        let impostor = try LoopbackSSHD(address: "127.0.0.2", port: recorded.port, ipv6: false)
+        defer { impostor.stop() }
+        let spare = try lab.spareKey()
+        let ed = try XCTUnwrap(lab.sshd.key(ofType: "ssh-ed25519"))
+        let dualKey = try XCTUnwrap(recorded.key(ofType: "ssh-ed25519"))
+        let hosts = try lab.write("hosts", """
+            127.0.0.1 localhost
+            127.0.0.2 dual.test
+            ::1 dual.test
+            127.0.0.1 web.a.test. web.a.test
+            ::1 web.b.test. web.b.test
+
+            """)
+        let knownHosts = try lab.write("known_hosts", """
+            [dual.test]:\(recorded.port) \(dualKey.openSSHLine)
+            [web.a.test]:\(port) \(ed.openSSHLine)
+            [web.b.test]:\(port) \(spare.openSSHLine)
+
+            """)
+        let config = try lab.write("config", """
+            Host dual-inet dual-inet6
+              HostName dual.test
+              Port \(recorded.port)
+            Host dual-inet
+              AddressFamily inet
+            Host dual-inet6
+              AddressFamily inet6
+            Host web-any web-inet6
+              HostName web
+              CanonicalizeHostname yes
+              CanonicalDomains a.test b.test
+            Host web-inet6
+              AddressFamily inet6
+            Host *
+              Port \(port)
+              HostKeyAlgorithms ssh-ed25519
+              UserKnownHostsFile \(knownHosts)
+              GlobalKnownHostsFile /dev/null
+
+            """)
+        try lab.check([
+            // inet: 127.0.0.1 (refused), then 127.0.0.2, whose server holds another key.
+            SSHConfigCase(alias: "dual-inet", ssh: .changed, status: .changed),
+            // inet6: only ::1, the recorded key.
+            SSHConfigCase(alias: "dual-inet6", ssh: .accepted, status: .trusted),
+            // web.a.test (IPv4 only) first: the recorded key.
+            SSHConfigCase(alias: "web-any", ssh: .accepted, status: .trusted),
+            // inet6 does not find web.a.test, so web.b.test, recorded with another key.
+            SSHConfigCase(alias: "web-inet6", ssh: .changed, status: .changed),
+        ], config: config, hosts: hosts)
     }
 }

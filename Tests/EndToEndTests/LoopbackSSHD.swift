@@ -3,7 +3,8 @@ import FleetTrustCore
 import FleetTrustTestFleet
 
 /// One real `sshd` with Ed25519, ECDSA P-256 and RSA host keys, listening on one port on
-/// 127.0.0.1 and, where the machine has it, on ::1. Stopped by its PID in `stop()`.
+/// 127.0.0.1 (or `address`) and, where the machine has it and `ipv6` asks, on ::1. Stopped by its
+/// PID in `stop()`.
 final class LoopbackSSHD {
     let directory: String
     let port: Int
@@ -12,7 +13,8 @@ final class LoopbackSSHD {
     private(set) var listensOnIPv6 = false
     private var process: SpawnedProcess?
 
-    init() throws {
+    /// `port`: a given port (another server on the same port at another address), else a free one.
+    init(address: String = "127.0.0.1", port chosen: Int? = nil, ipv6: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ft-loopback-sshd-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -26,27 +28,27 @@ final class LoopbackSSHD {
             keyFiles.append(path)
         }
         publicKeys = keys
-        port = try Loopback.freePort()
+        port = try chosen ?? Loopback.freePort()
         let config = directory + "/sshd_config"
         let log = directory + "/sshd.log"
-        try (["ListenAddress 127.0.0.1:\(port)", "ListenAddress [::1]:\(port)"] + keyFiles.map { "HostKey \($0)" } + [
+        try (["ListenAddress \(address):\(port)"] + (ipv6 ? ["ListenAddress [::1]:\(port)"] : []) + keyFiles.map { "HostKey \($0)" } + [
             "PidFile none", "UsePAM no", "StrictModes no", "MaxStartups 1000:30:2000", "PasswordAuthentication no",
             "KbdInteractiveAuthentication no", "AuthorizedKeysFile none", "UseDNS no", "LogLevel INFO",
         ]).joined(separator: "\n").appending("\n").write(toFile: config, atomically: true, encoding: .utf8)
         let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", config], stderrPath: log)
         self.process = process
         let deadline = Date().addingTimeInterval(15)
-        while !Loopback.accepts(address: "127.0.0.1", port: port) {
+        while !Loopback.accepts(address: address, port: port) {
             guard process.isRunning, Date() < deadline else {
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
                 stop()
-                throw TestFleetError.sshdDidNotStart("127.0.0.1:\(port): \(text)")
+                throw TestFleetError.sshdDidNotStart("\(address):\(port): \(text)")
             }
             usleep(5_000)
         }
-        guard Loopback.isListening(pid: process.pid, address: "127.0.0.1", port: port) else {
+        guard Loopback.isListening(pid: process.pid, address: address, port: port) else {
             stop()
-            throw TestFleetError.portTaken("127.0.0.1:\(port)")
+            throw TestFleetError.portTaken("\(address):\(port)")
         }
         listensOnIPv6 = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("Server listening on ::1 port \(port)")
     }

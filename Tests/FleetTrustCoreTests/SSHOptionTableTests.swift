@@ -19,6 +19,7 @@ final class SSHOptionTableTests: XCTestCase {
           CanonicalizeHostname yes
         Host dns
           VerifyHostKeyDNS ask
+          AddressFamily INET6
         Host off
           KnownHostsCommand none
           CanonicalizeHostname no
@@ -27,9 +28,13 @@ final class SSHOptionTableTests: XCTestCase {
         """)
         XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.map(\.keyword), ["KnownHostsCommand"])
         XCTAssertEqual(inventory["cmd"]?.sshOptions.unjudged?.first?.location, SourceLocation(file: "cfg", line: 2))
+        let bad = hosts("Host x\n  AddressFamily ipv4\n").diagnostics.map(\.message)
+        XCTAssertTrue(bad.contains { $0.contains("AddressFamily:") && $0.contains("is not any, inet or inet6") }, "\(bad)")
         XCTAssertEqual(inventory["canon"]?.sshOptions.unjudged?.map(\.keyword), ["CanonicalizeHostname", "KnownHostsCommand"])
         XCTAssertEqual(inventory["dns"]?.sshOptions.unjudged?.map(\.keyword), ["KnownHostsCommand"], "VerifyHostKeyDNS is judged (SSHFPJudgementTests)")
         XCTAssertEqual(inventory["dns"]?.sshOptions.verifyHostKeyDNS, .ask)
+        XCTAssertEqual(inventory["dns"]?.sshOptions.addressFamily, .inet6, "AddressFamily is judged (CanonicalNameOracleTests)")
+        XCTAssertEqual(inventory["dns"]?.sshOptions.commandLineOptions.suffix(2), ["-o", "AddressFamily=inet6"])
         XCTAssertNil(inventory["off"]?.sshOptions.unjudged, "none and no turn them off, and the first value wins over Host *")
 
         let key = TestKeys.a

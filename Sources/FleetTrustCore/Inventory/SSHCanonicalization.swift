@@ -1,8 +1,9 @@
 /// The name lookup `ssh` makes to canonicalize a host name (`getaddrinfo` with `AI_CANONNAME`),
 /// defined here and done by a library that may use sockets: the core never resolves anything.
 public protocol HostNameResolving: Sendable {
-    /// Looks `name` up as `ssh`'s `resolve_host` does (a trailing dot kept), bounded in time.
-    func canonicalLookup(_ name: String, port: Int) -> HostNameLookup
+    /// Looks `name` up as `ssh`'s `resolve_host` does (a trailing dot kept, addresses of `family`
+    /// only), bounded in time.
+    func canonicalLookup(_ name: String, port: Int, family: SSHAddressFamily) -> HostNameLookup
 }
 
 /// What one canonicalizing lookup gave.
@@ -35,6 +36,9 @@ struct SSHCanonicalization: Hashable, Sendable {
     var maxDots = 1
     var fallbackLocal = true
     var permittedCNAMEs: [CNAMERule] = []
+    /// `AddressFamily`: every lookup asks for addresses of that family only, so a name with none
+    /// of them is not found.
+    var family: SSHAddressFamily = .any
 
     /// What canonicalizing gave: the name `ssh` goes on with, or why it stops or cannot be followed.
     enum Outcome: Hashable, Sendable {
@@ -64,7 +68,7 @@ struct SSHCanonicalization: Hashable, Sendable {
             }
         }
         for candidate in candidates {
-            switch resolver.canonicalLookup(candidate, port: port) {
+            switch resolver.canonicalLookup(candidate, port: port, family: family) {
             case .notFound:
                 continue
             case .unanswered(let why):
@@ -83,7 +87,7 @@ struct SSHCanonicalization: Hashable, Sendable {
     /// that does not resolve stays as it is (the probe then finds it unreachable, as `ssh` does).
     func followingBareName(_ host: String, port: Int, direct: Bool, resolver: any HostNameResolving) -> Outcome {
         guard mode != .no, !permittedCNAMEs.isEmpty, direct || mode == .always else { return .name(host) }
-        switch resolver.canonicalLookup(host, port: port) {
+        switch resolver.canonicalLookup(host, port: port, family: family) {
         case .notFound: return .name(host)
         case .unanswered(let why): return .unanswered("the lookup of \(host) gave no answer (\(why))")
         case .found(let canonicalName): return .name(followedCNAME(host, canonicalName ?? "", direct: direct) ?? host)

@@ -18,7 +18,8 @@ enum SSHConfigPasses {
         var exec = SSHMatchExec(ownership: ownership, options: options)
         let wantsFinalPass = SSHConfigReader.collect(alias: alias, segments: segments, options: options, into: &settings,
                                                      exec: &exec, from: ownership, taking: taking)
-        let canonicalization = settings.canonicalization
+        var canonicalization = settings.canonicalization
+        canonicalization.family = settings.options.addressFamily ?? .any
         guard canonicalization.mode != .no || wantsFinalPass else { return }
         // `resolve_addr`: an address is written in its numeric form (`127.35` is `127.0.0.35`).
         var host = settings.address(hostArgument: alias)

@@ -40,6 +40,9 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `VerifyHostKeyDNS`: `ssh` reads the host name's SSHFP records; with `yes` a match the
     /// resolver validated (DNSSEC) accepts the key before known_hosts is read.
     public var verifyHostKeyDNS: SSHFPMode?
+    /// `AddressFamily`: the probe (and the canonicalizing lookup) uses addresses of that family
+    /// only, as `ssh` does, so it meets the server `ssh` meets.
+    public var addressFamily: SSHAddressFamily?
     /// Settings in force for the host that change `ssh`'s decision in a way fleettrust does not
     /// reproduce; such a host is judged `unchecked`, naming the first.
     public var unjudged: [UnjudgedSetting]?
@@ -62,6 +65,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case noHostAuthenticationForLocalhost = "no_host_authentication_for_localhost"
         case verifyHostKeyDNS = "verify_host_key_dns"
         case kexAlgorithms = "kex_algorithms"
+        case addressFamily = "address_family"
     }
 
     /// The report's shape: the fields it has had since version 2 are written even when null; the others
@@ -83,6 +87,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(unjudged, forKey: .unjudged)
         try c.encodeIfPresent(noHostAuthenticationForLocalhost, forKey: .noHostAuthenticationForLocalhost)
         try c.encodeIfPresent(verifyHostKeyDNS, forKey: .verifyHostKeyDNS)
+        try c.encodeIfPresent(addressFamily, forKey: .addressFamily)
     }
 
     /// The `-o` options that make `ssh` use these settings (the known_hosts and revocation files
@@ -97,6 +102,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
         if let noHostAuthenticationForLocalhost { add("NoHostAuthenticationForLocalhost", noHostAuthenticationForLocalhost ? "yes" : "no") }
         if let verifyHostKeyDNS { add("VerifyHostKeyDNS", verifyHostKeyDNS.rawValue) }
+        if let addressFamily { add("AddressFamily", addressFamily.rawValue) }
         return options
     }
 }

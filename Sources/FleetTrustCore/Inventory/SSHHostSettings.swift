@@ -60,6 +60,7 @@ struct SSHHostSettings {
         case .fingerprintHash(let name): options.fingerprintHash = name
         case .noHostAuthenticationForLocalhost(let flag): options.noHostAuthenticationForLocalhost = flag
         case .verifyHostKeyDNS(let mode): options.verifyHostKeyDNS = mode
+        case .addressFamily(let family): options.addressFamily = family
         case .canonicalizeHostname(let mode): canonicalization.mode = mode
         case .canonicalDomains(let domains): canonicalization.domains = domains
         case .canonicalizeMaxDots(let dots): canonicalization.maxDots = dots

@@ -65,11 +65,6 @@ struct SSHKeyword: Sendable {
         // `StrictHostKeyChecking` has no effect because fleettrust always judges as
         // `StrictHostKeyChecking=yes`; `UpdateHostKeys` acts after the decision.
         SSHKeyword(name: "stricthostkeychecking", arity: .one, effect: .noEffect),
-        // `inet` / `inet6` narrow both the canonicalizing lookup and the addresses `ssh` connects
-        // to; fleettrust's lookups and probe do not narrow by family.
-        SSHKeyword(name: "AddressFamily", arity: .one,
-                   effect: .notJudged(why: "ssh looks up and connects to addresses of that family only, which fleettrust does not reproduce",
-                                      inert: ["any"])),
     ] + noEffectRows
 
     /// The keywords that change the decision, each with its arm of `process_config_line`.
@@ -105,6 +100,12 @@ struct SSHKeyword: Sendable {
                 return .failure(.invalid("VerifyHostKeyDNS: \(InventoryDiagnostic.quote(line.first)) is not yes, no or ask"))
             }
             return .success(.verifyHostKeyDNS(mode))
+        },
+        judged("AddressFamily", .one) { line in
+            guard let family = SSHAddressFamily(keyword: line.first) else {
+                return .failure(.invalid("AddressFamily: \(InventoryDiagnostic.quote(line.first)) is not any, inet or inet6"))
+            }
+            return .success(.addressFamily(family))
         },
         judged("RequiredRSASize", .one) { line in
             guard let bits = Int(line.first), bits >= 0, line.first.allSatisfy(\.isASCII) else {

@@ -46,11 +46,13 @@ enum SSHOption: Hashable, Sendable {
     case canonicalizePermittedCNAMEs([SSHCanonicalization.CNAMERule])
     /// `VerifyHostKeyDNS`: whether `ssh` reads SSHFP records, and whether a validated match accepts.
     case verifyHostKeyDNS(SSHFPMode)
+    /// `AddressFamily`: the family of the addresses `ssh` looks up and connects to.
+    case addressFamily(SSHAddressFamily)
     /// A setting that changes `ssh`'s decision in a way fleettrust does not reproduce; `why` is
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 23), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 24), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -77,6 +79,7 @@ enum SSHOption: Hashable, Sendable {
         case .canonicalizePermittedCNAMEs: return 21
         case .verifyHostKeyDNS: return 22
         case .kexAlgorithms: return 23
+        case .addressFamily: return 24
         }
     }
 

@@ -83,6 +83,7 @@ public struct SSHUserConfiguration: Sendable {
         if let value = mine.fingerprintHash { judged.sshOptions.fingerprintHash = value }
         if let value = mine.noHostAuthenticationForLocalhost { judged.sshOptions.noHostAuthenticationForLocalhost = value }
         if let value = mine.verifyHostKeyDNS { judged.sshOptions.verifyHostKeyDNS = value }
+        if let value = mine.addressFamily { judged.sshOptions.addressFamily = value }
         if let revoked = mine.revokedHostKeys {
             judged.sshOptions.revokedHostKeys = Array(Set((judged.sshOptions.revokedHostKeys ?? []) + revoked)).sorted()
         }

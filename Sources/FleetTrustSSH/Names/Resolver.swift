@@ -28,16 +28,18 @@ struct SocketAddress: Sendable, Hashable {
 ///
 /// `getaddrinfo` blocks and cannot be interrupted. Numeric addresses are parsed in place; names
 /// are resolved through `DetachedCall`, which the probe stops waiting for when the deadline passes
-/// or the probe is cancelled.
+/// or the probe is cancelled. Both ask for the host's `AddressFamily` only, as `ssh`'s
+/// `resolve_host` does: an address of the other family fails as in `ssh` ("Address family for
+/// hostname not supported").
 enum Resolver {
     static let maximumAddresses = 4
 
-    static func resolve(_ host: String, port: Int, deadline: ContinuousClock.Instant,
+    static func resolve(_ host: String, port: Int, family: SSHAddressFamily = .any, deadline: ContinuousClock.Instant,
                         cancellation: ProbeCancellation) -> Result<[SocketAddress], ProbeFailure> {
         cancellation.enter(.resolve)
-        if case .success(let numeric) = lookup(host, port: port, numericOnly: true) { return .success(numeric) }
+        if case .success(let numeric) = lookup(host, port: port, family: family, numericOnly: true) { return .success(numeric) }
         if let result = DetachedCall.run(until: deadline, isCancelled: { cancellation.isCancelled }, {
-            Resolver.lookup(host, port: port, numericOnly: false)
+            Resolver.lookup(host, port: port, family: family, numericOnly: false)
         }) {
             return result
         }
@@ -46,9 +48,10 @@ enum Resolver {
                                      message: "name lookup did not finish within the timeout"))
     }
 
-    private static func lookup(_ host: String, port: Int, numericOnly: Bool) -> Result<[SocketAddress], ProbeFailure> {
+    private static func lookup(_ host: String, port: Int, family: SSHAddressFamily,
+                               numericOnly: Bool) -> Result<[SocketAddress], ProbeFailure> {
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family = family.aiFamily
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV | (numericOnly ? AI_NUMERICHOST : AI_ADDRCONFIG)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -71,6 +74,17 @@ enum Resolver {
             return .failure(ProbeFailure(stage: .resolve, code: .resolveFailed, message: "the name has no addresses"))
         }
         return .success(addresses)
+    }
+}
+
+extension SSHAddressFamily {
+    /// `getaddrinfo`'s `ai_family` for the keyword's value.
+    var aiFamily: Int32 {
+        switch self {
+        case .any: return AF_UNSPEC
+        case .inet: return AF_INET
+        case .inet6: return AF_INET6
+        }
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import FleetTrustCore
 
-/// The lookup `ssh` makes to canonicalize a host name (`resolve_host` with `AI_CANONNAME`), through
+/// The lookup `ssh` makes to canonicalize a host name (`resolve_host` with `AI_CANONNAME` and
+/// `ai_family` from `AddressFamily`), through
 /// the same system resolver (`getaddrinfo`: /etc/hosts, DNS, as nsswitch.conf says).
 ///
 /// `getaddrinfo` blocks and cannot be interrupted, so each lookup is a `DetachedCall`, waited for
@@ -17,19 +18,19 @@ public final class SystemHostNameResolver: HostNameResolving, @unchecked Sendabl
         self.timeout = timeout
     }
 
-    public func canonicalLookup(_ name: String, port: Int) -> HostNameLookup {
-        let key = "\(name) \(port)"
+    public func canonicalLookup(_ name: String, port: Int, family: SSHAddressFamily) -> HostNameLookup {
+        let key = "\(name) \(port) \(family.rawValue)"
         if let known = lock.withLock({ answers[key] }) { return known }
-        guard let answer = DetachedCall.run(until: .now + .seconds(timeout), { Self.lookUp(name, port: port) }) else {
+        guard let answer = DetachedCall.run(until: .now + .seconds(timeout), { Self.lookUp(name, port: port, family: family) }) else {
             return .unanswered("no answer within \(Int(timeout)) s")
         }
         lock.withLock { answers[key] = answer }
         return answer
     }
 
-    private static func lookUp(_ name: String, port: Int) -> HostNameLookup {
+    private static func lookUp(_ name: String, port: Int, family: SSHAddressFamily) -> HostNameLookup {
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family = family.aiFamily
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_CANONNAME
         var list: UnsafeMutablePointer<addrinfo>?

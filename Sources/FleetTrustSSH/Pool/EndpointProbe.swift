@@ -8,7 +8,7 @@ import FleetTrustCore
 /// What comes before a protocol's first byte is the same for every protocol and is written once,
 /// in `probeEndpoint`: the inventory's refusal, the route (through the pool's bastions for a
 /// protocol that follows it, reported `proxied` for one that does not: a direct probe could reach
-/// another machine), name resolution, and each address in turn until one answers. Every
+/// another machine), name resolution (of the host's `AddressFamily` only), and each address in turn until one answers. Every
 /// connection of every protocol goes through the scan's `TargetPoliteness` (one server's limit,
 /// the scan's window, the retries load explains), as a `PoliteAttempt`.
 ///
@@ -49,7 +49,8 @@ extension EndpointProbe {
                       cancellation: cancellation)
             return result
         }
-        switch Resolver.resolve(host.address, port: host.port, deadline: deadline, cancellation: cancellation) {
+        switch Resolver.resolve(host.address, port: host.port, family: host.sshOptions.addressFamily ?? .any,
+                                deadline: deadline, cancellation: cancellation) {
         case .success(let addresses):
             for address in addresses {
                 if probe(.direct(address), firstDeadline: deadline, into: &result, cancellation: cancellation) { break }
