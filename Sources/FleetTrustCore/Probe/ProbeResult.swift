@@ -144,6 +144,9 @@ public struct ProbeResult: Hashable, Sendable {
     /// The key exchange methods the server's KEXINIT offered, when one was read: with what `ssh`
     /// offers the host they decide whether `ssh` could agree a method at all.
     public var serverKeyExchangeAlgorithms: [String]?
+    /// What the probe's one connection shaped like `ssh`'s came to (nil: none was made, as in a
+    /// recorded scan): its key is the key `ssh` meets.
+    public var sshConnection: SSHConnectionOutcome?
     /// Host keys the server proved it holds that cannot be decoded as what they claim to be (a
     /// certificate with a broken body): evidence of a broken or hostile server, never dropped.
     public var malformedKeys: [MalformedHostKey]
