@@ -75,8 +75,9 @@ final class LibsshFallbackTests: XCTestCase {
                        ["ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256"])
     }
 
-    /// A server that speaks only after the client's identification, with a key exchange ours
-    /// lacks: ours is answered, libssh (which waits for the server to speak first) is not. The
+    /// A server that speaks only after the client's identification, and breaks the key exchange
+    /// (a malformed reply): ours, which sends `ssh`'s identification at once, is answered, libssh
+    /// (which waits for the server to speak first) is not. The
     /// host's failure is what ours reached, the key exchange, not libssh's identification
     /// timeout, which would say the server never answered.
     func testLibsshFailingEarlierThanOurClientKeepsTheFailureOurClientReached() throws {
@@ -84,9 +85,10 @@ final class LibsshFallbackTests: XCTestCase {
         let server = try ScriptedServer { client in
             let line = Self.identificationLine(client)
             heard.withLock { $0.append(line) }
-            guard line.contains("fleettrust") else { return ScriptedServer.drain(client) }
+            guard line.hasPrefix("SSH-2.0-OpenSSH_") else { return ScriptedServer.drain(client) }
             ScriptedServer.send(client, Array("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n".utf8)
-                + ScriptedServer.packet(Self.kexInit(kex: "diffie-hellman-group14-sha1", hostKey: "ssh-ed25519")))
+                + ScriptedServer.packet(Self.kexInit(kex: "curve25519-sha256", hostKey: "ssh-ed25519"))
+                + ScriptedServer.packet([KeyExchangeMessage.ecdhReply, 0, 0, 0, 1, 0]))
             ScriptedServer.drain(client)
         }
         defer { server.close() }
@@ -94,7 +96,7 @@ final class LibsshFallbackTests: XCTestCase {
                                timeout: .seconds(1)).run(cancellation: ProbeCancellation())
         XCTAssertTrue(result.keys.isEmpty)
         XCTAssertEqual(result.failures.map(\.stage), [.keyExchange], "\(result.failures.map(\.message.value))")
-        XCTAssertEqual(result.failures.first?.code, .noCommonAlgorithm)
+        XCTAssertEqual(result.failures.first?.code, .kexFailed)
         XCTAssertEqual(result.serverVersion, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3")
         // Measured: libssh 0.10.6 waits for the server's identification before it sends its own
         // (ours, like `ssh`, sends at once), so a server that waits to hear the client first
