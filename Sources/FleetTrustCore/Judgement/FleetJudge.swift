@@ -212,13 +212,15 @@ public struct FleetJudge: Sendable {
         // Which key ssh meets: its algorithm list for this host (`client`), reordered by known_hosts (and the command's ORDER lines), against the server's.
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
-        var algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
+        let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
         var negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
         // The probe's connection shaped like ssh's proved the key ssh meets: that key decides,
-        // whatever the other connections were shown.
-        if case .proved(let met)? = result.sshConnection, let index = result.keys.firstIndex(where: { $0.key == met.key }) {
+        // whatever the other connections were shown, when it offered ssh's order for the host as
+        // judged here (a probe made without the known_hosts order, or before a KnownHostsCommand's
+        // ORDER lines, may have met another type: then the inference stands).
+        if case .proved(let met)? = result.sshConnection, met.algorithms?.hostKey == algorithm,
+           let index = result.keys.firstIndex(where: { $0.key == met.key }) {
             negotiated = index
-            algorithm = met.algorithms?.hostKey ?? algorithm
         }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
