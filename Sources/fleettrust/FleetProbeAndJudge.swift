@@ -5,9 +5,14 @@ import FleetTrustSSH
 /// The probe-then-judge pass `scan` and `sync` share, so both see each host exactly as the
 /// dashboard does: one `ProbePool` run, then one `FleetJudge.judge` per host.
 extension FleetOptions {
-    /// Probes every host (a progress line on standard error when it is a terminal).
+    /// Probes every host (a progress line on standard error when it is a terminal). The
+    /// connection that decides which key `ssh` meets offers, as `ssh` does, the key types
+    /// known_hosts records for the host first; files that do not load leave that to the judge,
+    /// which reports them.
     func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
-        await ProbePool(settings: poolSettings).probeAll(hosts, progress: standardErrorIsTerminal, interruption: interruption)
+        var settings = poolSettings
+        if let judge = try? loadJudge(for: hosts) { settings.sshHostKeyAlgorithms = { judge.sshHostKeyAlgorithms(for: $0) } }
+        return await ProbePool(settings: settings).probeAll(hosts, progress: standardErrorIsTerminal, interruption: interruption)
     }
 
     /// Judges every probe against the files and pins these options name (and the history, for

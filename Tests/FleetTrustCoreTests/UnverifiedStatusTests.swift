@@ -119,4 +119,40 @@ final class UnverifiedStatusTests: XCTestCase {
         let policies = try PolicyResolver(file: PolicyFile.parse(path: "policies", bytes: Array("web off\n".utf8)))
         XCTAssertEqual(judge("web \(ed.openSSHLine)\n", failed(.keyExchange, .kexFailed), policies: policies).status, .unverified)
     }
+    /// The connection shaped like `ssh`'s decides: its failure once the server answered leaves the
+    /// key `ssh` meets unproved whatever the other connections proved, and its key is the one judged.
+    func testTheSSHShapedConnectionDecidesWhichKeySSHMeets() {
+        var probe = ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: ed)],
+                                serverHostKeyAlgorithms: ["ssh-ed25519", "ecdsa-sha2-nistp256"])
+        XCTAssertEqual(judge("web \(ed.openSSHLine)\n", probe).status, .trusted, "no such connection: inferred, as before")
+        probe.sshConnection = .proved(Self.met(ed, "ssh-ed25519"))
+        XCTAssertEqual(judge("web \(ed.openSSHLine)\n", probe).status, .trusted)
+        probe.sshConnection = .failed(ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "what ssh's connection saw"))
+        let judged = judge("web \(ed.openSSHLine)\n", probe)
+        XCTAssertEqual(judged.status, .unverified)
+        XCTAssertEqual(judged.failure?.code, .kexFailed)
+        probe.sshConnection = .failed(ProbeFailure(stage: .connect, code: .connectionRefused, message: "refused"))
+        XCTAssertEqual(judge("web \(ed.openSSHLine)\n", probe).status, .trusted, "a failure ssh shares is no gap")
+    }
+
+    /// A relay showed the other connections the recorded ECDSA key and `ssh`'s connection another
+    /// one: that one is the key judged as met, and `ssh` says CHANGED.
+    func testAnotherKeyMetBySSHsConnectionIsChangedWhateverTheOthersProved() throws {
+        let other = try JudgeFixtures.key("precedence", "otherEC")
+        var probe = ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: ec), DiscoveredKey(key: other)],
+                                serverHostKeyAlgorithms: ["ecdsa-sha2-nistp256"])
+        probe.sshConnection = .proved(Self.met(other, "ecdsa-sha2-nistp256"))
+        let judged = judge("web \(ec.openSSHLine)\n", probe)
+        XCTAssertEqual(judged.status, .changed)
+        XCTAssertEqual(judged.keys.firstIndex(where: \.isNegotiated), 1, "the key ssh's connection proved is the one ssh meets")
+        // Proved under another algorithm than ssh's order for the host gives (a probe made without
+        // the known_hosts order): the inference from the server's list stands.
+        probe.sshConnection = .proved(Self.met(other, "ecdsa-sha2-nistp384"))
+        XCTAssertEqual(judge("web \(ec.openSSHLine)\n", probe).keys.firstIndex(where: \.isNegotiated), 0)
+    }
+
+    private static func met(_ key: HostKey, _ algorithm: String) -> DiscoveredKey {
+        DiscoveredKey(key: key, algorithms: NegotiatedAlgorithms(hostKey: algorithm, keyExchange: "sntrup761x25519-sha512",
+                                                                 cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>"))
+    }
 }

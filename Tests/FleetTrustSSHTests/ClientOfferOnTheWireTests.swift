@@ -6,16 +6,18 @@ import XCTest
 import FleetTrustCore
 import FleetTrustTestFleet
 
-/// Our client looks like the local `ssh` on the wire: the same identification string and the
-/// same KEXINIT lists (ciphers, MACs, compression, the host-key list when we offer what `ssh`
-/// offers, and the key exchange methods, of which only the costly post-quantum hybrid moves
-/// last), so a server or a man in the middle that tells clients apart by what they send shows us
-/// what it shows `ssh`. The real `ssh` is the oracle: both connect to one recording server.
+/// Our client looks like the local `ssh` on the wire: the connection shaped like `ssh`'s sends
+/// `ssh`'s KEXINIT packet byte for byte (but for the cookie), for the host's known_hosts lines and
+/// settings, once the server's identification is read; the per-type connections send the same
+/// identification and the same lists but for the key exchange list, where the costly post-quantum
+/// hybrid moves last. The real `ssh` is the oracle: both connect to one recording server.
 final class ClientOfferOnTheWireTests: XCTestCase {
     /// What a client sent before the server's KEXINIT: its identification line and its KEXINIT.
     struct Opening: Sendable {
         var identification: String
         var lists: [[String]]
+        /// The KEXINIT packet as framed (length, padding length, payload, padding), cookie zeroed.
+        var packet: [UInt8]
     }
 
     /// The openings a server recorded, in order of arrival.
@@ -56,7 +58,9 @@ final class ClientOfferOnTheWireTests: XCTestCase {
         let payload = Array(packet[5..<(4 + length - Int(packet[4]))])
         guard let kexInit = try? KexInit(parsing: payload) else { return nil }
         let line = String(decoding: bytes[..<newline], as: UTF8.self)
-        return Opening(identification: line.hasSuffix("\r") ? String(line.dropLast()) : line, lists: kexInit.lists)
+        var framed = Array(packet[0..<(4 + length)])
+        framed.replaceSubrange(6..<22, with: [UInt8](repeating: 0, count: 16))
+        return Opening(identification: line.hasSuffix("\r") ? String(line.dropLast()) : line, lists: kexInit.lists, packet: framed)
     }
 
     /// `ssh`'s key exchange list with the post-quantum hybrid moved after the other methods, before the markers.
@@ -101,6 +105,74 @@ final class ClientOfferOnTheWireTests: XCTestCase {
                        "OpenSSH_9.2p1 Debian-2+deb12u3")
         XCTAssertNil(ClientIdentification.version(fromVersionOutput: "ssh: command not found"))
         XCTAssertNil(ClientIdentification.version(fromVersionOutput: "OpenSSH_9.2p1\u{7}bell, x"))
+    }
+
+    /// The opening of our connection shaped like `ssh`'s, offering `hostKeys` and `keyExchange`.
+    private func sshShapedOpening(port: Int, hostKeys: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault,
+                                  into openings: Openings) throws -> Opening {
+        let fd = try XCTUnwrap(Loopback.connectedSocket(port: port))
+        defer { Glibc.close(fd) }
+        _ = KeyExchangeProbe.run(fd: fd, host: "127.0.0.1", timeout: 5, keyExchange: keyExchange, offer: .likeSSH(hostKeys))
+        return try XCTUnwrap(openings.second, "the ssh-shaped connection sent no KEXINIT after the server's identification")
+    }
+
+    /// `ssh`'s opening against a fresh recording server, with `options`, and ours with what the
+    /// probe offers for the same host and settings (`ours` gets the server's port).
+    private func compareWithSSH(_ options: [String], before: (Int) throws -> Void = { _ in },
+                                ours: (Int, Openings) throws -> Opening) throws -> (ssh: Opening, ours: Opening) {
+        let openings = Openings()
+        let server = try recordingServer(into: openings)
+        defer { server.close() }
+        try before(server.port)
+        let ssh = try ProgramRun.run("/usr/bin/ssh", ["-F", "/dev/null"] + options + ["-o", "StrictHostKeyChecking=yes",
+                                                      "-o", "GlobalKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                                                      "-p", String(server.port), "127.0.0.1", "true"], limit: 20)
+        let sshOpening = try XCTUnwrap(openings.first, "ssh sent no KEXINIT: \(ssh.stderrText)")
+        return (sshOpening, try ours(server.port, openings))
+    }
+
+    func testTheSSHShapedConnectionSendsSSHsKexInitPacketByteForByte() throws {
+        let (ssh, ours) = try compareWithSSH(["-o", "UserKnownHostsFile=/dev/null"]) { port, openings in
+            try sshShapedOpening(port: port, hostKeys: try HostKeyAlgorithms.offered(nil, recorded: []), into: openings)
+        }
+        XCTAssertEqual(ssh.lists[KexInit.List.keyExchange.rawValue].first, "sntrup761x25519-sha512", "ssh 9.2 lists the hybrid first")
+        XCTAssertEqual(ours.identification, ssh.identification)
+        XCTAssertEqual(ours.lists, ssh.lists)
+        XCTAssertEqual(ours.packet, ssh.packet, "the same packet: lengths, lists, guess flag, reserved word, zeroed padding")
+    }
+
+    /// `order_hostkeyalgs`: known_hosts records only an RSA key for the host, so `ssh` offers
+    /// RSA first; the probe, given the judge's order for the host, offers the same.
+    func testTheSSHShapedConnectionOrdersHostKeysByKnownHostsAsSSHDoes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ssh-shape-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyPath = directory.appendingPathComponent("rsa").path
+        _ = try ProgramRun.run("/usr/bin/ssh-keygen", ["-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", keyPath], limit: 20)
+        let publicKey = try String(contentsOfFile: keyPath + ".pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+        let knownHosts = directory.appendingPathComponent("known_hosts").path
+        var offered: [String] = []
+        let (ssh, ours) = try compareWithSSH(["-o", "UserKnownHostsFile=\(knownHosts)"], before: { port in
+            try "[127.0.0.1]:\(port) \(publicKey)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        }) { port, openings in
+            let judge = FleetJudge(knownHosts: try KnownHosts.read(paths: [knownHosts]), pins: nil)
+            offered = try XCTUnwrap(judge.sshHostKeyAlgorithms(for: InventoryHost(name: "127.0.0.1", address: "127.0.0.1", port: port)))
+            return try sshShapedOpening(port: port, hostKeys: offered, into: openings)
+        }
+        XCTAssertEqual(offered.first, "rsa-sha2-512-cert-v01@openssh.com", "known_hosts moves RSA (and its certificates) first")
+        XCTAssertEqual(ours.lists, ssh.lists)
+        XCTAssertEqual(ours.packet, ssh.packet)
+    }
+
+    func testTheSSHShapedConnectionAppliesKexAlgorithmsAsSSHDoes() throws {
+        let setting = "-sntrup761x25519-sha512*,ecdh-*"
+        for setting in [setting, "+diffie-hellman-group14-sha1,diffie-hellman-group1-sha1"] {
+            let (ssh, ours) = try compareWithSSH(["-o", "KexAlgorithms=\(setting)", "-o", "UserKnownHostsFile=/dev/null"]) { port, openings in
+                try sshShapedOpening(port: port, hostKeys: try HostKeyAlgorithms.offered(nil, recorded: []),
+                                     keyExchange: KeyExchangeAlgorithms.offered(SSHAlgorithmList(setting)), into: openings)
+            }
+            XCTAssertEqual(ours.packet, ssh.packet, setting)
+        }
     }
 
     /// A man in the middle that routes by the client's identification line: an OpenSSH client to

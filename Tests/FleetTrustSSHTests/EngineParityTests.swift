@@ -33,7 +33,7 @@ final class EngineParityTests: XCTestCase {
                             connectDeadline: .now + timeout, cancellation: ProbeCancellation(), politeness: TargetPoliteness()),
         ])[0]
         var probe = CertificateFirstProbe(endpoint: .direct(address), port: server.port, timeout: timeout)
-        probe.offered = offered
+        probe.offer = .upFront(offered)
         let thread = probe.run(cancellation: ProbeCancellation(), connectDeadline: .now + timeout)
         return (Outcome(engine), Outcome(thread), server.hostKey)
     }

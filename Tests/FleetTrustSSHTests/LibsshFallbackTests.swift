@@ -9,9 +9,9 @@ import FleetTrustTestFleet
 /// can negotiate with, and the up-front certificates-first offer for a server that sends its
 /// KEXINIT only after the client's.
 final class LibsshFallbackTests: XCTestCase {
-    /// A real sshd whose only key exchange (`diffie-hellman-group14-sha1`) our client does not
-    /// implement, for a host whose `KexAlgorithms +diffie-hellman-group14-sha1` lets `ssh` reach
-    /// it: every key comes through libssh, proved by a completed exchange.
+    /// A real sshd whose only key exchange is `diffie-hellman-group14-sha1`, for a host whose
+    /// `KexAlgorithms +diffie-hellman-group14-sha1` lets `ssh` reach it: every key is proved by a
+    /// completed exchange, and the key `ssh` meets by our own client's connection shaped like `ssh`'s.
     func testAServerOnlyLibsshCanNegotiateWithYieldsEveryKeyThroughLibssh() throws {
         let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256"), .init(type: "ecdsa", bits: "256"),
                                                   .init(type: "rsa", bits: "2048")],
@@ -26,6 +26,26 @@ final class LibsshFallbackTests: XCTestCase {
         XCTAssertEqual(result.keys.first { $0.key.type == "ssh-rsa" }?.algorithms?.hostKey, "rsa-sha2-512",
                        "RSA is asked for with SHA-2, as ssh asks for it")
         XCTAssertTrue(result.failures.isEmpty, "\(result.failures)")
+        guard case .proved(let met)? = result.sshConnection else { return XCTFail("\(String(describing: result.sshConnection))") }
+        XCTAssertEqual(met.algorithms?.keyExchange, "diffie-hellman-group14-sha1")
+    }
+
+    /// The other SHA-1 methods a host may enable are our client's too: a real sshd offering only
+    /// one of them proves its key to the connection shaped like `ssh`'s.
+    func testOurClientSpeaksEverySHA1MethodARealSSHDOffers() throws {
+        for method in ["diffie-hellman-group1-sha1", "diffie-hellman-group-exchange-sha1"] {
+            let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256")], extraConfig: ["KexAlgorithms \(method)"])
+            defer { sshd.stop() }
+            var host = InventoryHost(name: "old-switch", address: "127.0.0.1", port: sshd.port)
+            host.sshOptions.kexAlgorithms = SSHAlgorithmList("+\(method)")
+            let result = HostProbe(host: host, timeout: .seconds(5)).run(cancellation: ProbeCancellation())
+            guard case .proved(let met)? = result.sshConnection else {
+                XCTFail("\(method): \(String(describing: result.sshConnection))")
+                continue
+            }
+            XCTAssertEqual(met.key.fingerprint, try sshd.publicKey(0).fingerprint, method)
+            XCTAssertEqual(met.algorithms?.keyExchange, method)
+        }
     }
 
     /// libssh alone, one key type asked for: the key the server proved, and its refusal of a type
@@ -75,8 +95,9 @@ final class LibsshFallbackTests: XCTestCase {
                        ["ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519", "ecdsa-sha2-nistp256"])
     }
 
-    /// A server that speaks only after the client's identification, with a key exchange ours
-    /// lacks: ours is answered, libssh (which waits for the server to speak first) is not. The
+    /// A server that speaks only after the client's identification, and breaks the key exchange
+    /// (a malformed reply): ours, which sends `ssh`'s identification at once, is answered, libssh
+    /// (which waits for the server to speak first) is not. The
     /// host's failure is what ours reached, the key exchange, not libssh's identification
     /// timeout, which would say the server never answered.
     func testLibsshFailingEarlierThanOurClientKeepsTheFailureOurClientReached() throws {
@@ -84,9 +105,10 @@ final class LibsshFallbackTests: XCTestCase {
         let server = try ScriptedServer { client in
             let line = Self.identificationLine(client)
             heard.withLock { $0.append(line) }
-            guard line.contains("fleettrust") else { return ScriptedServer.drain(client) }
+            guard line.hasPrefix("SSH-2.0-OpenSSH_") else { return ScriptedServer.drain(client) }
             ScriptedServer.send(client, Array("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n".utf8)
-                + ScriptedServer.packet(Self.kexInit(kex: "diffie-hellman-group14-sha1", hostKey: "ssh-ed25519")))
+                + ScriptedServer.packet(Self.kexInit(kex: "curve25519-sha256", hostKey: "ssh-ed25519"))
+                + ScriptedServer.packet([KeyExchangeMessage.ecdhReply, 0, 0, 0, 1, 0]))
             ScriptedServer.drain(client)
         }
         defer { server.close() }
@@ -94,7 +116,7 @@ final class LibsshFallbackTests: XCTestCase {
                                timeout: .seconds(1)).run(cancellation: ProbeCancellation())
         XCTAssertTrue(result.keys.isEmpty)
         XCTAssertEqual(result.failures.map(\.stage), [.keyExchange], "\(result.failures.map(\.message.value))")
-        XCTAssertEqual(result.failures.first?.code, .noCommonAlgorithm)
+        XCTAssertEqual(result.failures.first?.code, .kexFailed)
         XCTAssertEqual(result.serverVersion, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3")
         // Measured: libssh 0.10.6 waits for the server's identification before it sends its own
         // (ours, like `ssh`, sends at once), so a server that waits to hear the client first

@@ -107,6 +107,16 @@ public struct FleetJudge: Sendable {
         return pins.lines.filter { unused.contains($0.number) }
     }
 
+    /// The host-key algorithms `ssh` offers `host` in its KEXINIT, in its order: its
+    /// `HostKeyAlgorithms`, and the key types known_hosts records under the name it looks up moved
+    /// first (`order_hostkeyalgs`). Nil when the setting selects nothing. What the probe's
+    /// connection shaped like `ssh`'s offers (a `KnownHostsCommand`'s ORDER lines are known only
+    /// once it has run on the keys, after the probe).
+    public func sshHostKeyAlgorithms(for host: InventoryHost) -> [String]? {
+        let recorded = knownHosts.knownHosts(for: host).entries(matching: target(for: host, peer: nil).lookup.hostString)
+        return try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recorded)
+    }
+
     /// Judges one probe of one host. `keySharing` counts the hosts presenting each of its keys
     /// that other hosts present too; `now` is seconds since the epoch (certificate validity, pin expiry).
     /// `additionalNames` replaces the names the `--additional-names` extension consults (verify's
@@ -134,7 +144,8 @@ public struct FleetJudge: Sendable {
         let client = try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: recordedForName + (command?.order ?? []))
         let unproved = UnprovedKeyRule(sshHostKeyAlgorithms: client, serverHostKeyAlgorithms: result.serverHostKeyAlgorithms,
                                        sshKeyExchangeAlgorithms: KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms),
-                                       serverKeyExchangeAlgorithms: result.serverKeyExchangeAlgorithms)
+                                       serverKeyExchangeAlgorithms: result.serverKeyExchangeAlgorithms,
+                                       sshConnectionFailure: result.sshConnection?.failure)
         var sshfp: SSHFPFinding?
         func finish(_ status: HostStatus, _ reason: StatusReason, keys: [JudgedKey] = [],
                     algorithm: String? = nil, pin: PinJudgement = PinJudgement(verdict: .unpinned, evidence: []),
@@ -202,7 +213,15 @@ public struct FleetJudge: Sendable {
         let server = result.serverHostKeyAlgorithms
             ?? HostKeyAlgorithms.inferredServerAlgorithms(result.keys) + result.malformedKeys.map(\.algorithm.value)
         let algorithm = client.flatMap { HostKeyAlgorithms.negotiate(client: $0, server: server) }
-        let negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
+        var negotiated = algorithm.flatMap { Self.index(ofKeyFor: $0, in: result) }
+        // The probe's connection shaped like ssh's proved the key ssh meets: that key decides,
+        // whatever the other connections were shown, when it offered ssh's order for the host as
+        // judged here (a probe made without the known_hosts order, or before a KnownHostsCommand's
+        // ORDER lines, may have met another type: then the inference stands).
+        if case .proved(let met)? = result.sshConnection, met.algorithms?.hostKey == algorithm,
+           let index = result.keys.firstIndex(where: { $0.key == met.key }) {
+            negotiated = index
+        }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
                                      pins: pins, mode: pinMode, now: now)

@@ -22,12 +22,16 @@ struct UnprovedKeyRule: Sendable {
     var sshKeyExchangeAlgorithms = KeyExchangeAlgorithms.openSSHDefault
     /// The server's key exchange methods, when a KEXINIT was read.
     var serverKeyExchangeAlgorithms: [String]?
+    /// How the probe's connection shaped like `ssh`'s failed, when it did: the key `ssh` meets is
+    /// then unproved, whatever the other connections proved.
+    var sshConnectionFailure: ProbeFailure?
 
     /// The failure that leaves the key `ssh` would meet unproved, if `ssh` does not share it.
     /// `failure` is the host's (no key proved, or the judge's refusal); `attempts` are the
     /// probe's per-connection failures, which matter when the server's list is unknown: then
     /// which key `ssh` meets was inferred from the keys we happened to prove.
     func gap(failure: HostFailure?, attempts: [ProbeFailure], provedKeys: Bool) -> HostFailure? {
+        if let sshConnectionFailure, !sshShares(.probe(sshConnectionFailure)) { return .probe(sshConnectionFailure) }
         if let failure { return sshShares(failure) ? nil : failure }
         guard provedKeys, serverHostKeyAlgorithms == nil else { return nil }
         return attempts.first { !sshShares(.probe($0)) }.map(HostFailure.probe)

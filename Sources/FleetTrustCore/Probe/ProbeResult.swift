@@ -128,6 +128,9 @@ public struct ProbeResult: Hashable, Sendable {
     public var serverVersion: String?
     /// Pre-authentication banner text, sanitized and bounded.
     public var banner: String?
+    /// What the probe's one connection shaped like `ssh`'s came to (nil: none was made, as in a
+    /// recorded scan): its key is the key `ssh` meets.
+    public var sshConnection: SSHConnectionOutcome?
     /// What the host's `KnownHostsCommand` printed for these keys; nil when it was not run (no
     /// command, no key, or a replayed probe: a host with a command is then unchecked).
     public var knownHostsCommand: KnownHostsCommandOutput?

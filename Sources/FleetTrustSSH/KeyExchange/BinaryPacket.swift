@@ -14,7 +14,10 @@ enum BinaryPacket {
         case kexInit = 20
     }
 
-    /// `payload` framed with random padding (at least 4 bytes, total a multiple of 8).
+    /// `payload` framed as `ssh` frames it before any cipher is in use (packet.c,
+    /// `ssh_packet_send2_wrapped`): at least 4 bytes of padding, the total a multiple of 8, and the
+    /// padding zeroed (random padding is only for encrypted packets), so our packets are `ssh`'s
+    /// byte for byte.
     static func frame(_ payload: [UInt8]) -> [UInt8] {
         var padding = 8 - (5 + payload.count) % 8
         if padding < 4 { padding += 8 }
@@ -22,7 +25,7 @@ enum BinaryPacket {
         writer.writeUInt32(UInt32(1 + payload.count + padding))
         writer.writeByte(UInt8(padding))
         writer.writeRaw(payload)
-        writer.writeRaw(randomBytes(padding))
+        writer.writeRaw([UInt8](repeating: 0, count: padding))
         return writer.bytes
     }
 

@@ -97,15 +97,17 @@ final class DiffieHellmanGroup {
     }
 }
 
-/// `diffie-hellman-group14-sha256`, `group16-sha512` and `group18-sha512` (RFC 8268): the fixed
-/// MODP groups of RFC 3526, taken from OpenSSL, with KEXDH_INIT / KEXDH_REPLY (RFC 4253 §8).
+/// `diffie-hellman-group14-sha256`, `group16-sha512` and `group18-sha512` (RFC 8268), and the
+/// SHA-1 `group14-sha1` and `group1-sha1` (RFC 4253): the fixed MODP groups of RFC 3526 (and
+/// RFC 2409's 1024-bit group), taken from OpenSSL, with KEXDH_INIT / KEXDH_REPLY (RFC 4253 §8).
 final class DiffieHellmanKeyAgreement: KeyAgreement {
     enum Group {
-        case group14, group16, group18
+        case group1, group14, group16, group18
 
         /// The RFC 3526 prime, as OpenSSL holds it.
         var prime: [UInt8] {
             let number: OpaquePointer? = switch self {
+            case .group1: BN_get_rfc2409_prime_1024(nil)
             case .group14: BN_get_rfc3526_prime_2048(nil)
             case .group16: BN_get_rfc3526_prime_4096(nil)
             case .group18: BN_get_rfc3526_prime_8192(nil)

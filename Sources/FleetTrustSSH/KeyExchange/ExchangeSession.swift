@@ -8,11 +8,13 @@ import FleetTrustCore
 /// flight on a few threads (`ExchangeEngine`). Every parse step takes only whole lines and whole
 /// packets out of `buffer`, so it can be retried whenever more bytes arrive.
 final class ExchangeSession {
-    /// What a run offers: a list fixed up front (sent with our identification), or one chosen
-    /// from the server's list.
+    /// What a run offers: a list fixed up front (sent with our identification), one chosen
+    /// from the server's list, or `ssh`'s own KEXINIT (`KexInit(sshOffering:keyExchange:)`) for
+    /// this host-key list, sent when `ssh` sends it: as soon as the server's identification is read.
     enum Offer: Sendable {
         case upFront([String])
         case afterServer(@Sendable ([String]) -> [String]?)
+        case likeSSH([String])
     }
 
     /// What the driver does next.
@@ -57,16 +59,20 @@ final class ExchangeSession {
     private var strict = false
 
     init(offer: Offer, keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) throws(ProbeFailure) {
-        if case .upFront(let offered) = offer, offered.isEmpty {
-            throw KeyExchangeFailures.noCommonAlgorithm("host key", server: [])
-        }
         self.offer = offer
         self.keyExchange = keyExchange
         var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
-        if case .upFront(let offered) = offer {
+        switch offer {
+        case .upFront(let offered):
+            guard !offered.isEmpty else { throw KeyExchangeFailures.noCommonAlgorithm("host key", server: []) }
             let sent = KexInit(clientOffering: offered, keyExchange: keyExchange)
             clientInit = sent
             opening += BinaryPacket.frame(sent.payload)
+        case .likeSSH(let offered):
+            guard !offered.isEmpty else { throw KeyExchangeFailures.noCommonAlgorithm("host key", server: []) }
+            clientInit = KexInit(sshOffering: offered, keyExchange: keyExchange)
+        case .afterServer:
+            break
         }
         self.opening = opening
     }
@@ -92,6 +98,8 @@ final class ExchangeSession {
                 report.serverVersion = Sanitizer.clean(bytes: identification.version, limit: 255)
                 report.serverPreamble = identification.preamble
                 state = .serverInit
+                // sshconnect.c: `ssh` sends its KEXINIT once it has read the server's identification.
+                if case .likeSSH = offer, let clientInit { return .send(BinaryPacket.frame(clientInit.payload)) }
             case .serverInit:
                 guard let payload = try BinaryPacket.takeMessage(from: &buffer, stage: .keyExchange, strict: false,
                                                                  skipped: &packetsBeforeServerInit) else { return .needMore }

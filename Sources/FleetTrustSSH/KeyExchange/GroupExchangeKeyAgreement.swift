@@ -1,6 +1,6 @@
 import FleetTrustCore
 
-/// `diffie-hellman-group-exchange-sha256` (RFC 4419) as OpenSSH's `kexgexc.c` runs it: ask for a
+/// `diffie-hellman-group-exchange-sha256` and `-sha1` (RFC 4419) as OpenSSH's `kexgexc.c` runs it: ask for a
 /// group of min < n < max bits, check the server's group is within those bounds, then a
 /// Diffie-Hellman exchange in it. Hosts that allow only this method are real (old hardening guides).
 final class GroupExchangeKeyAgreement: KeyAgreement {

@@ -35,14 +35,27 @@ struct KexInit {
     /// (what `ssh` offers the host, in its order) the methods this client implements.
     init(clientOffering hostKeyAlgorithms: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) {
         let methods = Self.keyExchangeList(keyExchange)
+        self.init(methods: methods, hostKeyAlgorithms: hostKeyAlgorithms,
+                  encodedMethods: keyExchange == KeyExchangeAlgorithms.openSSHDefault ? Self.encodedDefaultKeyExchangeList : nil)
+    }
+
+    /// `ssh`'s own KEXINIT for a host, byte for byte but for the cookie: `keyExchange` and
+    /// `hostKeyAlgorithms` exactly as `ssh` orders them for the host (`KeyExchangeAlgorithms.offered`,
+    /// `HostKeyAlgorithms.offered`), then its markers, its ciphers, MACs and compressions, and no
+    /// guessed packet. The connection that decides which key `ssh` meets sends this one.
+    init(sshOffering hostKeyAlgorithms: [String], keyExchange: [String]) {
+        self.init(methods: keyExchange + Self.clientMarkers, hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil)
+    }
+
+    private init(methods: [String], hostKeyAlgorithms: [String], encodedMethods: [UInt8]?) {
         lists = [methods, hostKeyAlgorithms, Self.ciphers, Self.ciphers, Self.macs, Self.macs,
                  Self.compressions, Self.compressions, [], []]
         firstKexPacketFollows = false
         var writer = SSHWireWriter()
         writer.writeByte(BinaryPacket.Message.kexInit.rawValue)
         writer.writeRaw(BinaryPacket.randomBytes(16))
-        if keyExchange == KeyExchangeAlgorithms.openSSHDefault {
-            writer.writeRaw(Self.encodedDefaultKeyExchangeList)
+        if let encodedMethods {
+            writer.writeRaw(encodedMethods)
         } else {
             writer.writeString(methods.joined(separator: ","))
         }

@@ -33,7 +33,9 @@ extension KeyAgreement {
 /// sntrup761x25519 comes after curve25519 and ECDH: its key pair costs about a hundred times the
 /// CPU of an X25519 key, and the method changes nothing about which host key is proved. It has
 /// two names: Debian's ssh 9.2 offers `sntrup761x25519-sha512` (the later standard name) before
-/// `@openssh.com`, so a server configured with either one is met.
+/// `@openssh.com`, so a server configured with either one is met. The SHA-1 methods, which `ssh`
+/// offers only when a host's `KexAlgorithms` enables them, are the SHA-2 ones with SHA-1 as the
+/// exchange hash, so a host that enables them is met by our client as by `ssh`, not by libssh.
 enum KeyExchangeMethod: String, CaseIterable, Sendable {
     case curve25519 = "curve25519-sha256"
     case curve25519LibSSH = "curve25519-sha256@libssh.org"
@@ -46,10 +48,14 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
     case group16SHA512 = "diffie-hellman-group16-sha512"
     case group18SHA512 = "diffie-hellman-group18-sha512"
     case group14SHA256 = "diffie-hellman-group14-sha256"
+    case groupExchangeSHA1 = "diffie-hellman-group-exchange-sha1"
+    case group14SHA1 = "diffie-hellman-group14-sha1"
+    case group1SHA1 = "diffie-hellman-group1-sha1"
 
-    /// The hash of the exchange hash H (RFC 4253 §8, RFC 5656 §6.2.1, RFC 8268, RFC 8731).
+    /// The hash of the exchange hash H (RFC 4253 §8, RFC 4419, RFC 5656 §6.2.1, RFC 8268, RFC 8731).
     var exchangeHash: ExchangeHash {
         switch self {
+        case .groupExchangeSHA1, .group14SHA1, .group1SHA1: return .sha1
         case .curve25519, .curve25519LibSSH, .ecdhP256, .groupExchangeSHA256, .group14SHA256: return .sha256
         case .ecdhP384: return .sha384
         case .ecdhP521, .sntrup761x25519Standard, .sntrup761x25519, .group16SHA512, .group18SHA512: return .sha512
@@ -63,21 +69,23 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
         case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
         case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
         case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)
-        case .group14SHA256: return try DiffieHellmanKeyAgreement(group: .group14)
+        case .group14SHA256, .group14SHA1: return try DiffieHellmanKeyAgreement(group: .group14)
+        case .group1SHA1: return try DiffieHellmanKeyAgreement(group: .group1)
         case .group16SHA512: return try DiffieHellmanKeyAgreement(group: .group16)
         case .group18SHA512: return try DiffieHellmanKeyAgreement(group: .group18)
         case .sntrup761x25519Standard, .sntrup761x25519: return try Sntrup761X25519KeyAgreement()
-        case .groupExchangeSHA256: return GroupExchangeKeyAgreement(negotiated: negotiated)
+        case .groupExchangeSHA256, .groupExchangeSHA1: return GroupExchangeKeyAgreement(negotiated: negotiated)
         }
     }
 }
 
 /// The hash function of a key-exchange method, and the exchange hash H built with it.
 enum ExchangeHash: Sendable {
-    case sha256, sha384, sha512
+    case sha1, sha256, sha384, sha512
 
     func digest(_ data: [UInt8]) -> [UInt8] {
         switch self {
+        case .sha1: return Digest.sha1(data)
         case .sha256: return Digest.sha256(data)
         case .sha384: return Digest.sha384(data)
         case .sha512: return Digest.sha512(data)

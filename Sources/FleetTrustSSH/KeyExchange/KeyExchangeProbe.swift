@@ -44,16 +44,15 @@ public enum KeyExchangeProbe {
                        identificationSent: identificationSent)
     }
 
-    /// Runs one key exchange over the connected socket `fd` (which stays the caller's), deciding
-    /// what to offer only once the server's KEXINIT has named its host-key algorithms: `choose`
-    /// returns the list to offer, or nil when this connection is not needed (it then disconnects).
+    /// Runs one key exchange over the connected socket `fd` (which stays the caller's) with
+    /// `offer`. An `.afterServer` offer decides what to offer only once the server's KEXINIT has
+    /// named its host-key algorithms (nil: this connection is not needed, and it disconnects):
     /// OpenSSH sends its KEXINIT only after our identification arrives, so waiting for it before
-    /// sending ours costs no round trip, and lets several connections to one server each ask for a
-    /// different key type from the start.
+    /// sending ours costs no round trip, and lets several connections to one server each ask for
+    /// a different key type from the start.
     static func run(fd: Int32, host: String, timeout: Double, identificationSent: Bool = false,
-                    keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault,
-                    choosing choose: @escaping @Sendable ([String]) -> [String]?) -> KeyExchangeReport {
-        perform(host: host, port: 0, offer: .afterServer(choose), keyExchange: keyExchange, timeout: timeout, fd: fd,
+                    keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault, offer: ExchangeSession.Offer) -> KeyExchangeReport {
+        perform(host: host, port: 0, offer: offer, keyExchange: keyExchange, timeout: timeout, fd: fd,
                 identificationSent: identificationSent)
     }
 

@@ -75,9 +75,11 @@ extension EndpointProbe {
 
 extension InventoryHost {
     /// The probe the pool runs for this row, chosen by its endpoint.
-    func probe(timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections) -> any EndpointProbe {
+    func probe(timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections,
+               sshHostKeyAlgorithms: [String]? = nil) -> any EndpointProbe {
         switch endpoint {
-        case .ssh: return HostProbe(host: self, timeout: timeout, scheduler: scheduler, routes: routes)
+        case .ssh: return HostProbe(host: self, timeout: timeout, scheduler: scheduler, routes: routes,
+                                    sshHostKeyAlgorithms: sshHostKeyAlgorithms)
         case .tls(let tls): return TLSProbe(host: self, endpoint: tls, timeout: timeout, politeness: scheduler.politeness)
         }
     }

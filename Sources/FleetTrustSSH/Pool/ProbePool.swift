@@ -20,6 +20,10 @@ public final class ProbePool: FleetProber, Sendable {
         public var timeout: Duration
         /// How hosts behind bastions or a ProxyCommand are reached (see `BastionConnections`).
         public var routes: BastionConnections.Settings
+        /// The host-key algorithms `ssh` offers a host, in its order for that host (known_hosts
+        /// moves the recorded types first): what the connection shaped like `ssh`'s offers. Nil
+        /// from it: `ssh`'s order with nothing recorded.
+        public var sshHostKeyAlgorithms: @Sendable (InventoryHost) -> [String]? = { _ in nil }
 
         public init(concurrency: Int = 512, timeout: Duration = .seconds(5),
                     routes: BastionConnections.Settings = BastionConnections.Settings()) {
@@ -37,9 +41,9 @@ public final class ProbePool: FleetProber, Sendable {
     private let bastions: BastionConnections
     private let scans = Mutex<[ScanReference]>([])
 
-    /// Descriptors one host in flight may hold: three connections at once (its key types side
-    /// by side), one of them libssh's with a duplicate descriptor.
-    static let descriptorsPerHost = 4
+    /// Descriptors one host in flight may hold: four connections at once (the one shaped like
+    /// `ssh`'s and three for its key types side by side), one of them libssh's with a duplicate descriptor.
+    static let descriptorsPerHost = 5
 
     /// How many hosts may be in flight: `concurrency`, or fewer if the descriptor limit
     /// (raised as far as allowed) cannot hold them, keeping 256 for everything else.
@@ -81,7 +85,7 @@ public final class ProbePool: FleetProber, Sendable {
     /// Starts a scan with its progress and cancellation.
     public func start(_ hosts: [InventoryHost]) -> ProbeScan {
         bastions.startMasters(for: hosts)
-        let scan = ProbeScan(hosts: hosts, timeout: settings.timeout, workers: workers, scheduler: scheduler, bastions: bastions)
+        let scan = ProbeScan(hosts: hosts, timeout: settings.timeout, sshHostKeyAlgorithms: hosts.map(settings.sshHostKeyAlgorithms), workers: workers, scheduler: scheduler, bastions: bastions)
         scans.withLock { list in
             list.removeAll { $0.scan == nil }
             list.append(ScanReference(scan: scan))

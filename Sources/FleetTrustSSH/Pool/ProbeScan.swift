@@ -41,14 +41,17 @@ public actor ProbeScan {
 
     private let continuation: AsyncStream<ProbeEvent>.Continuation
     private let timeout: Duration
+    /// Per host, the host-key algorithms `ssh` offers it (`ProbePool.Settings.sshHostKeyAlgorithms`).
+    private let sshHostKeyAlgorithms: [[String]?]
     private let workers: WorkerThreads
     private let scheduler: AttemptScheduler
     private nonisolated let counts = Mutex(ProbeLoad())
     /// The pool's bastion connections, which outlive the scan (a dashboard's rescans reuse them).
     private let bastions: BastionConnections
 
-    init(hosts: [InventoryHost], timeout: Duration, workers: WorkerThreads, scheduler: AttemptScheduler,
-         bastions: BastionConnections) {
+    init(hosts: [InventoryHost], timeout: Duration, sshHostKeyAlgorithms: [[String]?], workers: WorkerThreads,
+         scheduler: AttemptScheduler, bastions: BastionConnections) {
+        self.sshHostKeyAlgorithms = sshHostKeyAlgorithms
         self.scheduler = scheduler
         self.bastions = bastions
         self.hosts = hosts
@@ -90,7 +93,7 @@ public actor ProbeScan {
     /// Reads only the actor's constants, so the initializer can call it too.
     private nonisolated func dispatch(index: Int, cancellation: ProbeCancellation) {
         let host = hosts[index]
-        let probe = host.probe(timeout: timeout, scheduler: scheduler, routes: bastions)
+        let probe = host.probe(timeout: timeout, scheduler: scheduler, routes: bastions, sshHostKeyAlgorithms: sshHostKeyAlgorithms[index])
         workers.submit { [self] due in
             counts.withLock { $0.start() }
             var result = cancellation.isCancelled

@@ -12,12 +12,10 @@ struct CertificateFirstProbe: Sendable {
     var endpoint: ProbeEndpoint
     var port: Int
     var timeout: Duration
-    /// The algorithms offered, in preference order (by default every certificate type first).
-    var offered = CertificateFirstProbe.certificatesFirst
-
-    /// When set, the offer is chosen from the server's host-key algorithms (see `ExchangeBoard`)
-    /// instead of `offered`; nil from it means the connection is not needed.
-    var choose: (@Sendable ([String]) -> [String]?)?
+    /// What the connection offers: by default every certificate type first, up front; chosen
+    /// from the server's host-key algorithms (see `ExchangeBoard`), where nil means the
+    /// connection is not needed; or `ssh`'s own KEXINIT for the host.
+    var offer = ExchangeSession.Offer.upFront(CertificateFirstProbe.certificatesFirst)
     /// The key exchange methods `ssh` offers the host.
     var keyExchange = KeyExchangeAlgorithms.openSSHDefault
 
@@ -34,13 +32,8 @@ struct CertificateFirstProbe: Sendable {
             return AttemptOutcome(failure: error)
         }
         cancellation.enter(.keyExchange)
-        let report = if let choose {
-            KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds,
-                                 identificationSent: true, keyExchange: keyExchange, choosing: choose)
-        } else {
-            KeyExchangeProbe.run(host: endpoint.hostName, port: port, hostKeyAlgorithms: offered,
-                                 timeout: timeout.seconds, fd: connection.fd, identificationSent: true, keyExchange: keyExchange)
-        }
+        let report = KeyExchangeProbe.run(fd: connection.fd, host: endpoint.hostName, timeout: timeout.seconds,
+                                          identificationSent: true, keyExchange: keyExchange, offer: offer)
         connection.close(cancellation: cancellation)
         return AttemptOutcome(report, report.outcome, cancellation: cancellation)
     }

@@ -4,7 +4,10 @@ import Synchronization
 /// Everything we can prove about one endpoint: every host key and host certificate it holds.
 ///
 /// The SSH probe of an `EndpointProbe`: for the first address that answers (or the host behind
-/// its route, through the pool's bastions), one `CertificateFirstProbe` (a
+/// its route, through the pool's bastions), one connection shaped byte for byte and moment for
+/// moment like `ssh`'s (its KEXINIT, for this host, sent as soon as the server's identification
+/// is read), whose key is the key `ssh` meets: a server or relay that tells clients apart before
+/// it commits to a host key shows that connection what it shows `ssh`. Beside it, one `CertificateFirstProbe` (a
 /// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
 /// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
 /// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
@@ -22,16 +25,23 @@ public struct HostProbe: EndpointProbe {
     /// The pool's bastion connections, which a host with a route is probed through; without
     /// them such a host is not probed (`proxied`).
     let routes: BastionConnections?
+    /// The host-key algorithms `ssh` offers this host, in its order: `HostKeyAlgorithms.offered`
+    /// with the known_hosts lines recorded for it (`order_hostkeyalgs`), which the caller knows;
+    /// nil: `ssh`'s order with nothing recorded.
+    let sshHostKeyAlgorithms: [String]?
 
-    public init(host: InventoryHost, timeout: Duration) {
-        self.init(host: host, timeout: timeout, scheduler: AttemptScheduler(helperThreads: 4), routes: nil)
+    public init(host: InventoryHost, timeout: Duration, sshHostKeyAlgorithms: [String]? = nil) {
+        self.init(host: host, timeout: timeout, scheduler: AttemptScheduler(helperThreads: 4), routes: nil,
+                  sshHostKeyAlgorithms: sshHostKeyAlgorithms)
     }
 
-    init(host: InventoryHost, timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections?) {
+    init(host: InventoryHost, timeout: Duration, scheduler: AttemptScheduler, routes: BastionConnections?,
+         sshHostKeyAlgorithms: [String]? = nil) {
         self.host = host
         self.timeout = timeout
         self.scheduler = scheduler
         self.routes = routes
+        self.sshHostKeyAlgorithms = sshHostKeyAlgorithms
     }
 
     /// Probes the host (see `EndpointProbe.probeEndpoint`).
@@ -51,13 +61,21 @@ public struct HostProbe: EndpointProbe {
     /// The key exchange methods `ssh` offers this host: what our client and libssh offer.
     private var keyExchange: [String] { KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms) }
 
+    /// The offer of the connection shaped like `ssh`'s; none when the host's `HostKeyAlgorithms`
+    /// selects nothing (`ssh` does not start).
+    private var likeSSH: [ExchangeSession.Offer] {
+        let offered = sshHostKeyAlgorithms ?? (try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: [])) ?? []
+        return offered.isEmpty ? [] : [.likeSSH(offered)]
+    }
+
     func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                cancellation: ProbeCancellation) -> Bool {
         let board = ExchangeBoard()
         let opening = Self.connectionsAtOnce(to: address)
         let claims = (0..<opening).map { _ in Claim() }
         let early = EarlyExchanges()
-        let opened = ours(claims.map { claim in
+        let shaped = likeSSH
+        var opened = ours(shaped + claims.map { claim in
             .afterServer { offered in
                 // A retry (the exchange timed out under load) asks again for what it claimed.
                 if claim.claimed { return claim.exchange?.offered }
@@ -68,6 +86,8 @@ public struct HostProbe: EndpointProbe {
                 return claim.exchange?.offered
             }
         }, at: address, firstDeadline: firstDeadline, cancellation: cancellation)
+        let sshsOwn = shaped.isEmpty ? nil : opened.removeFirst()
+        defer { if let sshsOwn { Self.record(likeSSH: sshsOwn, into: &result) } }
         let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) } + early.wait(),
                                at: address, cancellation: cancellation)
         let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
@@ -158,10 +178,7 @@ public struct HostProbe: EndpointProbe {
             scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
                 var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
                 probe.keyExchange = keyExchange
-                switch offer {
-                case .upFront(let offered): probe.offered = offered
-                case .afterServer(let choose): probe.choose = choose
-                }
+                probe.offer = offer
                 let deadline = fresh ? .now + timeout : firstDeadline ?? .now + timeout
                 return probe.run(cancellation: cancellation, connectDeadline: deadline)
             }
@@ -262,6 +279,24 @@ public struct HostProbe: EndpointProbe {
         }
         finish(&result, plan: plan, refused: refused)
         return true
+    }
+
+    /// Takes the outcome of the connection shaped like `ssh`'s: its key is the key `ssh` meets
+    /// (added to the others when none of them is the same key), or its failure leaves that key
+    /// unproved; the server's lists it read are the ones `ssh` is shown.
+    private static func record(likeSSH outcome: AttemptOutcome, into result: inout ProbeResult) {
+        if let key = outcome.key {
+            result.gatherSSH { proof in if !proof.keys.contains(where: { $0.key == key.key }) { proof.keys.append(key) } }
+            result.sshConnection = .proved(key)
+        } else if let failure = outcome.failure {
+            result.sshConnection = .failed(failure)
+        }
+        result.gatherSSH { proof in
+            if let malformed = outcome.malformedKey, !proof.malformedKeys.contains(malformed) { proof.malformedKeys.append(malformed) }
+            if let offered = outcome.serverHostKeyAlgorithms, !offered.isEmpty { proof.serverHostKeyAlgorithms = offered }
+            if let methods = outcome.serverKeyExchangeAlgorithms { proof.serverKeyExchangeAlgorithms = methods }
+        }
+        if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
     }
 
     private func finish(_ result: inout ProbeResult, plan: HostKeyPlan, refused: Bool) {
