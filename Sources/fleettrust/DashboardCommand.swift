@@ -74,7 +74,7 @@ struct DashboardCommand: AsyncParsableCommand {
             var launch = DashboardLaunch(
                 settings: settings, hosts: hosts, trustFiles: fleet.trustFiles,
                 remembered: recording == nil ? try await history.remembered(store, hosts: hosts) : nil,
-                store: store, prober: recording?.prober ?? ProbePool(settings: fleet.poolSettings),
+                store: store, prober: recording?.prober ?? ProbePool(settings: fleet.probeSettings(for: hosts)),
                 connect: ConnectCommand(template: connectCommand, user: user, routeConfig: fleet.sshConfig.map(expandTilde),
                                         followsProbedRoute: recording == nil),
                 auditLog: audit.log, user: audit.user, hashNames: await fleet.hashKnownHosts.hashes())

@@ -10,9 +10,15 @@ extension FleetOptions {
     /// known_hosts records for the host first; files that do not load leave that to the judge,
     /// which reports them.
     func probe(_ hosts: [InventoryHost], interruption: ScanInterruption? = nil) async -> [ProbeResult] {
+        await ProbePool(settings: probeSettings(for: hosts)).probeAll(hosts, progress: standardErrorIsTerminal, interruption: interruption)
+    }
+
+    /// The pool's settings with the host-key order `ssh` offers each host (its recorded key
+    /// types first), which the deciding connection sends: the same for scan, sync and the dashboard.
+    func probeSettings(for hosts: [InventoryHost]) -> ProbePool.Settings {
         var settings = poolSettings
         if let judge = try? loadJudge(for: hosts) { settings.sshHostKeyAlgorithms = { judge.sshHostKeyAlgorithms(for: $0) } }
-        return await ProbePool(settings: settings).probeAll(hosts, progress: standardErrorIsTerminal, interruption: interruption)
+        return settings
     }
 
     /// Judges every probe against the files and pins these options name (and the history, for
