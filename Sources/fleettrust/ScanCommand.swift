@@ -66,7 +66,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             let output = try CommandOutput(path: self.output.map(expandTilde))
-            if dryRun { return try await planOnly(to: output) }
+            if dryRun { return try planOnly(to: output) }
             let started = ContinuousClock.now
             let interruption = ScanInterruption()
             let temporary = output.temporaryPath
@@ -122,7 +122,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     /// `--dry-run`: reads the inventory (or the recording), known_hosts and pins, and says what
     /// would be probed (judged, for a replay).
-    private func planOnly(to output: CommandOutput) async throws {
+    private func planOnly(to output: CommandOutput) throws {
         let hosts: [InventoryHost], skipped: [SkippedInventoryEntry]
         if let replay {
             (hosts, skipped) = (try replayed(replay).map(\.host), [])
