@@ -61,8 +61,7 @@ struct DashboardCommand: AsyncParsableCommand {
         do {
             let theme = try DashboardLaunch.theme(self.theme, environment: environment)
             let recording = try replay.map { try DashboardRecording(path: $0, file: expandTilde($0), under: try fleet.replayConfiguration()) }
-            let hosts: [InventoryHost]
-            if let recording { hosts = recording.hosts } else { hosts = try await fleet.loadInventory().hosts }
+            let hosts = try recording?.hosts ?? fleet.loadInventory().hosts
             // A recording is an old probe: no drift against today's history, and nothing recorded.
             let store = recording == nil ? try await history.open(readOnly: readOnly) : nil
             var settings = DashboardSettings(inventoryPath: replay ?? fleet.inventory.files.joined(separator: ", "), knownHostsFiles: fleet.knownHosts.all,

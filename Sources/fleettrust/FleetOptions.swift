@@ -104,13 +104,9 @@ struct FleetOptions: ParsableArguments {
     }
 
     /// Reads the selected inventory hosts (see `InventoryOptions.load`).
-    /// On a thread of its own: reading may run `Match exec` commands and canonical-name look-ups.
-    func loadInventory() async throws -> Inventory {
+    func loadInventory() throws -> Inventory {
         guard !inventory.files.isEmpty else { throw ValidationError("give an inventory with --inventory FILE") }
         knownHosts.missingWarnings.forEach(printError)
-        let (inventory, group, direct, sshConfig, allow) = (inventory, group, direct, sshConfig, allowInventoryProxyCommand)
-        return try await OffPool.run(named: "fleettrust-inventory") {
-            try inventory.load(groups: group, direct: direct, sshConfig: sshConfig, allowProxyCommands: allow)
-        }
+        return try inventory.load(groups: group, direct: direct, sshConfig: sshConfig, allowProxyCommands: allowInventoryProxyCommand)
     }
 }

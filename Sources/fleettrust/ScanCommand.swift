@@ -127,7 +127,7 @@ struct ScanCommand: AsyncParsableCommand {
         if let replay {
             (hosts, skipped) = (try replayed(replay).map(\.host), [])
         } else {
-            let inventory = try await fleet.loadInventory()
+            let inventory = try fleet.loadInventory()
             (hosts, skipped) = (inventory.hosts, SkippedInventoryEntry.entries(in: inventory))
         }
         let plan = ScanPlan(hosts: hosts, judge: try fleet.loadJudge(for: hosts),
@@ -152,7 +152,7 @@ struct ScanCommand: AsyncParsableCommand {
             let pairs = try replayed(replay)
             return (pairs.map(\.host), pairs.map(\.result), [])
         }
-        let inventory = try await fleet.loadInventory()
+        let inventory = try fleet.loadInventory()
         let scanner = ScannerName.resolve(scannerName)
         let results = await fleet.probe(inventory.hosts, interruption: interruption).map { result in
             var result = result

@@ -54,7 +54,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         do {
-            let inventory = try await fleet.loadInventory()
+            let inventory = try fleet.loadInventory()
             let skipped = SkippedInventoryEntry.entries(in: inventory)
             let store = try await history.open(readOnly: true)
             let results = await fleet.probe(inventory.hosts)
