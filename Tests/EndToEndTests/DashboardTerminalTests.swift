@@ -52,13 +52,14 @@ final class DashboardTerminalTests: XCTestCase {
                     DashboardTmux.executable, "--read-only"].map(DashboardTmux.quote).joined(separator: " ")
         let terminal = try DashboardTmux(script: script("env \(DashboardTmux.environment()) \(demo)"))
         self.terminal = terminal
-        let (listed, screen) = terminal.waitFor(timeout: 60) { $0.contains("T 2 trusted") && $0.contains("N 1 new") }
+        let (listed, screen) = terminal.waitFor(timeout: 60) { $0.contains("T 4 trusted") && $0.contains("N 1 new") }
         XCTAssertTrue(listed, screen)
         let demoPID = try XCTUnwrap(terminal.childPIDs.first { DashboardTmux.command(of: $0) == "testfleet" }, "no demo process")
         started = [(demoPID, "testfleet")] + DashboardTmux.children(of: demoPID).compactMap { pid in
             DashboardTmux.command(of: pid).map { (pid, $0) }
         }
-        XCTAssertEqual(started.filter { $0.command == "sshd" }.count, 3, "\(started)")
+        // Three fleet hosts, the bastion and the host behind it.
+        XCTAssertEqual(started.filter { $0.command == "sshd" }.count, 5, "\(started)")
         XCTAssertEqual(started.filter { $0.command == "fleettrust" }.count, 1, "\(started)")
 
         let killed = Date()
