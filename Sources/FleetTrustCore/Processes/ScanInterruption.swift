@@ -7,9 +7,10 @@ import Synchronization
 /// finished is still recorded in the history, a `--output` temporary file is removed (the target
 /// keeps its old content, so a monitoring collector never reads half a report), and one line says so.
 ///
-/// Past the probes there is nothing left to cancel, and a read that never returns (a FIFO named as
-/// a `RevokedHostKeys` or known_hosts file by an inventory) must not leave the scan deaf to
-/// signals: there, and at a second signal at any time, the process ends at once (`exitAtOnce`).
+/// Before the probes start and past them there is nothing to cancel, and a read that never returns
+/// (a FIFO named as a `RevokedHostKeys` or known_hosts file by an inventory) must not leave the
+/// scan deaf to signals: there, and at a second signal at any time, the process ends at once
+/// (`exitAtOnce`).
 public final class ScanInterruption: Sendable {
     private let received = Mutex<Int32?>(nil)
     private let onSignal = Mutex<(@Sendable () -> Void)?>(nil)
@@ -65,10 +66,13 @@ public final class ScanInterruption: Sendable {
             value = number
             return true
         }
-        if !first || pastProbes.withLock({ $0 }) {
+        let cancel = onSignal.withLock { $0 }
+        // Before the probes start (the files the deciding connection's order is read from may be
+        // a FIFO) and after them there is nothing to cancel: end at once.
+        if !first || pastProbes.withLock({ $0 }) || cancel == nil {
             if let forced = forcedExit.withLock({ $0 }) { forced(number) } else { exit(128 + number) }
         }
-        onSignal.withLock { $0 }?()
+        cancel?()
     }
 
     /// `SIGTERM`, as the shell names it.
