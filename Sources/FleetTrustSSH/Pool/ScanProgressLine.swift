@@ -48,7 +48,21 @@ public final class ScanProgressLine: Sendable {
             state.ended ? nil : Self.text(done: state.done, names: names, seconds: started.duration(to: .now).components.seconds,
                                           load: load(), activity: activity)
         }) else { return }
-        FileHandle.standardError.write(Data("\r\u{1b}[K\(text)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1b}[K\(Self.fitted(text, columns: Self.terminalColumns()))".utf8))
+    }
+
+    /// The line cut to one row of the terminal: a line that wrapped would leave its first rows
+    /// behind when it is redrawn or cleared (`\r` and erase-line reach only the last row).
+    static func fitted(_ text: String, columns: Int?) -> String {
+        guard let columns, columns > 1, text.count >= columns else { return text }
+        return String(text.prefix(columns - 2)) + "…"
+    }
+
+    /// Standard error's terminal width, nil when it is not a terminal.
+    private static func terminalColumns() -> Int? {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// `scanned 3/5, 12 s, 2 in flight, 0 queued; waiting for web4 (banner), web5 (connect)`, at
