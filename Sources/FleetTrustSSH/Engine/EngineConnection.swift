@@ -244,6 +244,15 @@ final class EngineConnection: @unchecked Sendable {
     }
 
     func deadlinePassed() {
+        // The loop may have come to this deadline late, busy with other connections' exchanges
+        // (a post-quantum key generation costs milliseconds) while the server's bytes already
+        // waited in the socket: what arrived before the loop looked is taken first, and only a
+        // socket with nothing new times out.
+        if phase == .connecting || phase == .awaitingServer || phase == .exchanging, let pending = pendingEvents() {
+            let generation = deadlineGeneration
+            handle(events: pending)
+            if phase == .done || deadlineGeneration != generation { return }
+        }
         switch phase {
         case .connecting: finish(.failure(ProbeFailures.connectTimeout))
         case .awaitingServer: finish(.failure(ProbeFailures.bannerTimeout))
@@ -253,6 +262,26 @@ final class EngineConnection: @unchecked Sendable {
             askForPermit()
         case .waitingForPermit, .done: break
         }
+    }
+
+    /// What the socket has ready now (as epoll would report it), nil when nothing.
+    private func pendingEvents() -> UInt32? {
+        guard fd >= 0 else { return nil }
+        // poll(2) and epoll(7) share the bit values of these conditions; POLLRDHUP is
+        // EPOLLRDHUP (Glibc leaves POLLRDHUP to _GNU_SOURCE).
+        let readHangUp = Int32(EPOLLRDHUP.rawValue)
+        var entry = pollfd(fd: fd, events: Int16(Int32(POLLIN) | Int32(POLLOUT) | readHangUp), revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return nil }
+        let ready = Int32(entry.revents)
+        var events: UInt32 = 0
+        if ready & Int32(POLLIN) != 0 { events |= EPOLLIN.rawValue }
+        if ready & Int32(POLLOUT) != 0 { events |= EPOLLOUT.rawValue }
+        if ready & readHangUp != 0 { events |= EPOLLRDHUP.rawValue }
+        if ready & Int32(POLLHUP) != 0 { events |= EPOLLHUP.rawValue }
+        if ready & Int32(POLLERR) != 0 { events |= EPOLLERR.rawValue }
+        // Only writable, in a phase past the connect: nothing came that the deadline waited for.
+        if phase != .connecting && events & ~EPOLLOUT.rawValue == 0 { return nil }
+        return events == 0 ? nil : events
     }
 
     func cancelled() {
