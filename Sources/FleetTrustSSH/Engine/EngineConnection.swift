@@ -40,6 +40,8 @@ final class EngineConnection: @unchecked Sendable {
     private var session: ExchangeSession?
     private var unsent: [UInt8] = []
     private var exchangeStarted = ContinuousClock.now
+    /// Whether the deadline of this connection, which decides, was pushed back once for load.
+    private var extended = false
     private var cancelHandler: Int?
     /// Names this connection's place in its server's queue for a permit.
     private let ticket = EngineConnection.tickets.wrappingAdd(1, ordering: .relaxed).newValue
@@ -253,6 +255,14 @@ final class EngineConnection: @unchecked Sendable {
             handle(events: pending)
             if phase == .done || deadlineGeneration != generation { return }
         }
+        if request.decides, !extended, phase == .connecting || phase == .awaitingServer || phase == .exchanging,
+           let permit, request.politeness.runsBesideMany(permit) {
+            // The connection that decides is not replaced after a timeout the scan's load may
+            // explain, as another would be (a relay could send the new one elsewhere): it waits
+            // one timeout more, as long as the retry would have taken.
+            extended = true
+            return loop.arm(self, at: .now + request.timeout)
+        }
         switch phase {
         case .connecting: finish(.failure(ProbeFailures.connectTimeout))
         case .awaitingServer: finish(.failure(ProbeFailures.bannerTimeout))
@@ -310,7 +320,7 @@ final class EngineConnection: @unchecked Sendable {
         let outcome = AttemptOutcome(session?.report ?? KeyExchangeReport(outcome: result), result, cancellation: cancellation)
         session = nil
         unsent = []
-        let pause = permit.flatMap { request.politeness.release($0, after: outcome, backOff: &backOff) }
+        let pause = permit.flatMap { request.politeness.release($0, after: outcome.load(decides: request.decides), backOff: &backOff) }
         permit = nil
         if !cancellation.isCancelled, let pause {
             phase = .backingOff

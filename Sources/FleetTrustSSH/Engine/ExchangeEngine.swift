@@ -18,6 +18,9 @@ struct ExchangeRequest: Sendable {
     var connectDeadline: ContinuousClock.Instant
     var cancellation: ProbeCancellation
     var politeness: TargetPoliteness
+    /// The connection that decides which key `ssh` meets: never replaced by a new one after a
+    /// timeout (see `AttemptOutcome.load(decides:)`).
+    var decides = false
 }
 
 /// Runs our key-exchange client for thousands of connections at once on a few threads.

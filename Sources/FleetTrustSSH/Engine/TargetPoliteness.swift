@@ -204,7 +204,8 @@ final class TargetPoliteness: @unchecked Sendable {
         release(permit, after: outcome.load, backOff: &backOff)
     }
 
-    private func release(_ permit: Permit, after load: AttemptLoad, backOff: inout BackOff) -> Duration? {
+    /// The same, for what an attempt's outcome says of load (`AttemptOutcome.load(decides:)`).
+    func release(_ permit: Permit, after load: AttemptLoad, backOff: inout BackOff) -> Duration? {
         var signal = load.failure.flatMap(Self.loadSignal)
         if load.noRetryCures { signal = nil }
         // A server that answered this scan before and now does not even take the connection in
@@ -226,6 +227,14 @@ final class TargetPoliteness: @unchecked Sendable {
         defer { condition.unlock() }
         if now { answered.insert(address) }
         return answered.contains(address)
+    }
+
+    /// Whether the connection under `permit` runs beside more than the window's floor of others
+    /// (a timeout of it may then be the scan's own load).
+    func runsBesideMany(_ permit: Permit) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return window.ranBesideMany(permit.window)
     }
 
     /// Returns a permit whose attempt was cancelled or never started.
@@ -290,12 +299,20 @@ protocol PoliteAttempt {
 }
 
 extension AttemptOutcome: PoliteAttempt {
-    var load: AttemptLoad {
+    var load: AttemptLoad { load(decides: false) }
+
+    /// What the outcome says of load; for the connection that decides which key `ssh` meets
+    /// (`decides`), a timeout is cured by no retry: a new connection is one a relay could send
+    /// elsewhere (it held the first past our timeout, where `ssh`, without a timeout of its own,
+    /// waits and meets the machine it is sent to). That connection waits longer instead.
+    func load(decides: Bool) -> AttemptLoad {
         // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
         // speaks only after the client's (its own KEXINIT follows its identification at once
         // otherwise): the probe's offers sent up front reach it, a retry would not.
-        AttemptLoad(failure: failure, answered: serverVersion != nil || key != nil, succeeded: key != nil,
-                    noRetryCures: failure?.code == .kexTimeout && (serverHostKeyAlgorithms ?? []).isEmpty)
+        let timedOut = [.connectTimeout, .bannerTimeout, .kexTimeout].contains(failure?.code)
+        return AttemptLoad(failure: failure, answered: serverVersion != nil || key != nil, succeeded: key != nil,
+                           noRetryCures: failure?.code == .kexTimeout && (serverHostKeyAlgorithms ?? []).isEmpty
+                               || decides && timedOut)
     }
 
     static var cancelled: AttemptOutcome { AttemptOutcome(failure: ProbeFailures.cancelled) }

@@ -70,12 +70,22 @@ public struct HostProbe: EndpointProbe {
 
     func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
                cancellation: ProbeCancellation) -> Bool {
+        // The connection that decides goes first, alone, and the others only once it has ended:
+        // a relay that routes a lone connection (what `ssh` opens) one way and a burst another,
+        // or that waits to see whether more follow, treats it as it treats `ssh`'s.
+        let sshsOwn = likeSSH.first.map { deciding($0, at: address, firstDeadline: firstDeadline, cancellation: cancellation) }
+        defer { if let sshsOwn { Self.record(likeSSH: sshsOwn, into: &result) } }
+        if let sshsOwn, sshsOwn.serverVersion == nil, let failure = sshsOwn.failure {
+            // Not even the server's identification: the others would fail as it did, one
+            // timeout each. Not connected at all, the next address is tried, as `ssh` tries it.
+            result.failures.append(failure)
+            return failure.stage != .connect
+        }
         let board = ExchangeBoard()
         let opening = Self.connectionsAtOnce(to: address)
         let claims = (0..<opening).map { _ in Claim() }
         let early = EarlyExchanges()
-        let shaped = likeSSH
-        var opened = ours(shaped + claims.map { claim in
+        let opened = ours(claims.map { claim in
             .afterServer { offered in
                 // A retry (the exchange timed out under load) asks again for what it claimed.
                 if claim.claimed { return claim.exchange?.offered }
@@ -85,9 +95,7 @@ public struct HostProbe: EndpointProbe {
                 if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
                 return claim.exchange?.offered
             }
-        }, at: address, firstDeadline: firstDeadline, cancellation: cancellation)
-        let sshsOwn = shaped.isEmpty ? nil : opened.removeFirst()
-        defer { if let sshsOwn { Self.record(likeSSH: sshsOwn, into: &result) } }
+        }, at: address, firstDeadline: sshsOwn == nil ? firstDeadline : nil, cancellation: cancellation)
         let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) } + early.wait(),
                                at: address, cancellation: cancellation)
         let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
@@ -169,6 +177,27 @@ public struct HostProbe: EndpointProbe {
             })
         }
         return scheduler.all(offers.map { routedAttempt($0, at: address, firstDeadline: firstDeadline, cancellation: cancellation) })
+    }
+
+    /// The connection shaped like `ssh`'s, on its own. A timeout does not open another in its
+    /// place (`AttemptOutcome.load(decides:)`): where the scan's load may explain it, the same
+    /// connection waits one timeout more instead (`EngineConnection`); a refusal for load is
+    /// retried as any is.
+    private func deciding(_ offer: ExchangeSession.Offer, at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant,
+                          cancellation: ProbeCancellation) -> AttemptOutcome {
+        guard case .direct(let socketAddress) = address else {
+            return scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
+                var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
+                probe.keyExchange = keyExchange
+                probe.offer = offer
+                return DecidingAttempt(outcome: probe.run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline))
+            }.outcome
+        }
+        var request = ExchangeRequest(address: socketAddress, port: host.port, offer: offer, keyExchange: keyExchange,
+                                      timeout: timeout, connectDeadline: firstDeadline, cancellation: cancellation,
+                                      politeness: scheduler.politeness)
+        request.decides = true
+        return scheduler.engine.run([request])[0]
     }
 
     /// One attempt of our client through a route, run on the thread that calls it.
@@ -394,4 +423,12 @@ private final class Claim: @unchecked Sendable {
     var exchange: ExchangeBoard.Exchange?
     /// Whether the connection has claimed (nil when nothing was left to claim).
     var claimed = false
+}
+
+/// The deciding connection's outcome through a route, as the scan's politeness sees it: a
+/// timeout is not retried on a new connection (`AttemptOutcome.load(decides:)`).
+private struct DecidingAttempt: PoliteAttempt {
+    var outcome: AttemptOutcome
+    var load: AttemptLoad { outcome.load(decides: true) }
+    static var cancelled: DecidingAttempt { DecidingAttempt(outcome: .cancelled) }
 }
