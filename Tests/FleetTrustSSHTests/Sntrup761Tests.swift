@@ -58,6 +58,24 @@ final class Sntrup761Tests: XCTestCase {
         }
     }
 
+    /// The 16-bit product behind the R/q division steps: for centred a and x, a·x mod q lands in
+    /// -161 ..< q + 161, the range the step's two masked corrections assume.
+    func testSixteenBitProductModQStaysInTheRangeTheCorrectionsAssume() {
+        let half = Int32(Sntrup761Ring.halfQ), q = Sntrup761Ring.q
+        var wrong = 0
+        for a in Array(stride(from: -half, through: half, by: 5)) + [half - 1, half] {
+            let shoup = Sntrup761QReciprocal.shoup(Int16(a))
+            for x in -half...half {
+                let product = Int32(Sntrup761QReciprocal.product(Int16(x), Int16(a), shoup))
+                if product < -161 || product >= q + 161 || (product - a * x) % q != 0 { wrong += 1 }
+            }
+        }
+        XCTAssertEqual(wrong, 0)
+        XCTAssertEqual(Sntrup761QReciprocal.combine(Int16(half), Int16(half), Sntrup761QReciprocal.shoup(Int16(half)),
+                                                    Int16(-half), Int16(half), Sntrup761QReciprocal.shoup(Int16(half))),
+                       Sntrup761Ring.freezeQ(2 * half * half))
+    }
+
     func testSameSeedGivesSameKeys() {
         var first = SeededGenerator(seed: 761), second = SeededGenerator(seed: 761)
         let a = Sntrup761.generateKeyPair(random: { first.next($0) })
