@@ -11,19 +11,22 @@
 /// are those of the plain `%` arithmetic, bit for bit; what changes is speed. Every step
 /// touches the same coefficients in the same order whatever f is; swaps are masks.
 enum Sntrup761QReciprocal {
-    private static let p = Sntrup761Ring.p
-    private static let q = Int16(Sntrup761Ring.q)
-    private static let halfQ = Int16(Sntrup761Ring.halfQ)
+    private static let p = 761
+    private static let q: Int16 = 4591
+    private static let halfQ: Int16 = 2295
     /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros.
     private static let stride = 776
 
     static func reciprocalOfThreeTimes(_ input: [Int8]) -> [Int16]? {
         precondition(input.count == p, "an R/q element has p coefficients")
-        var buffer = [Int16](repeating: 0, count: 5 * stride)
-        let (f0, delta) = buffer.withUnsafeMutableBufferPointer { buffer -> (Int16, Int32) in
+        var buffer = [Int16](repeating: 0, count: 6 * stride)
+        let (f0, delta, vOffset) = buffer.withUnsafeMutableBufferPointer { buffer -> (Int16, Int32, Int) in
             let base = buffer.baseAddress!
-            let f = base, v = base + 2 * stride, r = base + 3 * stride
-            var g = base + stride, next = base + 4 * stride
+            let f = base, v = base + 2 * stride
+            var g = base + stride, r = base + 3 * stride
+            // Each elimination writes a fresh buffer and the pointers trade places (the same
+            // trade every step): an output apart from its inputs lets the loop be vectorised.
+            var nextG = base + 4 * stride, nextR = base + 5 * stride
             f[0] = 1
             f[p - 1] = -1
             f[p] = -1
@@ -33,33 +36,44 @@ enum Sntrup761QReciprocal {
             for step in 0..<(2 * p - 1) {
                 // v and r have degree at most step + 1 so far: the rest of them is zeros.
                 let used = min(step + 1, p)
-                for i in Swift.stride(from: used, to: 0, by: -1) { v[i] = v[i &- 1] }
+                (v + 1).update(from: v, count: used)
                 v[0] = 0
                 let swap = Int16(truncatingIfNeeded: Sntrup761Ring.negativeMask(-delta) & Sntrup761Ring.nonzeroMask(Int32(g[0])))
                 delta ^= Int32(swap) & (delta ^ -delta)
                 delta += 1
-                for i in 0...p {
-                    let t = swap & (f[i] ^ g[i])
-                    f[i] ^= t
-                    g[i] ^= t
-                }
-                for i in 0...used {
-                    let u = swap & (v[i] ^ r[i])
-                    v[i] ^= u
-                    r[i] ^= u
-                }
+                exchange(f, g, p + 1, swap)
+                exchange(v, r, used + 1, swap)
                 let a = f[0], aShoup = shoup(f[0]), b = g[0], bShoup = shoup(g[0])
-                // g ← (f0·g - g0·f)/x, into the spare buffer (no overlap for the vectoriser).
-                for i in 0..<p { next[i] = combine(g[i &+ 1], a, aShoup, f[i &+ 1], b, bShoup) }
-                next[p] = 0
-                (g, next) = (next, g)
-                for i in 0...used { r[i] = combine(r[i], a, aShoup, v[i], b, bShoup) }
+                // g ← (f0·g - g0·f)/x and r ← f0·r - g0·v.
+                eliminate(nextG, g + 1, a, aShoup, f + 1, b, bShoup, count: p)
+                nextG[p] = 0
+                (g, nextG) = (nextG, g)
+                eliminate(nextR, r, a, aShoup, v, b, bShoup, count: used + 1)
+                (r, nextR) = (nextR, r)
             }
-            return (f[0], delta)
+            return (f[0], delta, v - base)
         }
         guard delta == 0 else { return nil }
         let scale = Int32(Sntrup761Ring.reciprocalQ(f0))
-        return (0..<p).map { Sntrup761Ring.freezeQ(scale &* Int32(buffer[2 * stride + p - 1 - $0])) }
+        return (0..<p).map { Sntrup761Ring.freezeQ(scale &* Int32(buffer[vOffset + p - 1 - $0])) }
+    }
+
+    /// a and b exchanged over count entries where the mask is all ones, kept where it is zero.
+    @inline(never)
+    private static func exchange(_ a: UnsafeMutablePointer<Int16>, _ b: UnsafeMutablePointer<Int16>, _ count: Int, _ mask: Int16) {
+        for i in 0..<count {
+            let t = mask & (a[i] ^ b[i])
+            a[i] ^= t
+            b[i] ^= t
+        }
+    }
+
+    /// out = a·x - b·y mod q over count entries; out apart from x and y. Kept out of line, the
+    /// loop compiles to 16-bit high and low multiplies over eight lanes.
+    @inline(never)
+    private static func eliminate(_ out: UnsafeMutablePointer<Int16>, _ x: UnsafePointer<Int16>, _ a: Int16, _ aShoup: Int16,
+                                  _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int) {
+        for i in 0..<count { out[i] = combine(x[i], a, aShoup, y[i], b, bShoup) }
     }
 
     /// ⌊a·2^16 / q⌋ (towards zero) for a centred a: within 1 of a·2^16/q, and below 2^15.
