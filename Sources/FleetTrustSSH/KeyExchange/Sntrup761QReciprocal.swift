@@ -6,14 +6,15 @@
 /// It is most of a key pair's cost, so each step's p + 1 coefficient updates
 /// (f0·g - g0·f, then the same on r and v) are written for 16-bit lanes: a product a·x mod q is
 /// a·x - q·⌊a'·x / 2^16⌋ with a' = ⌊a·2^16 / q⌋ worked out once per step (Shoup's method), all in
-/// wrapping 16-bit arithmetic that the compiler vectorises with SSE2's 16-bit multiplies, and
-/// two masked corrections bring the difference back to the centred representative. The values
-/// are those of the plain `%` arithmetic, bit for bit; what changes is speed. Every step
-/// touches the same coefficients in the same order whatever f is; swaps are masks.
+/// wrapping 16-bit arithmetic that the compiler vectorises with SSE2's 16-bit multiplies.
+/// Coefficients stay loosely reduced (within 5400 of zero, see `combine`); only f0 and g0 are
+/// centred each step, as the swap test and the multipliers need, and v once at the end. The
+/// values are those of the plain `%` arithmetic mod q, so the bytes are too; what changes is
+/// speed. Every step touches the same coefficients in the same order whatever f is; swaps are
+/// masks.
 enum Sntrup761QReciprocal {
     private static let p = 761
     private static let q: Int16 = 4591
-    private static let halfQ: Int16 = 2295
     /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros.
     private static let stride = 776
 
@@ -38,12 +39,14 @@ enum Sntrup761QReciprocal {
                 let used = min(step + 1, p)
                 (v + 1).update(from: v, count: used)
                 v[0] = 0
-                let swap = Int16(truncatingIfNeeded: Sntrup761Ring.negativeMask(-delta) & Sntrup761Ring.nonzeroMask(Int32(g[0])))
+                let swap = Int16(truncatingIfNeeded: Sntrup761Ring.negativeMask(-delta)
+                    & Sntrup761Ring.nonzeroMask(Int32(Sntrup761Ring.freezeQ(Int32(g[0])))))
                 delta ^= Int32(swap) & (delta ^ -delta)
                 delta += 1
                 exchange(f, g, p + 1, swap)
                 exchange(v, r, used + 1, swap)
-                let a = f[0], aShoup = shoup(f[0]), b = g[0], bShoup = shoup(g[0])
+                let a = Sntrup761Ring.freezeQ(Int32(f[0])), b = Sntrup761Ring.freezeQ(Int32(g[0]))
+                let aShoup = shoup(a), bShoup = shoup(b)
                 // g ← (f0·g - g0·f)/x and r ← f0·r - g0·v.
                 eliminate(nextG, g + 1, a, aShoup, f + 1, b, bShoup, count: p)
                 nextG[p] = 0
@@ -51,7 +54,7 @@ enum Sntrup761QReciprocal {
                 eliminate(nextR, r, a, aShoup, v, b, bShoup, count: used + 1)
                 (r, nextR) = (nextR, r)
             }
-            return (f[0], delta, v - base)
+            return (Sntrup761Ring.freezeQ(Int32(f[0])), delta, v - base)
         }
         guard delta == 0 else { return nil }
         let scale = Int32(Sntrup761Ring.reciprocalQ(f0))
@@ -82,21 +85,19 @@ enum Sntrup761QReciprocal {
         Int16(truncatingIfNeeded: (Int32(a) << 16) / Int32(Sntrup761Ring.q))
     }
 
-    /// a·x mod q, for centred a and x, as a representative in -161 ..< q + 161 (the quotient
-    /// estimate is off by at most one in either direction, because a' is within 1 of a·2^16/q).
+    /// a·x mod q, for a centred a and |x| ≤ 5400, as a representative in -380 ..< q + 380: a'
+    /// is within 1 of a·2^16/q, so the quotient estimate is off by less than 5400/2^16 before
+    /// rounding down, and the remainder below 2^15 in magnitude is exact in 16 bits.
     @inline(__always)
     static func product(_ x: Int16, _ a: Int16, _ aShoup: Int16) -> Int16 {
         let estimate = Int16(truncatingIfNeeded: (Int32(x) &* Int32(aShoup)) >> 16)
         return x &* a &- estimate &* q
     }
 
-    /// a·x - b·y mod q, centred: the difference of two products lies within q + 322 of zero,
-    /// so one masked subtraction and one masked addition of q centre it.
+    /// a·x - b·y mod q, loosely reduced: for |x|, |y| ≤ 5400 the difference of two products is
+    /// within q + 760 = 5351 of zero, so the bound holds step after step without a correction.
     @inline(__always)
     static func combine(_ x: Int16, _ a: Int16, _ aShoup: Int16, _ y: Int16, _ b: Int16, _ bShoup: Int16) -> Int16 {
-        var d = product(x, a, aShoup) &- product(y, b, bShoup)
-        d &-= q & ((halfQ &- d) >> 15)
-        d &+= q & ((d &+ halfQ) >> 15)
-        return d
+        product(x, a, aShoup) &- product(y, b, bShoup)
     }
 }
