@@ -52,28 +52,40 @@ enum Sntrup761Ring {
 
     /// f·g in R/q, g small.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        reducedProduct(f.map(Int32.init), g).map(freezeQ)
+        // 14 terms of at most (q-1)/2 = 2295 each stay below 2^15.
+        reducedProduct(f, g, rowsPerBlock: 14).map(freezeQ)
     }
 
     /// f·g in R/3.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
-        reducedProduct(f.map(Int32.init), g).map(freeze3)
+        // All p terms of at most 1 each fit 16 bits.
+        reducedProduct(f.map(Int16.init), g, rowsPerBlock: p).map(freeze3)
     }
 
     /// f·g over the integers, folded back below degree p with x^p = x + 1; with |f| ≤ (q-1)/2
-    /// the sums stay below 3·p·(q-1)/2 in magnitude, inside what the freezes accept. g's
-    /// coefficients are -1, 0 or 1: each term is f itself, masked and conditionally negated,
-    /// which SSE2 does four lanes at a time where a 32-bit multiply it has not.
-    private static func reducedProduct(_ f: [Int32], _ g: [Int8]) -> [Int32] {
+    /// the sums stay below 3·p·(q-1)/2 in magnitude, inside what the freezes accept.
+    ///
+    /// g's coefficients are -1, 0 or 1, so each term is f itself, masked and conditionally
+    /// negated (no multiply, no branch on g). The terms add up in 16-bit lanes, eight to an SSE2
+    /// register, for as many rows of g as cannot overflow them, and each block of rows is then
+    /// added into the 32-bit sums.
+    private static func reducedProduct(_ f: [Int16], _ g: [Int8], rowsPerBlock: Int) -> [Int32] {
         var wide = [Int32](repeating: 0, count: 2 * p - 1)
+        var block = [Int16](repeating: 0, count: rowsPerBlock + p - 1)
         wide.withUnsafeMutableBufferPointer { product in
-            f.withUnsafeBufferPointer { f in
-                g.withUnsafeBufferPointer { g in
-                    for j in 0..<p {
-                        let nonzero = -Int32(g[j] & 1)
-                        let negative = Int32(g[j] >> 7)
-                        let row = product.baseAddress! + j
-                        for i in 0..<p { row[i] &+= ((f[i] & nonzero) ^ negative) &- negative }
+            block.withUnsafeMutableBufferPointer { block in
+                f.withUnsafeBufferPointer { f in
+                    var first = 0
+                    while first < p {
+                        let rows = min(rowsPerBlock, p - first)
+                        block.update(repeating: 0)
+                        for row in 0..<rows {
+                            let coefficient = g[first + row]
+                            addRow(block.baseAddress! + row, f.baseAddress!, p,
+                                   nonzero: -Int16(coefficient & 1), negative: Int16(coefficient >> 7))
+                        }
+                        widen(product.baseAddress! + first, block.baseAddress!, rows + p - 1)
+                        first += rows
                     }
                 }
             }
@@ -83,6 +95,19 @@ enum Sntrup761Ring {
             }
         }
         return Array(wide[0..<p])
+    }
+
+    /// sums += f·c for c given as masks (nonzero: all ones for ±1; negative: all ones for -1).
+    /// Out of line, with pointers apart, so the loop is vectorised.
+    @inline(never)
+    private static func addRow(_ sums: UnsafeMutablePointer<Int16>, _ f: UnsafePointer<Int16>, _ count: Int,
+                               nonzero: Int16, negative: Int16) {
+        for i in 0..<count { sums[i] &+= ((f[i] & nonzero) ^ negative) &- negative }
+    }
+
+    @inline(never)
+    private static func widen(_ sums: UnsafeMutablePointer<Int32>, _ block: UnsafePointer<Int16>, _ count: Int) {
+        for i in 0..<count { sums[i] &+= Int32(block[i]) }
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
