@@ -79,10 +79,12 @@ enum Sntrup761QReciprocal {
         for i in 0..<count { out[i] = combine(x[i], a, aShoup, y[i], b, bShoup) }
     }
 
-    /// ⌊a·2^16 / q⌋ (towards zero) for a centred a: within 1 of a·2^16/q, and below 2^15.
+    /// a·2^16/q rounded, for a centred a: within 1 of the exact value, and below 2^15 in
+    /// magnitude. A multiplication by 2^31/q rounded (467759) and a shift, never a division:
+    /// a is secret, and a division instruction's time can depend on its operands.
     @inline(__always)
     static func shoup(_ a: Int16) -> Int16 {
-        Int16(truncatingIfNeeded: (Int32(a) << 16) / Int32(Sntrup761Ring.q))
+        Int16(truncatingIfNeeded: (Int32(a) &* 467_759 &+ (1 << 14)) >> 15)
     }
 
     /// a·x mod q, for a centred a and |x| ≤ 5400, as a representative in -380 ..< q + 380: a'
