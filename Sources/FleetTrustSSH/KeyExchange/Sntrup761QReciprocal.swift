@@ -43,15 +43,19 @@ enum Sntrup761QReciprocal {
                     & Sntrup761Ring.nonzeroMask(Int32(Sntrup761Ring.freezeQ(Int32(g[0])))))
                 delta ^= Int32(swap) & (delta ^ -delta)
                 delta += 1
-                exchange(f, g, p + 1, swap)
-                exchange(v, r, used + 1, swap)
-                let a = Sntrup761Ring.freezeQ(Int32(f[0])), b = Sntrup761Ring.freezeQ(Int32(g[0]))
+                // After the exchange g becomes (f0'·g' - g0'·f')/x and r becomes f0'·r' - g0'·v'.
+                // With the exchange that is the negative of the same expression on the
+                // unexchanged polynomials, so the multipliers take the sign and only f and v
+                // (which survive the step) are exchanged, one-sidedly.
+                let a = negated(Sntrup761Ring.freezeQ(Int32(f[0])), swap)
+                let b = negated(Sntrup761Ring.freezeQ(Int32(g[0])), swap)
                 let aShoup = shoup(a), bShoup = shoup(b)
-                // g ← (f0·g - g0·f)/x and r ← f0·r - g0·v.
                 eliminate(nextG, g + 1, a, aShoup, f + 1, b, bShoup, count: p)
                 nextG[p] = 0
-                (g, nextG) = (nextG, g)
                 eliminate(nextR, r, a, aShoup, v, b, bShoup, count: used + 1)
+                select(f, g, p + 1, swap)
+                select(v, r, used + 1, swap)
+                (g, nextG) = (nextG, g)
                 (r, nextR) = (nextR, r)
             }
             return (Sntrup761Ring.freezeQ(Int32(f[0])), delta, v - base)
@@ -61,15 +65,15 @@ enum Sntrup761QReciprocal {
         return (0..<p).map { Sntrup761Ring.freezeQ(scale &* Int32(buffer[vOffset + p - 1 - $0])) }
     }
 
-    /// a and b exchanged over count entries where the mask is all ones, kept where it is zero.
+    /// a takes b's entries where the mask is all ones and keeps its own where it is zero.
     @inline(never)
-    private static func exchange(_ a: UnsafeMutablePointer<Int16>, _ b: UnsafeMutablePointer<Int16>, _ count: Int, _ mask: Int16) {
-        for i in 0..<count {
-            let t = mask & (a[i] ^ b[i])
-            a[i] ^= t
-            b[i] ^= t
-        }
+    private static func select(_ a: UnsafeMutablePointer<Int16>, _ b: UnsafePointer<Int16>, _ count: Int, _ mask: Int16) {
+        for i in 0..<count { a[i] ^= mask & (a[i] ^ b[i]) }
     }
+
+    /// -x where the mask is all ones, x where it is zero.
+    @inline(__always)
+    private static func negated(_ x: Int16, _ mask: Int16) -> Int16 { (x ^ mask) &- mask }
 
     /// out = a·x - b·y mod q over count entries; out apart from x and y. Kept out of line, the
     /// loop compiles to 16-bit high and low multiplies over eight lanes.
