@@ -5,7 +5,7 @@
 ///
 /// It is most of a key pair's cost, so each step's p + 1 coefficient updates
 /// (f0·g - g0·f, then the same on r and v) are written for 16-bit lanes: a product a·x mod q is
-/// a·x - q·⌊a'·x / 2^16⌋ with a' = ⌊a·2^16 / q⌋ worked out once per step (Shoup's method), all in
+/// a·x - q·⌊a'·x / 2^16⌋ with a' ≈ a·2^16/q worked out once per step (Shoup's method), all in
 /// wrapping 16-bit arithmetic that the compiler vectorises with SSE2's 16-bit multiplies.
 /// Coefficients stay loosely reduced (within 5400 of zero, see `combine`); only f0 and g0 are
 /// centred each step, as the swap test and the multipliers need, and v once at the end. The
@@ -13,6 +13,8 @@
 /// speed. Every step touches the same coefficients in the same order whatever f is; swaps are
 /// masks.
 enum Sntrup761QReciprocal {
+    // Literals, not `Sntrup761Ring`'s: constants the compiler sees in this file, folded into the
+    // vector loops even when files are compiled one at a time.
     private static let p = 761
     private static let q: Int16 = 4591
     /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros.

@@ -3,9 +3,10 @@
 ///
 /// Coefficients are kept centred, as the specification keeps them: elements of Z/q as
 /// -(q-1)/2 ... (q-1)/2 in `Int16`, elements of Z/3 as -1, 0, 1 in `Int8`, so that a small
-/// polynomial is also a polynomial mod q without conversion. The reciprocals run the
-/// specification's fixed number of division steps (2p - 1) with masks instead of branches, so
-/// their time does not depend on the secret polynomial they invert.
+/// polynomial is also a polynomial mod q without conversion. The reciprocals
+/// (`Sntrup761TernaryReciprocal`, `Sntrup761QReciprocal`) run the specification's fixed number
+/// of division steps (2p - 1) with masks instead of branches, so their time does not depend on
+/// the secret polynomial they invert.
 enum Sntrup761Ring {
     static let p = 761
     static let q: Int32 = 4591
