@@ -35,6 +35,49 @@ final class Sntrup761Tests: XCTestCase {
         XCTAssertEqual(secrets.count, 16, "every encapsulation carries its own secret (seed \(seed))")
     }
 
+    /// Known answers: from fixed seeds, the SHA-256 of the key pair, a ciphertext, its secret and
+    /// the implicit-rejection secret of a changed ciphertext, recorded from the plain
+    /// schoolbook arithmetic before it was made fast; the fast arithmetic must give every byte.
+    func testSeededKeysCiphertextsAndSecretsMatchTheRecordedAnswers() throws {
+        let recorded: [UInt64: String] = [
+            761: "022f02fdaec7d6b9118738e22a65122e76f6b5d2cc218688bdda54c13888e6d5",
+            4591: "720dfe395c1c46a805f6f3a5f508d3c2fd61d074f29eaeb23017817c29d3353d",
+            286: "d874a2aee63c6d81e5a895908bc0d76f2fc6586cbbfdd0e0550b26e09b2e9314",
+        ]
+        for (seed, expected) in recorded.sorted(by: { $0.key < $1.key }) {
+            var generator = SeededGenerator(seed: seed)
+            let (publicKey, secretKey) = Sntrup761.generateKeyPair(random: { generator.next($0) })
+            let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey, random: { generator.next($0) }))
+            var corrupted = ciphertext
+            corrupted[321] ^= 0x40
+            let decapsulated = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey))
+            let rejected = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: corrupted, secretKey: secretKey))
+            let transcript = publicKey + secretKey + ciphertext + secret + decapsulated + rejected
+            let answer = Digest.sha256(transcript).map { String(format: "%02x", $0) }.joined()
+            XCTAssertEqual(answer, expected, "seed \(seed)")
+        }
+    }
+
+    /// The 16-bit product behind the R/q division steps: for a centred a and |x| ≤ 5400, a·x mod
+    /// q lands in -380 ..< q + 380, so a difference of two stays within 5400 and the division
+    /// steps can go on without a correction.
+    func testSixteenBitProductModQStaysInTheLooseRangeTheDivisionStepsAssume() {
+        let half = Int32(Sntrup761Ring.halfQ), q = Sntrup761Ring.q
+        var wrong = 0
+        for a in Array(stride(from: -half, through: half, by: 13)) + [half - 1, half] {
+            let shoup = Sntrup761QReciprocal.shoup(Int16(a))
+            for x in Int32(-5400)...5400 {
+                let product = Int32(Sntrup761QReciprocal.product(Int16(x), Int16(a), shoup))
+                if product < -380 || product >= q + 380 || (product - a * x) % q != 0 { wrong += 1 }
+            }
+        }
+        XCTAssertEqual(wrong, 0)
+        let loose = Sntrup761QReciprocal.combine(5400, Int16(half), Sntrup761QReciprocal.shoup(Int16(half)),
+                                                 -5400, Int16(half), Sntrup761QReciprocal.shoup(Int16(half)))
+        XCTAssertLessThanOrEqual(abs(Int32(loose)), 5400)
+        XCTAssertEqual(Sntrup761Ring.freezeQ(Int32(loose)), Sntrup761Ring.freezeQ(2 * 5400 * half))
+    }
+
     func testSameSeedGivesSameKeys() {
         var first = SeededGenerator(seed: 761), second = SeededGenerator(seed: 761)
         let a = Sntrup761.generateKeyPair(random: { first.next($0) })

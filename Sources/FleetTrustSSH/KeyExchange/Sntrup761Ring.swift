@@ -3,9 +3,10 @@
 ///
 /// Coefficients are kept centred, as the specification keeps them: elements of Z/q as
 /// -(q-1)/2 ... (q-1)/2 in `Int16`, elements of Z/3 as -1, 0, 1 in `Int8`, so that a small
-/// polynomial is also a polynomial mod q without conversion. The reciprocals run the
-/// specification's fixed number of division steps (2p - 1) with masks instead of branches, so
-/// their time does not depend on the secret polynomial they invert.
+/// polynomial is also a polynomial mod q without conversion. The reciprocals
+/// (`Sntrup761TernaryReciprocal`, `Sntrup761QReciprocal`) run the specification's fixed number
+/// of division steps (2p - 1) with masks instead of branches, so their time does not depend on
+/// the secret polynomial they invert.
 enum Sntrup761Ring {
     static let p = 761
     static let q: Int32 = 4591
@@ -52,24 +53,40 @@ enum Sntrup761Ring {
 
     /// f·g in R/q, g small.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        reducedProduct(f.map(Int32.init), g).map(freezeQ)
+        // 14 terms of at most (q-1)/2 = 2295 each stay below 2^15.
+        reducedProduct(f, g, rowsPerBlock: 14).map(freezeQ)
     }
 
     /// f·g in R/3.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
-        reducedProduct(f.map(Int32.init), g).map(freeze3)
+        // All p terms of at most 1 each fit 16 bits.
+        reducedProduct(f.map(Int16.init), g, rowsPerBlock: p).map(freeze3)
     }
 
     /// f·g over the integers, folded back below degree p with x^p = x + 1; with |f| ≤ (q-1)/2
     /// the sums stay below 3·p·(q-1)/2 in magnitude, inside what the freezes accept.
-    private static func reducedProduct(_ f: [Int32], _ g: [Int8]) -> [Int32] {
+    ///
+    /// g's coefficients are -1, 0 or 1, so each term is f itself, masked and conditionally
+    /// negated (no multiply, no branch on g). The terms add up in 16-bit lanes, eight to an SSE2
+    /// register, for as many rows of g as cannot overflow them, and each block of rows is then
+    /// added into the 32-bit sums.
+    private static func reducedProduct(_ f: [Int16], _ g: [Int8], rowsPerBlock: Int) -> [Int32] {
         var wide = [Int32](repeating: 0, count: 2 * p - 1)
+        var block = [Int16](repeating: 0, count: rowsPerBlock + p - 1)
         wide.withUnsafeMutableBufferPointer { product in
-            f.withUnsafeBufferPointer { f in
-                g.withUnsafeBufferPointer { g in
-                    for j in 0..<p {
-                        let factor = Int32(g[j])
-                        for i in 0..<p { product[i &+ j] &+= f[i] &* factor }
+            block.withUnsafeMutableBufferPointer { block in
+                f.withUnsafeBufferPointer { f in
+                    var first = 0
+                    while first < p {
+                        let rows = min(rowsPerBlock, p - first)
+                        block.update(repeating: 0)
+                        for row in 0..<rows {
+                            let coefficient = g[first + row]
+                            addRow(block.baseAddress! + row, f.baseAddress!, p,
+                                   nonzero: -Int16(coefficient & 1), negative: Int16(coefficient >> 7))
+                        }
+                        widen(product.baseAddress! + first, block.baseAddress!, rows + p - 1)
+                        first += rows
                     }
                 }
             }
@@ -81,93 +98,27 @@ enum Sntrup761Ring {
         return Array(wide[0..<p])
     }
 
+    /// sums += f·c for c given as masks (nonzero: all ones for ±1; negative: all ones for -1).
+    /// Out of line, with pointers apart, so the loop is vectorised.
+    @inline(never)
+    private static func addRow(_ sums: UnsafeMutablePointer<Int16>, _ f: UnsafePointer<Int16>, _ count: Int,
+                               nonzero: Int16, negative: Int16) {
+        for i in 0..<count { sums[i] &+= ((f[i] & nonzero) ^ negative) &- negative }
+    }
+
+    @inline(never)
+    private static func widen(_ sums: UnsafeMutablePointer<Int32>, _ block: UnsafePointer<Int16>, _ count: Int) {
+        for i in 0..<count { sums[i] &+= Int32(block[i]) }
+    }
+
     /// 1/g in R/3, nil when g is not invertible there.
     static func reciprocal3(_ g: [Int8]) -> [Int8]? {
-        let (f0, v, delta) = divisionSteps(of: g.map(Int16.init), field: Field3.self)
-        guard delta == 0 else { return nil }
-        return (0..<p).map { Int8(truncatingIfNeeded: f0 * v[p - 1 - $0]) }
+        Sntrup761TernaryReciprocal.reciprocal(g)
     }
 
     /// 1/(3·f) in R/q for a small f, nil when it is not invertible (never, for x^p - x - 1 is
     /// irreducible mod q, unless f is zero).
     static func reciprocalOfThreeTimes(_ f: [Int8]) -> [Int16]? {
-        let (f0, v, delta) = divisionSteps(of: f.map(Int16.init), field: FieldQ.self)
-        guard delta == 0 else { return nil }
-        let scale = Int32(reciprocalQ(f0))
-        return (0..<p).map { freezeQ(scale &* Int32(v[p - 1 - $0])) }
+        Sntrup761QReciprocal.reciprocalOfThreeTimes(f)
     }
-
-    /// The constant-time extended GCD of Bernstein and Yang ("safegcd") over a field, run on
-    /// the reversed polynomials: after 2p - 1 steps, delta is 0 exactly when the input is
-    /// invertible, and v (scaled by 1/f0) is the reversed reciprocal times the start value of r.
-    private static func divisionSteps<F: DivisionStepField>(of input: [Int16], field: F.Type)
-        -> (f0: Int16, v: [Int16], delta: Int32) {
-        var f = [Int16](repeating: 0, count: p + 1)
-        var g = [Int16](repeating: 0, count: p + 1)
-        var v = [Int16](repeating: 0, count: p + 1)
-        var r = [Int16](repeating: 0, count: p + 1)
-        f[0] = 1
-        f[p - 1] = -1
-        f[p] = -1
-        for i in 0..<p { g[p - 1 - i] = input[i] }
-        r[0] = F.reciprocalStart
-        var delta: Int32 = 1
-        f.withUnsafeMutableBufferPointer { f in
-            g.withUnsafeMutableBufferPointer { g in
-                v.withUnsafeMutableBufferPointer { v in
-                    r.withUnsafeMutableBufferPointer { r in
-                        for step in 0..<(2 * p - 1) {
-                            // v and r have degree at most step + 1 so far: the rest of them is zeros.
-                            let used = min(step + 1, p)
-                            for i in stride(from: used, to: 0, by: -1) { v[i] = v[i &- 1] }
-                            v[0] = 0
-                            let swap = Int16(truncatingIfNeeded: negativeMask(-delta) & nonzeroMask(Int32(g[0])))
-                            delta ^= Int32(swap) & (delta ^ -delta)
-                            delta += 1
-                            for i in 0...p {
-                                let t = swap & (f[i] ^ g[i])
-                                f[i] ^= t
-                                g[i] ^= t
-                            }
-                            for i in 0...used {
-                                let u = swap & (v[i] ^ r[i])
-                                v[i] ^= u
-                                r[i] ^= u
-                            }
-                            let (fScale, gScale) = F.eliminators(f0: Int32(f[0]), g0: Int32(g[0]))
-                            for i in 0..<p { g[i] = F.freeze(fScale &* Int32(g[i &+ 1]) &- gScale &* Int32(f[i &+ 1])) }
-                            g[p] = 0
-                            for i in 0...used { r[i] = F.freeze(fScale &* Int32(r[i]) &- gScale &* Int32(v[i])) }
-                        }
-                    }
-                }
-            }
-        }
-        return (f[0], Array(v[0..<p]), delta)
-    }
-}
-
-/// What a division step needs from the coefficient field: how to reduce, which multiples of f
-/// and g cancel g's constant term, and what r starts as (1, or 1/3 to divide by 3 on the way).
-private protocol DivisionStepField {
-    static var reciprocalStart: Int16 { get }
-    static func freeze(_ x: Int32) -> Int16
-    static func eliminators(f0: Int32, g0: Int32) -> (Int32, Int32)
-}
-
-private enum Field3: DivisionStepField {
-    static let reciprocalStart: Int16 = 1
-    /// Inside the division steps every sum lies in -2 ... 2: ±3 for the ends, without a division.
-    @inline(__always) static func freeze(_ x: Int32) -> Int16 {
-        Int16(truncatingIfNeeded: x &- (3 & ((1 &- x) >> 31)) &+ (3 & ((x &+ 1) >> 31)))
-    }
-    /// f0 is ±1, its own inverse: g - g0·f0·f.
-    @inline(__always) static func eliminators(f0: Int32, g0: Int32) -> (Int32, Int32) { (1, g0 &* f0) }
-}
-
-private enum FieldQ: DivisionStepField {
-    static let reciprocalStart: Int16 = Sntrup761Ring.reciprocalQ(3)
-    @inline(__always) static func freeze(_ x: Int32) -> Int16 { Sntrup761Ring.freezeQ(x) }
-    /// f0·g - g0·f: no division inside the loop; the result is scaled by 1/f0 once at the end.
-    @inline(__always) static func eliminators(f0: Int32, g0: Int32) -> (Int32, Int32) { (f0, g0) }
 }
