@@ -32,7 +32,7 @@ struct FleetOptions: ParsableArguments {
             help: ArgumentHelp("A host certificate or TLS certificate expiring within this many days is flagged expires-soon.", valueName: "days"))
     var certWarnDays: Int = 30
 
-    @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5).",
+    @Option(parsing: .unconditional, help: "Seconds allowed for each connection attempt (more than 0, at most 3600; default 5). The connection that decides which key ssh meets is never retried: under load it waits once more as long.",
             transform: parseTimeout)
     var timeout: Double = 5
 

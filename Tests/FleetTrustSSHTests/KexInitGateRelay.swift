@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 @testable import FleetTrustSSH
 import FleetTrustCore
 import FleetTrustTestFleet
@@ -19,6 +20,9 @@ final class KexInitGateRelay {
         case early
         /// A client whose key exchange list starts with sntrup761x25519, as `ssh` 9.2's does.
         case hybridFirst
+        /// A connection with no other from the client within the wait before or after it, as
+        /// `ssh` opens one; a connection of a burst goes to the real server.
+        case alone
     }
 
     private let server: ScriptedServer
@@ -26,7 +30,10 @@ final class KexInitGateRelay {
 
     init(gate: Gate, realPort: Int, roguePort: Int, wait: Int32 = 500) throws {
         let identification = try Self.identification(port: realPort)
+        let accepted = Mutex<[ContinuousClock.Instant]>([])
         server = try ScriptedServer { client in
+            let arrived = ContinuousClock.now
+            accepted.withLock { $0.append(arrived) }
             guard ScriptedServer.send(client, identification) else { return }
             var received: [UInt8] = []
             var opening: ClientOfferOnTheWireTests.Opening?
@@ -42,9 +49,12 @@ final class KexInitGateRelay {
                 received += chunk[0..<count]
                 opening = ClientOfferOnTheWireTests.opening(received)
             }
+            let window = Duration.milliseconds(Int(wait))
+            if gate == .alone { Thread.sleep(forTimeInterval: Double(wait) / 1000) }
             let toRogue = switch gate {
             case .early: opening != nil
             case .hybridFirst: opening?.lists[KexInit.List.keyExchange.rawValue].first?.hasPrefix("sntrup761x25519") == true
+            case .alone: accepted.withLock { times in times.filter { $0 != arrived && abs(($0 - arrived) / window) <= 1 }.isEmpty }
             }
             guard let backend = Loopback.connectedSocket(port: toRogue ? roguePort : realPort) else { return }
             defer { Glibc.close(backend) }

@@ -4,9 +4,10 @@ import XCTest
 import FleetTrustCore
 import FleetTrustTestFleet
 
-/// A relay that tells `ssh` from us by when and what our KEXINIT says, and routes `ssh` to a
-/// rogue server, must route our deciding connection there too: the real `ssh` says CHANGED, and
-/// the judge, given the probe of the real sshd behind the relay, says changed as well.
+/// A relay that tells `ssh` from us by when and what our KEXINIT says, or by whether the
+/// connection comes alone, and routes `ssh` to a rogue server, must route our deciding connection
+/// there too: the real `ssh` says CHANGED, and the judge, given the probe of the real sshd behind
+/// the relay, says changed as well.
 final class KexInitGateTests: XCTestCase {
     func testARelayGatingOnTheKexInitShowsOurDecidingConnectionWhatItShowsSSH() throws {
         let real = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256")])
