@@ -278,7 +278,12 @@ public final class TestFleet: @unchecked Sendable {
         for endpoint in hosts[index].endpoints {
             while !Loopback.accepts(address: endpoint.address, port: endpoint.port) {
                 if process?.isRunning != true || Date() > deadline {
-                    throw TestFleetError.sshdDidNotStart("host\(index) on \(endpoint.label): \(log())")
+                    // Another process bound the port between our choosing it and sshd binding it.
+                    let text = log()
+                    if process?.isRunning != true && text.contains("Address already in use") {
+                        throw TestFleetError.portTaken("host\(index) on \(endpoint.label): \(text)")
+                    }
+                    throw TestFleetError.sshdDidNotStart("host\(index) on \(endpoint.label): \(text)")
                 }
                 usleep(5_000)
             }
