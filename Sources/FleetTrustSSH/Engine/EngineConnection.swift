@@ -92,6 +92,7 @@ final class EngineConnection: @unchecked Sendable {
             fd = -1
             return finish(.failure(ProbeFailures.cancelled))
         }
+        if request.decides { Self.markLikeSSH(fd, family: request.address.family) }
         let status = request.address.withSockaddr { Glibc.connect(fd, $0, $1) }
         if status != 0 && errno != EINPROGRESS { return finish(.failure(ProbeFailures.connect(errno: errno))) }
         phase = .connecting
@@ -102,6 +103,22 @@ final class EngineConnection: @unchecked Sendable {
         }
         loop.arm(self, at: deadline)
         if status == 0 { connected() }
+    }
+
+    /// The type of service `ssh` (Debian's default `IPQoS lowdelay throughput`) sets on its socket
+    /// before it connects, so its very SYN carries it: a router that tells clients apart by it
+    /// must see the connection that decides as it sees `ssh`'s. A host's own `IPQoS` is not
+    /// mirrored.
+    static let interactiveTypeOfService: Int32 = 0x10
+
+    private static func markLikeSSH(_ fd: Int32, family: Int32) {
+        var value = interactiveTypeOfService
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        if family == AF_INET6 {
+            _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_TCLASS, &value, size)
+        } else {
+            _ = setsockopt(fd, Int32(IPPROTO_IP), IP_TOS, &value, size)
+        }
     }
 
     private static let events = EPOLLOUT.rawValue | EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
