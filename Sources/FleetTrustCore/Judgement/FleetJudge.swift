@@ -222,9 +222,12 @@ public struct FleetJudge: Sendable {
            let index = result.keys.firstIndex(where: { $0.key == met.key }) {
             negotiated = index
         }
+        // It failed: no key was proved to be the one ssh meets, and none is inferred from the
+        // other connections (which a relay may have shown another machine).
+        if case .failed? = result.sshConnection { negotiated = nil }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
-                                     pins: pins, mode: pinMode, now: now)
+                                     pins: pins, mode: pinMode, now: now, meets: negotiated.map { result.keys[$0].key })
         let minimumRSABits = max(1024, host.sshOptions.requiredRSASize ?? 0)
         var keys: [JudgedKey] = []
         for (index, discovered) in result.keys.enumerated() {
@@ -313,6 +316,12 @@ public struct FleetJudge: Sendable {
             return refused(.noMatchingHostKeyType, .noCommonAlgorithm(serverOffers: Array(server.prefix(12))))
         }
         guard let negotiated else {
+            // The connection shaped like ssh's failed: its failure is the host's, not a key type
+            // the other connections did not fetch.
+            if case .failed(let failure)? = result.sshConnection {
+                return finish(Self.failureStatus(failure), .probeFailed, keys: keys, algorithm: algorithm, pin: pin,
+                              failure: .probe(failure), stricter: stricter)
+            }
             return refused(.negotiatedKeyNotProbed(algorithm: algorithm), .negotiatedKeyNotProbed(algorithm: algorithm))
         }
         let met = keys[negotiated]

@@ -226,8 +226,12 @@ public struct PinJudgement: Sendable, Hashable {
     /// connection and nothing proves two connections reached the same machine, so a presented key
     /// no pin names, while a pinned fingerprint matches no presented key (it may be that key's
     /// type, shown by another machine), is a mismatch even though another key matched.
+    ///
+    /// `meets`, the key `ssh` meets (when known), must not be one the pins contradict: a key no
+    /// pin names, of a type whose pinned key the host showed only to its other connections, is a
+    /// mismatch however many other keys matched.
     public static func judge(keys: [HostKey], names: [String], certificateName: String? = nil, pins: PinSet?, mode: PinMode,
-                             now: UInt64 = UInt64(Date().timeIntervalSince1970)) -> PinJudgement {
+                             now: UInt64 = UInt64(Date().timeIntervalSince1970), meets: HostKey? = nil) -> PinJudgement {
         guard let pins else { return PinJudgement(verdict: .unpinned, evidence: []) }
         let applicable = pins.lines(for: names).filter { !$0.fingerprints.isEmpty || !$0.authorities.isEmpty }
         if applicable.isEmpty { return PinJudgement(verdict: .unpinned, evidence: []) }
@@ -247,7 +251,11 @@ public struct PinJudgement: Sendable, Hashable {
         let matchedKeys = keys.map(\.fingerprint).filter(pinned.contains)
         let unnamed = keys.contains { !pinned.contains($0.fingerprint) && vouched[$0.fingerprint] == nil }
         let unaccounted = !pinned.isSubset(of: keys.map(\.fingerprint))
-        if !matchedKeys.isEmpty || !vouched.isEmpty, !(unnamed && unaccounted) {
+        let contradicted = meets.map { met in
+            !pinned.contains(met.fingerprint) && !pinned.contains(plainKey(of: met).fingerprint) && vouched[met.fingerprint] == nil
+                && keys.contains { pinned.contains($0.fingerprint) && $0.kind.plain == met.kind.plain }
+        } ?? false
+        if !matchedKeys.isEmpty || !vouched.isEmpty, !(unnamed && unaccounted), !contradicted {
             let deciding = active.filter { line in
                 matchedKeys.contains { line.fingerprints.contains($0) } || vouched.values.contains { line.authorities.contains($0) }
             }
@@ -256,6 +264,18 @@ public struct PinJudgement: Sendable, Hashable {
         }
         return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
                             pinned: pinned, pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
+    }
+
+    /// Whether a pin vouches for `key` itself: its fingerprint is pinned, or (a certificate) its
+    /// certified key is pinned or a pinned CA signed it.
+    public func vouches(for key: HostKey) -> Bool {
+        pinned.contains(key.fingerprint) || pinned.contains(Self.plainKey(of: key).fingerprint)
+            || key.isCertificate && certifiedByPinnedCA.contains(key.fingerprint)
+    }
+
+    /// A certificate's certified key; a plain key itself.
+    private static func plainKey(of key: HostKey) -> HostKey {
+        key.isCertificate ? (try? HostCertificate(key))?.key ?? key : key
     }
 
     /// What the pins say about one of the host's keys (a certificate matches through its CA pin).

@@ -52,11 +52,15 @@ public struct TrustPolicy: Sendable {
 
     /// known_hosts is not consulted: the pin decides. For appliances whose known_hosts entries
     /// nobody manages. What no policy can quieten still counts: an invalid certificate, a key
-    /// `ssh` could not use.
+    /// `ssh` could not use. The pin must vouch for the key `ssh` meets, when it is known: a pin
+    /// that names only keys shown to the probe's other connections vouches for nothing `ssh` sees.
     public static let pinOnly = TrustPolicy(.pinOnly) { facts in
         if let alarm = facts.serverAlarm { return alarm }
         switch facts.pin.verdict {
         case .matched:
+            if let met = facts.keys.first(where: \.isNegotiated)?.key, !facts.pin.vouches(for: met) {
+                return PolicyDecision(status: .unpinned, reason: .notPinned)
+            }
             return PolicyDecision(status: .trusted, reason: .pinMatched, trustedBy: [.pin])
         case .mismatch: return PolicyDecision(status: .pinMismatch, reason: .pinMismatch)
         case .unpinned, .expired, .reportedMismatch, .notListed: return PolicyDecision(status: .unpinned, reason: .notPinned)
@@ -64,13 +68,18 @@ public struct TrustPolicy: Sendable {
     }
 
     /// The host must present a valid host certificate from a CA pinned for it (`ca:` pins);
-    /// plain keys do not count. known_hosts alarms still count.
+    /// plain keys do not count. known_hosts alarms still count. When the key `ssh` meets is
+    /// known, it must be that certificate: one shown only to the probe's other connections is
+    /// not what `ssh` is shown.
     public static let certificateAuthority = TrustPolicy(.ca) { facts in
         if facts.standard.status.alarmLevel == 2 && facts.standard.status != .pinMismatch { return facts.standard }
         if let alarm = facts.serverAlarm { return alarm }
         guard !facts.pin.pinnedAuthorities.isEmpty else { return PolicyDecision(status: .unpinned, reason: .notPinned) }
-        guard let index = facts.keys.firstIndex(where: { key in
-            key.key.map { $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.fingerprint) } ?? false
+        let met = facts.keys.firstIndex(where: \.isNegotiated)
+        guard let index = facts.keys.indices.first(where: { index in
+            (met == nil || index == met) && facts.keys[index].key.map {
+                $0.isCertificate && facts.pin.certifiedByPinnedCA.contains($0.fingerprint)
+            } ?? false
         }) else { return PolicyDecision(status: .pinMismatch, reason: .noCertificateFromPinnedCA) }
         return PolicyDecision(status: .trusted, reason: .certificateFromPinnedCA(key: index), trustedBy: [.caPin])
     }
