@@ -280,7 +280,7 @@ public final class TestFleet: @unchecked Sendable {
                 if process?.isRunning != true || Date() > deadline {
                     // Another process bound the port between our choosing it and sshd binding it.
                     let text = log()
-                    if process?.isRunning != true && text.contains("Address already in use") {
+                    if text.contains("Address already in use") {
                         throw TestFleetError.portTaken("host\(index) on \(endpoint.label): \(text)")
                     }
                     throw TestFleetError.sshdDidNotStart("host\(index) on \(endpoint.label): \(text)")

@@ -222,9 +222,9 @@ public struct FleetJudge: Sendable {
            let index = result.keys.firstIndex(where: { $0.key == met.key }) {
             negotiated = index
         }
-        // It failed: no key was proved to be the one ssh meets, and none is inferred from the
-        // other connections (which a relay may have shown another machine).
-        if case .failed? = result.sshConnection { negotiated = nil }
+        // It failed once connected: no key was proved to be the one ssh meets, and none is
+        // inferred from the other connections (which a relay may have shown another machine).
+        if case .failed(let failure)? = result.sshConnection, case .ssh = failure.stage { negotiated = nil }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
                                      pins: pins, mode: pinMode, now: now, meets: negotiated.map { result.keys[$0].key })
@@ -318,7 +318,7 @@ public struct FleetJudge: Sendable {
         guard let negotiated else {
             // The connection shaped like ssh's failed: its failure is the host's, not a key type
             // the other connections did not fetch.
-            if case .failed(let failure)? = result.sshConnection {
+            if case .failed(let failure)? = result.sshConnection, case .ssh = failure.stage {
                 return finish(Self.failureStatus(failure), .probeFailed, keys: keys, algorithm: algorithm, pin: pin,
                               failure: .probe(failure), stricter: stricter)
             }
