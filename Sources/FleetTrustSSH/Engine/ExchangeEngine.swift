@@ -166,6 +166,10 @@ final class ExchangeLoop: @unchecked Sendable {
 
     private func run() {
         nameCurrentThread("fleettrust-kex")
+        // Our identification is the local ssh's, read once from `ssh -V`: read it before the
+        // first connection, so that connection's identification follows its connect at once, as
+        // `ssh`'s does, not a child process's run later.
+        _ = ClientIdentification.line
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         while true {
             let timeout = deadlines.milliseconds(untilNextFrom: .now)
