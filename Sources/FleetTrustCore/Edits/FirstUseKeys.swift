@@ -21,7 +21,7 @@ public struct FirstUseKeys: Hashable, Sendable {
         let pin = judged.pin
         let proved = offered.filter { pin.pinned.contains($0.fingerprint) || pin.certifiedByPinnedCA.contains($0.fingerprint) }
         provedByPin = proved
-        let meets = judged.negotiatedKey?.key.map { key in key.isCertificate ? (try? HostCertificate(key))?.key ?? key : key }
+        let meets = judged.negotiatedKey?.key.map(SharedKeys.plainKey(of:))
         let meetsFingerprint = meets?.sha256Fingerprint
         firstUse = offered.first { $0.sha256Fingerprint == meetsFingerprint && !proved.contains($0) }
         withheld = offered.filter { key in !proved.contains(key) && key.sha256Fingerprint != meetsFingerprint }

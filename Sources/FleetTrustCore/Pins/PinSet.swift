@@ -252,7 +252,7 @@ public struct PinJudgement: Sendable, Hashable {
         let unnamed = keys.contains { !pinned.contains($0.fingerprint) && vouched[$0.fingerprint] == nil }
         let unaccounted = !pinned.isSubset(of: keys.map(\.fingerprint))
         let contradicted = meets.map { met in
-            !pinned.contains(met.fingerprint) && !pinned.contains(plainKey(of: met).fingerprint) && vouched[met.fingerprint] == nil
+            !pinned.contains(met.fingerprint) && !pinned.contains(SharedKeys.plainKey(of: met).fingerprint) && vouched[met.fingerprint] == nil
                 && keys.contains { pinned.contains($0.fingerprint) && $0.kind.plain == met.kind.plain }
         } ?? false
         if !matchedKeys.isEmpty || !vouched.isEmpty, !(unnamed && unaccounted), !contradicted {
@@ -269,13 +269,8 @@ public struct PinJudgement: Sendable, Hashable {
     /// Whether a pin vouches for `key` itself: its fingerprint is pinned, or (a certificate) its
     /// certified key is pinned or a pinned CA signed it.
     public func vouches(for key: HostKey) -> Bool {
-        pinned.contains(key.fingerprint) || pinned.contains(Self.plainKey(of: key).fingerprint)
+        pinned.contains(key.fingerprint) || pinned.contains(SharedKeys.plainKey(of: key).fingerprint)
             || key.isCertificate && certifiedByPinnedCA.contains(key.fingerprint)
-    }
-
-    /// A certificate's certified key; a plain key itself.
-    private static func plainKey(of key: HostKey) -> HostKey {
-        key.isCertificate ? (try? HostCertificate(key))?.key ?? key : key
     }
 
     /// What the pins say about one of the host's keys (a certificate matches through its CA pin).
