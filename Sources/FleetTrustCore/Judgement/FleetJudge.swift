@@ -224,7 +224,12 @@ public struct FleetJudge: Sendable {
         }
         // It failed once connected: no key was proved to be the one ssh meets, and none is
         // inferred from the other connections (which a relay may have shown another machine).
-        if case .failed(let failure)? = result.sshConnection, case .ssh = failure.stage { negotiated = nil }
+        let decidingFailure: ProbeFailure? = if case .failed(let failure)? = result.sshConnection, case .ssh = failure.stage {
+            failure
+        } else {
+            nil
+        }
+        if decidingFailure != nil { negotiated = nil }
 
         let pin = PinJudgement.judge(keys: result.keys.map(\.key), names: names, certificateName: lookup.name,
                                      pins: pins, mode: pinMode, now: now, meets: negotiated.map { result.keys[$0].key })
@@ -318,7 +323,7 @@ public struct FleetJudge: Sendable {
         guard let negotiated else {
             // The connection shaped like ssh's failed: its failure is the host's, not a key type
             // the other connections did not fetch.
-            if case .failed(let failure)? = result.sshConnection, case .ssh = failure.stage {
+            if let failure = decidingFailure {
                 return finish(Self.failureStatus(failure), .probeFailed, keys: keys, algorithm: algorithm, pin: pin,
                               failure: .probe(failure), stricter: stricter)
             }

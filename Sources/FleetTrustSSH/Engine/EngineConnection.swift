@@ -267,13 +267,12 @@ final class EngineConnection: @unchecked Sendable {
         // (a post-quantum key generation costs milliseconds) while the server's bytes already
         // waited in the socket: what arrived before the loop looked is taken first, and only a
         // socket with nothing new times out.
-        if phase == .connecting || phase == .awaitingServer || phase == .exchanging, let pending = pendingEvents() {
+        if isOpen, let pending = pendingEvents() {
             let generation = deadlineGeneration
             handle(events: pending)
             if phase == .done || deadlineGeneration != generation { return }
         }
-        if request.decides, !extended, phase == .connecting || phase == .awaitingServer || phase == .exchanging,
-           let permit, request.politeness.runsBesideMany(permit) {
+        if request.decides, !extended, isOpen, let permit, request.politeness.runsBesideMany(permit) {
             // The connection that decides is not replaced after a timeout the scan's load may
             // explain, as another would be (a relay could send the new one elsewhere): it waits
             // one timeout more, as long as the retry would have taken.
@@ -290,6 +289,9 @@ final class EngineConnection: @unchecked Sendable {
         case .waitingForPermit, .done: break
         }
     }
+
+    /// Whether the connection has a socket a deadline waits on (connecting, or talking to the server).
+    private var isOpen: Bool { phase == .connecting || phase == .awaitingServer || phase == .exchanging }
 
     /// What the socket has ready now (as epoll would report it), nil when nothing.
     private func pendingEvents() -> UInt32? {

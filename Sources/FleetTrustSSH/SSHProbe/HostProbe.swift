@@ -73,7 +73,11 @@ public struct HostProbe: EndpointProbe {
         // The connection that decides goes first, alone, and the others only once it has ended:
         // a relay that routes a lone connection (what `ssh` opens) one way and a burst another,
         // or that waits to see whether more follow, treats it as it treats `ssh`'s.
-        let sshsOwn = likeSSH.first.map { deciding($0, at: address, firstDeadline: firstDeadline, cancellation: cancellation) }
+        // It is never replaced by a new connection after a timeout (`AttemptOutcome.load(decides:)`):
+        // where the scan's load may explain one, it waits one timeout more (`EngineConnection`).
+        let shaped = likeSSH
+        let sshsOwn = shaped.isEmpty ? nil
+            : ours(shaped, at: address, firstDeadline: firstDeadline, decides: true, cancellation: cancellation)[0]
         defer { if let sshsOwn { Self.record(likeSSH: sshsOwn, into: &result) } }
         if let sshsOwn, sshsOwn.serverVersion == nil, let failure = sshsOwn.failure {
             // Not even the server's identification: the others would fail as it did, one
@@ -159,13 +163,14 @@ public struct HostProbe: EndpointProbe {
     /// own: a direct address on the scan's event loops (`ExchangeEngine`), a routed one on
     /// threads (opening a channel through a bastion blocks). `firstDeadline` bounds the connect
     /// and identification of an attempt that starts at once; nil gives each a full timeout.
+    /// `decides`: the connections decide which key `ssh` meets (`ExchangeRequest.decides`).
     private func ours(_ offers: [ExchangeSession.Offer], at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant?,
-                      cancellation: ProbeCancellation) -> [AttemptOutcome] {
+                      decides: Bool = false, cancellation: ProbeCancellation) -> [AttemptOutcome] {
         guard !offers.isEmpty else { return [] }
         if let empty = offers.firstIndex(where: { if case .upFront(let offered) = $0 { offered.isEmpty } else { false } }) {
             // Nothing this client can verify was asked for: no connection is needed to know.
             var outcomes = ours(offers.enumerated().filter { $0.offset != empty }.map(\.element), at: address,
-                                firstDeadline: firstDeadline, cancellation: cancellation)
+                                firstDeadline: firstDeadline, decides: decides, cancellation: cancellation)
             outcomes.insert(AttemptOutcome(failure: KeyExchangeFailures.noCommonAlgorithm("host key", server: [])), at: empty)
             return outcomes
         }
@@ -173,44 +178,25 @@ public struct HostProbe: EndpointProbe {
             return scheduler.engine.run(offers.map { offer in
                 ExchangeRequest(address: socketAddress, port: host.port, offer: offer, keyExchange: keyExchange, timeout: timeout,
                                 connectDeadline: firstDeadline ?? .now + timeout, cancellation: cancellation,
-                                politeness: scheduler.politeness)
+                                politeness: scheduler.politeness, decides: decides)
             })
         }
-        return scheduler.all(offers.map { routedAttempt($0, at: address, firstDeadline: firstDeadline, cancellation: cancellation) })
-    }
-
-    /// The connection shaped like `ssh`'s, on its own. A timeout does not open another in its
-    /// place (`AttemptOutcome.load(decides:)`): where the scan's load may explain it, the same
-    /// connection waits one timeout more instead (`EngineConnection`); a refusal for load is
-    /// retried as any is.
-    private func deciding(_ offer: ExchangeSession.Offer, at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant,
-                          cancellation: ProbeCancellation) -> AttemptOutcome {
-        guard case .direct(let socketAddress) = address else {
-            return scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
-                var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
-                probe.keyExchange = keyExchange
-                probe.offer = offer
-                return DecidingAttempt(outcome: probe.run(cancellation: cancellation, connectDeadline: fresh ? .now + timeout : firstDeadline))
-            }.outcome
-        }
-        var request = ExchangeRequest(address: socketAddress, port: host.port, offer: offer, keyExchange: keyExchange,
-                                      timeout: timeout, connectDeadline: firstDeadline, cancellation: cancellation,
-                                      politeness: scheduler.politeness)
-        request.decides = true
-        return scheduler.engine.run([request])[0]
+        return scheduler.all(offers.map {
+            routedAttempt($0, at: address, firstDeadline: firstDeadline, decides: decides, cancellation: cancellation)
+        })
     }
 
     /// One attempt of our client through a route, run on the thread that calls it.
     private func routedAttempt(_ offer: ExchangeSession.Offer, at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant?,
-                               cancellation: ProbeCancellation) -> @Sendable () -> AttemptOutcome {
+                               decides: Bool = false, cancellation: ProbeCancellation) -> @Sendable () -> AttemptOutcome {
         { @Sendable in
             scheduler.politeness.run(address, port: host.port, cancellation: cancellation) { fresh in
                 var probe = CertificateFirstProbe(endpoint: address, port: host.port, timeout: timeout)
                 probe.keyExchange = keyExchange
                 probe.offer = offer
                 let deadline = fresh ? .now + timeout : firstDeadline ?? .now + timeout
-                return probe.run(cancellation: cancellation, connectDeadline: deadline)
-            }
+                return RoutedAttempt(outcome: probe.run(cancellation: cancellation, connectDeadline: deadline), decides: decides)
+            }.outcome
         }
     }
 
@@ -425,10 +411,11 @@ private final class Claim: @unchecked Sendable {
     var claimed = false
 }
 
-/// The deciding connection's outcome through a route, as the scan's politeness sees it: a
+/// An attempt through a route as the scan's politeness sees it: the deciding connection's
 /// timeout is not retried on a new connection (`AttemptOutcome.load(decides:)`).
-private struct DecidingAttempt: PoliteAttempt {
+private struct RoutedAttempt: PoliteAttempt {
     var outcome: AttemptOutcome
-    var load: AttemptLoad { outcome.load(decides: true) }
-    static var cancelled: DecidingAttempt { DecidingAttempt(outcome: .cancelled) }
+    var decides: Bool
+    var load: AttemptLoad { outcome.load(decides: decides) }
+    static var cancelled: RoutedAttempt { RoutedAttempt(outcome: .cancelled, decides: false) }
 }
