@@ -35,7 +35,7 @@ public enum DashboardUpdate {
                 state.rows[update.index].judged = update.judged
             }
             // "X has not answered yet" is wrong once X answers.
-            if let waiting = state.notice?.untilAnswered, updates.contains(where: { waiting.contains($0.index) && $0.judged != nil }) {
+            if let waiting = state.notice?.untilAnswered, updates.contains(where: { waiting.contains($0.index) }) {
                 state.notice = nil
             }
             state.refreshVisible()
