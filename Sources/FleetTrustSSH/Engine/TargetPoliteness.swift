@@ -52,7 +52,7 @@ final class TargetPoliteness: @unchecked Sendable {
     /// Connections at once to one address, below a stock `sshd`'s `MaxStartups` start of 10.
     let ceiling: Int
     /// Retries after a refusal for load, before the refusal is reported as the host's failure.
-    static let retries = 5
+    static let retries = 7
     /// Retries, each under a lower window, after a timeout the scan's own load may explain: one
     /// for a server that never answered (a silent one costs one more timeout, not several),
     /// three for one that answered and then was slow.
