@@ -40,6 +40,9 @@ final class DecidingKeyPinTests: XCTestCase {
             let judged = try judged(relayed, pins: pins, policy: policy)
             XCTAssertEqual(judged.status, .pinMismatch, policy)
             XCTAssertEqual(judged.saving, .refused(.pinMismatch), policy)
+            let reason = JudgementWords.reason(judged)
+            XCTAssertTrue(reason.hasPrefix("ssh meets ED25519 \(other.sha256Fingerprint), which no pin names"), reason)
+            XCTAssertFalse(reason.contains("matches no presented key"), reason)
         }
         let honest = probe([host], met: host, "ssh-ed25519", server: ["ssh-ed25519"])
         XCTAssertEqual(try judged(honest, pins: pins, policy: "pin-only").status, .trusted, "the pinned key met by ssh's connection")

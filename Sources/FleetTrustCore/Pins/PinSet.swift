@@ -210,6 +210,9 @@ public struct PinJudgement: Sendable, Hashable {
     public var pinnedAuthorities: Set<SHA256Fingerprint> = []
     /// The certificates (by certified-key fingerprint) that satisfied a CA pin.
     public var certifiedByPinnedCA: Set<SHA256Fingerprint> = []
+    /// Whether the key `ssh` meets is one the pins contradict: no pin vouches for it, while the
+    /// pinned key of its type was shown only to the host's other connections.
+    public var contradictsMetKey = false
 
     public init(verdict: PinVerdict, evidence: [TrustEvidence], pinned: Set<SHA256Fingerprint> = [],
                 pinnedAuthorities: Set<SHA256Fingerprint> = [], certifiedByPinnedCA: Set<SHA256Fingerprint> = []) {
@@ -262,8 +265,10 @@ public struct PinJudgement: Sendable, Hashable {
             return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path), pinned: pinned,
                                 pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
         }
-        return PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
-                            pinned: pinned, pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
+        var mismatch = PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
+                                    pinned: pinned, pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
+        mismatch.contradictsMetKey = contradicted
+        return mismatch
     }
 
     /// Whether a pin vouches for `key` itself: its fingerprint is pinned, or (a certificate) its

@@ -39,6 +39,10 @@ public enum JudgementWords {
         case .addressRecordsOtherKey(let index): return "the address is recorded with another key than \(key(index)) (CheckHostIP)"
         case .pinMismatch:
             if judged.tls != nil { return "no certificate of the chain has a public key the pins for this endpoint name" }
+            if judged.pin.contradictsMetKey, let met = judged.negotiated {
+                return "ssh meets \(key(met)), which no pin names, while the pinned key of its type was shown only to "
+                    + "the probe's other connections: each key type comes over its own connection, and those may have reached another machine"
+            }
             let unnamed = judged.keys.indices.filter { judged.keys[$0].key != nil && judged.keys[$0].pin != .matched }
             guard judged.keys.contains(where: { $0.pin == .matched }), !unnamed.isEmpty else {
                 return "no presented key matches the pins for this host"
