@@ -25,6 +25,18 @@ final class PinsTests: XCTestCase {
         XCTAssertThrowsError(try pins("web expires=2027-01-01 \(a.sha256Fingerprint)\n"))
     }
 
+    func testAnIPv6AddressWrittenOtherwiseThanSSHWritesItIsRefusedWithTheFormToUse() throws {
+        for pattern in ["*,!0:0:0:0:0:0:0:1", "[0::1]:2222", "2001:DB8::1"] {
+            XCTAssertThrowsError(try pins("\(pattern) \(a.sha256Fingerprint)\n"), pattern) { error in
+                XCTAssertTrue("\(error)".hasPrefix("pins:1: "), "\(error)")
+                XCTAssertTrue("\(error)".contains("write "), "\(error)")
+            }
+        }
+        let set = try pins("*,!::1 \(a.sha256Fingerprint)\n[2001:db8::1]:2222 \(b.sha256Fingerprint)\n")
+        XCTAssertTrue(set.lines(for: ["::1"]).isEmpty, "the negated loopback address excludes it")
+        XCTAssertEqual(set.lines(for: ["[2001:db8::1]:2222"]).map(\.number), [1, 2])
+    }
+
     func testPinSetMatchesAnyPinnedKeyAndMismatchesOtherwise() throws {
         let set = try pins("web \(a.sha256Fingerprint) \(b.sha256Fingerprint)\n")
         let lookup = LookupName(host: "WEB", port: 2222)

@@ -176,8 +176,9 @@ final class PolicyTests: XCTestCase {
     }
 
     func testAPolicyFileWithBadLinesIsRefusedNamingEveryOne() {
-        XCTAssertThrowsError(try PolicyFile.parse(path: "policy", bytes: Array("web pinned\ndb strict\nbad\nx pin-only extra\n".utf8))) { error in
+        XCTAssertThrowsError(try PolicyFile.parse(path: "policy", bytes: Array("web pinned\ndb strict\nbad\nx pin-only extra\n*,!0:0::1 off\n".utf8))) { error in
             let text = "\(error)"
+            XCTAssertTrue(text.contains("policy:5: 0:0::1 is written ::1 by ssh"), text)
             XCTAssertTrue(text.contains("policy:2: unknown policy 'strict'"), text)
             XCTAssertTrue(text.contains("policy:3: expected PATTERNS POLICY"), text)
             XCTAssertTrue(text.contains("policy:4: expected PATTERNS POLICY"), text)

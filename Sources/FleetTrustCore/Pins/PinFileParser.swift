@@ -36,6 +36,7 @@ enum PinFileParser {
         if text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t" && $0 != "\r") || $0.value == 0x7f }) {
             return .failure(Reason(text: "the line contains a control character"))
         }
+        if let reason = nonCanonicalAddress(in: first) { return .failure(reason) }
         var fingerprints: Set<SHA256Fingerprint> = []
         var authorities: Set<SHA256Fingerprint> = []
         var spkiPins: Set<SPKIPin> = []
@@ -71,6 +72,23 @@ enum PinFileParser {
         }
         return .success(PinLine(number: number, patterns: PatternList(ArraySlice(first.utf8)),
                                 fingerprints: fingerprints, authorities: authorities, spkiPins: spkiPins, expiresAt: expires))
+    }
+
+    /// An IPv6 address in the pattern list written otherwise than `ssh` writes the peer's address
+    /// (`0:0:0:0:0:0:0:1` for `::1`): patterns compare addresses as text, so it would match (or,
+    /// negated, exclude) nothing.
+    static func nonCanonicalAddress(in patterns: Substring) -> Reason? {
+        for element in patterns.split(separator: ",") {
+            var address = element.hasPrefix("!") ? element.dropFirst() : element
+            if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+                address = address[address.index(after: address.startIndex)..<close]
+            }
+            guard address.contains(":"), !address.contains(where: { $0 == "*" || $0 == "?" }),
+                  let canonical = LookupName.canonicalAddress(String(address)), canonical != address else { continue }
+            return Reason(text: "\(Sanitizer.clean(String(address), limit: 60)) is written \(canonical) by ssh, and "
+                          + "patterns compare addresses as text: write \(canonical)")
+        }
+        return nil
     }
 
     /// The first second after the named day (UTC).

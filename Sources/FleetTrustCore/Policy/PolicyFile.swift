@@ -49,6 +49,10 @@ public struct PolicyFile: Sendable {
                     "unknown policy \(InventoryDiagnostic.quote(policy)); expected one of \(known.sorted().joined(separator: ", "))"))
                 continue
             }
+            if let reason = PinFileParser.nonCanonicalAddress(in: first) {
+                errors.append(PinFileError(path: path, line: number, reason: reason.text))
+                continue
+            }
             rules.append(Rule(line: number, patterns: PatternList(ArraySlice(first.utf8)), policy: policy))
         }
         guard errors.isEmpty else { throw PolicyFileErrors(errors: errors) }
