@@ -66,6 +66,33 @@ final class DecidingKeyPinTests: XCTestCase {
         XCTAssertEqual(try judged(shownToSSH, pins: pins, policy: "ca").status, .trusted)
     }
 
+    /// The document records which key the connection shaped like `ssh`'s proved (or its
+    /// failure), so that replay judges the recorded host as the live scan did.
+    func testReplayJudgesTheRecordedDecidingConnectionAsTheLiveScanDid() throws {
+        let pins = "web \(host.sha256Fingerprint)\n"
+        var failed = ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: other)], serverHostKeyAlgorithms: ["ssh-ed25519"])
+        failed.sshConnection = .failed(ProbeFailure(stage: .banner, code: .connectionClosed, message: "closed after its identification"))
+        for (live, name) in [(probe([host, other], met: other, "ssh-ed25519", server: ["ssh-ed25519"]), "relayed"), (failed, "failed")] {
+            let judgedLive = try judged(live, pins: pins)
+            let document = try ScanReport(generatedAt: Date(timeIntervalSince1970: 1_790_000_000), knownHostsFiles: [], pinFiles: [],
+                                          judged: [judgedLive]).encoded()
+            let pairs = try ScanReplay.load(document, source: "recorded.json")
+            XCTAssertEqual(pairs.first?.result.sshConnection, live.sshConnection, name)
+            let replayed = FleetJudge(knownHosts: KnownHosts(files: [TestKeys.file("")]), pins: try PinSet.parse(path: "pins", bytes: Array(pins.utf8)))
+                .judge(pairs[0].host, pairs[0].result, now: JudgeFixtures.now)
+            XCTAssertEqual(replayed.status, judgedLive.status, name)
+            XCTAssertEqual(replayed.negotiated, judgedLive.negotiated, name)
+        }
+        XCTAssertEqual(try judged(probe([host, other], met: other, "ssh-ed25519", server: ["ssh-ed25519"]), pins: pins).status, .pinMismatch)
+        let outOfRange = String(decoding: try ScanReport(generatedAt: Date(timeIntervalSince1970: 1_790_000_000), knownHostsFiles: [], pinFiles: [],
+            judged: [try judged(probe([host], met: host, "ssh-ed25519", server: ["ssh-ed25519"]), pins: pins)]).encoded(), as: UTF8.self)
+            .replacingOccurrences(of: "\"error\":null,\"key\":0}", with: "\"error\":null,\"key\":7}")
+        XCTAssertTrue(outOfRange.contains("\"key\":7"), "the document names the key's index")
+        XCTAssertThrowsError(try ScanReplay.load(Data(outOfRange.utf8), source: "recorded.json")) { error in
+            XCTAssertTrue("\(error)".contains("ssh_connection.key"), "\(error)")
+        }
+    }
+
     func testAFailedDecidingConnectionLeavesNoKeyForTrustOnFirstUse() throws {
         var result = ProbeResult(host: "web", port: 22, keys: [DiscoveredKey(key: other)], serverHostKeyAlgorithms: ["ssh-ed25519"])
         result.sshConnection = .failed(ProbeFailure(stage: .banner, code: .connectionClosed, message: "closed after its identification"))

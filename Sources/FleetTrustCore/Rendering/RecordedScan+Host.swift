@@ -31,6 +31,8 @@ extension RecordedScan {
         public var route: [ScanReport.Hop]
         /// What the host name's SSHFP records said (read back for reports, not judged again).
         public var sshfp: ScanReport.SSHFPEntry?
+        /// What the connection shaped like `ssh`'s came to; nil in documents before it was recorded.
+        public var sshConnection: ScanReport.SSHConnection?
         /// Version 3: the scanner that proved the keys and when (RFC 3339); nil in older documents.
         public var scannedFrom: String?
         public var scannedAt: String?
@@ -76,6 +78,10 @@ extension RecordedScan {
             driftMoves = try c.decodeIfPresent([ScanReport.DriftMove].self, forKey: .driftMoves) ?? []
             route = try c.decodeIfPresent([ScanReport.Hop].self, forKey: .route) ?? []
             sshfp = try c.decodeIfPresent(ScanReport.SSHFPEntry.self, forKey: .sshfp)
+            sshConnection = try c.decodeIfPresent(ScanReport.SSHConnection.self, forKey: .sshConnection)
+            if let failure = sshConnection?.error, ProbeStage(rawValue: failure.stage) == nil {
+                throw DecodingError.dataCorruptedError(forKey: .sshConnection, in: c, debugDescription: "unknown stage \(failure.stage)")
+            }
             scannedFrom = try c.decodeIfPresent(String.self, forKey: .scannedFrom)
             scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)
             endpointProtocol = try c.decodeIfPresent(EndpointProtocol.self, forKey: .endpointProtocol) ?? .ssh

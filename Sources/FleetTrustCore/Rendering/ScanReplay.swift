@@ -107,10 +107,22 @@ public enum ScanReplay {
         host.proxyCommandNotAllowed = true
         var keys: [DiscoveredKey] = []
         var malformed: [MalformedHostKey] = []
-        for key in entry.keys {
+        var sshConnection: SSHConnectionOutcome?
+        if let recorded = entry.sshConnection {
+            if let error = recorded.error, let stage = ProbeStage(rawValue: error.stage) {
+                sshConnection = .failed(ProbeFailure(stage: stage, code: error.code, message: error.message))
+            } else if let position = recorded.key, !entry.keys.indices.contains(position) {
+                throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): ssh_connection.key is not the index of one of its keys")
+            }
+        }
+        for (position, key) in entry.keys.enumerated() {
             do {
                 keys.append(DiscoveredKey(key: try HostKey(openSSHLine: key.key), algorithms: key.algorithms,
                                           handshakeMilliseconds: key.handshakeMilliseconds))
+                if let recorded = entry.sshConnection, recorded.key == position, sshConnection == nil {
+                    sshConnection = .proved(DiscoveredKey(key: keys[keys.count - 1].key, algorithms: recorded.algorithms,
+                                                          handshakeMilliseconds: key.handshakeMilliseconds))
+                }
             } catch {
                 let fields = key.key.split(separator: " ")
                 guard key.type.hasSuffix("-cert-v01@openssh.com"), fields.count == 2, let blob = Base64.decode(fields[1]) else {
@@ -122,9 +134,11 @@ public enum ScanReplay {
         let failures = entry.failure.map { [$0] } ?? []
         // A host-key refusal is the judge's own conclusion, not a probe failure: judge it again.
         let probeFailures = failures.filter { $0.stage != .hostKey }
-        return (host, ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,
-                                  failures: probeFailures, serverVersion: entry.serverVersion,
-                                  serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed))
+        var result = ProbeResult(host: entry.host, port: entry.port, peerAddress: entry.address, keys: keys,
+                                 failures: probeFailures, serverVersion: entry.serverVersion,
+                                 serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed)
+        result.sshConnection = sshConnection
+        return (host, result)
     }
 
     static func describe(_ error: Error, at prefix: String) -> String {

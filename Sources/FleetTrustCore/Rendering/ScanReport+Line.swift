@@ -10,7 +10,9 @@ extension ScanReport.Host {
     private static let sshKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { key in
         key != .sharesKeysWith && !tlsKeys.contains(key)
     })
-    private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { $0 != .sharesKeysWith && $0 != .sshfp })
+    private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter {
+        $0 != .sharesKeysWith && $0 != .sshfp && $0 != .sshConnection
+    })
     private static let tlsKeys: [CodingKeys] = [.tlsSession, .startTLS, .certificates, .expiresInDays, .warnings, .evidence]
 
     /// Appends the host's line (no line break) to `json`. Throws `CompactJSON.NonFiniteNumber` for a
@@ -57,6 +59,7 @@ extension ScanReport.Host {
                 json.endArray()
             case .endpointProtocol: json.string(endpointProtocol.rawValue)
             case .sshfp: try json.optional(sshfp) { try $0.encoded($1) }
+            case .sshConnection: try json.optional(sshConnection) { try $0.encoded($1) }
             case .tlsSession: try json.optional(tlsSession) { try $0.encoded($1) }
             case .startTLS: json.optional(startTLS) { $0.string($1.rawValue) }
             case .certificates: try json.optional(certificates) { try $0.encoded($1) }

@@ -39,6 +39,13 @@ extension ScanReport.Host {
         self.route = judged.route.hops.map(ScanReport.Hop.init)
         self.endpointProtocol = judged.endpointProtocol
         self.sshfp = judged.sshfp.map { ScanReport.SSHFPEntry($0, judged: judged) }
+        switch judged.probe.sshConnection {
+        case .proved(let met)?:
+            self.sshConnection = ScanReport.SSHConnection(key: judged.keys.firstIndex { $0.key == met.key }, algorithms: met.algorithms, error: nil)
+        case .failed(let failure)?:
+            self.sshConnection = ScanReport.SSHConnection(key: nil, algorithms: nil, error: ScanReport.Failure(failure))
+        case nil: self.sshConnection = nil
+        }
         if judged.endpointProtocol == .tls { renderTLS(judged) }
     }
 }

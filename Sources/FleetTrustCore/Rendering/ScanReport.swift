@@ -31,6 +31,29 @@ public struct ScanReport: Sendable {
 
     }
 
+    /// The connection shaped like `ssh`'s: the index into `keys` of the key it proved and the
+    /// algorithms it negotiated, or its failure.
+    public struct SSHConnection: Codable, Sendable, Equatable {
+        public var key: Int?
+        public var algorithms: NegotiatedAlgorithms?
+        public var error: Failure?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case key, algorithms, error }
+
+        public init(key: Int?, algorithms: NegotiatedAlgorithms?, error: Failure?) {
+            self.key = key
+            self.algorithms = algorithms
+            self.error = error
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(key, forKey: .key)
+            try c.encode(algorithms, forKey: .algorithms)
+            try c.encode(error, forKey: .error)
+        }
+    }
+
     public struct Certificate: Codable, Sendable, Equatable {
         public var ca: String
         public var caKey: String
@@ -288,6 +311,9 @@ public struct ScanReport: Sendable {
         public var route: [Hop]
         /// What the host name's SSHFP records say, when `VerifyHostKeyDNS` has them read; null otherwise.
         public var sshfp: SSHFPEntry?
+        /// What the probe's connection shaped like `ssh`'s came to (the key `ssh` meets, or its
+        /// failure), so that replay judges it as the live scan did; null when none was made.
+        public var sshConnection: SSHConnection?
 
         /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
         public var endpointProtocol: EndpointProtocol = .ssh
@@ -305,6 +331,7 @@ public struct ScanReport: Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case endpointProtocol = "protocol", tlsSession = "tls", startTLS = "starttls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route, sshfp
+            case sshConnection = "ssh_connection"
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -331,7 +358,10 @@ public struct ScanReport: Sendable {
             try c.encode(standardStatus, forKey: .standardStatus)
             try c.encode(drift, forKey: .drift); try c.encode(driftMoves, forKey: .driftMoves)
             try c.encode(route, forKey: .route)
-            if endpointProtocol == .ssh { try c.encode(sshfp, forKey: .sshfp) }
+            if endpointProtocol == .ssh {
+                try c.encode(sshfp, forKey: .sshfp)
+                try c.encode(sshConnection, forKey: .sshConnection)
+            }
             try c.encode(endpointProtocol, forKey: .endpointProtocol)
             if endpointProtocol == .tls {
                 try c.encode(tlsSession, forKey: .tlsSession); try c.encode(startTLS, forKey: .startTLS)
