@@ -23,6 +23,10 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
     /// `KexAlgorithms`, with its form kept: which servers `ssh` (and the probe) can agree a key
     /// exchange with.
     public var kexAlgorithms: SSHAlgorithmList?
+    /// `Ciphers` and `MACs`, with their form kept: what the probe's connection shaped like
+    /// `ssh`'s offers (`TransportAlgorithms`).
+    public var ciphers: SSHAlgorithmList?
+    public var macs: SSHAlgorithmList?
     /// `RequiredRSASize`: an RSA host key with fewer bits is refused.
     public var requiredRSASize: Int?
     /// `RevokedHostKeys`: the file (a KRL or a key list) `ssh` checks before known_hosts, as
@@ -65,6 +69,7 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         case noHostAuthenticationForLocalhost = "no_host_authentication_for_localhost"
         case verifyHostKeyDNS = "verify_host_key_dns"
         case kexAlgorithms = "kex_algorithms"
+        case ciphers, macs
         case addressFamily = "address_family"
     }
 
@@ -81,6 +86,8 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         try c.encodeIfPresent(caSignatureAlgorithms, forKey: .caSignatureAlgorithms)
         try c.encodeIfPresent(requiredRSASize, forKey: .requiredRSASize)
         try c.encodeIfPresent(kexAlgorithms, forKey: .kexAlgorithms)
+        try c.encodeIfPresent(ciphers, forKey: .ciphers)
+        try c.encodeIfPresent(macs, forKey: .macs)
         try c.encode(paths(revokedHostKeys), forKey: .revokedHostKeys)
         try c.encodeIfPresent(knownHostsCommand, forKey: .knownHostsCommand)
         try c.encodeIfPresent(fingerprintHash.map { CleanText($0, limit: 16).value }, forKey: .fingerprintHash)
@@ -99,6 +106,8 @@ public struct SSHHostOptions: Hashable, Sendable, Codable {
         if let checkHostIP { add("CheckHostIP", checkHostIP ? "yes" : "no") }
         if let caSignatureAlgorithms { add("CASignatureAlgorithms", caSignatureAlgorithms.description) }
         if let kexAlgorithms { add("KexAlgorithms", kexAlgorithms.description) }
+        if let ciphers { add("Ciphers", ciphers.description) }
+        if let macs { add("MACs", macs.description) }
         if let requiredRSASize { add("RequiredRSASize", String(requiredRSASize)) }
         if let noHostAuthenticationForLocalhost { add("NoHostAuthenticationForLocalhost", noHostAuthenticationForLocalhost ? "yes" : "no") }
         if let verifyHostKeyDNS { add("VerifyHostKeyDNS", verifyHostKeyDNS.rawValue) }

@@ -49,6 +49,8 @@ struct SSHHostSettings {
         case .hostKeyAlgorithms(let list): options.hostKeyAlgorithms = list
         case .caSignatureAlgorithms(let list): options.caSignatureAlgorithms = list
         case .kexAlgorithms(let list): options.kexAlgorithms = list
+        case .ciphers(let list): options.ciphers = list
+        case .macs(let list): options.macs = list
         case .requiredRSASize(let bits): options.requiredRSASize = bits
         case .checkHostIP(let flag): options.checkHostIP = flag
         case .hashKnownHosts(let flag): options.hashKnownHosts = flag

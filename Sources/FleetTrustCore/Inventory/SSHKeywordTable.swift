@@ -95,6 +95,14 @@ struct SSHKeyword: Sendable {
             SSHAlgorithmList.parse(line.first, known: KeyExchangeAlgorithms.openSSHKnown, patterns: false)
                 .map(SSHOption.kexAlgorithms).mapError { .invalid("KexAlgorithms \(InventoryDiagnostic.quote(line.first)) \($0.text)") }
         },
+        judged("Ciphers", .one) { line in
+            SSHAlgorithmList.parse(line.first, known: TransportAlgorithms.openSSHKnownCiphers, patterns: false)
+                .map(SSHOption.ciphers).mapError { .invalid("Ciphers \(InventoryDiagnostic.quote(line.first)) \($0.text)") }
+        },
+        judged("MACs", .one) { line in
+            SSHAlgorithmList.parse(line.first, known: TransportAlgorithms.openSSHKnownMACs, patterns: false)
+                .map(SSHOption.macs).mapError { .invalid("MACs \(InventoryDiagnostic.quote(line.first)) \($0.text)") }
+        },
         judged("VerifyHostKeyDNS", .one) { line in
             guard let mode = SSHFPMode(keyword: line.first) else {
                 return .failure(.invalid("VerifyHostKeyDNS: \(InventoryDiagnostic.quote(line.first)) is not yes, no or ask"))
@@ -179,7 +187,7 @@ struct SSHKeyword: Sendable {
         "passwordauthentication", "kbdinteractiveauthentication", "kbdinteractivedevices",
         "challengeresponseauthentication", "skeyauthentication", "tisauthentication", "pubkeyauthentication",
         "dsaauthentication", "hostbasedauthentication", "identityfile", "identityfile2", "identitiesonly",
-        "certificatefile", "addkeystoagent", "identityagent", "ciphers", "macs", "remoteforward", "localforward",
+        "certificatefile", "addkeystoagent", "identityagent", "remoteforward", "localforward",
         "permitremoteopen", "escapechar", "connectionattempts", "batchmode",
         "compression", "tcpkeepalive", "keepalive", "numberofpasswordprompts", "syslogfacility", "loglevel",
         "logverbose", "dynamicforward", "preferredauthentications", "bindaddress", "bindinterface",

@@ -6,7 +6,8 @@
 /// to a typed value here (a bad value is an error at read time, with the line), and a host that
 /// gets one fleettrust cannot judge exactly is judged `unchecked` with the keyword and its line
 /// (`unjudged`). The rest (ciphers, forwarding, authentication…) do not change which key `ssh`
-/// accepts and are read and ignored, as `ssh` reads and ignores them for that decision.
+/// accepts and are read and ignored, as `ssh` reads and ignores them for that decision; `Ciphers`
+/// and `MACs` are kept, because they shape the KEXINIT a server or relay sees.
 /// Adding a keyword is one case here, one row in the table (`SSHKeyword`), one field in
 /// `SSHHostOptions`.
 enum SSHOption: Hashable, Sendable {
@@ -22,6 +23,10 @@ enum SSHOption: Hashable, Sendable {
     case caSignatureAlgorithms(SSHAlgorithmList)
     /// `KexAlgorithms`: the key exchanges `ssh` offers (replace, `+`, `-`, `^` as in ssh 9.2).
     case kexAlgorithms(SSHAlgorithmList)
+    /// `Ciphers` and `MACs`: what `ssh`'s KEXINIT lists after the host-key algorithms, so the
+    /// probe's connection shaped like `ssh`'s lists the same, and fails to agree where `ssh` fails.
+    case ciphers(SSHAlgorithmList)
+    case macs(SSHAlgorithmList)
     case requiredRSASize(Int)
     case checkHostIP(Bool)
     case hashKnownHosts(Bool)
@@ -52,7 +57,7 @@ enum SSHOption: Hashable, Sendable {
     /// nil for a value that turns it off (`none`, `no`), which still wins over later lines.
     case unjudged(keyword: String, why: String?)
 
-    /// The case's place in the table (0 to 24), for a bit set of the keywords that have a value.
+    /// The case's place in the table (0 to 26), for a bit set of the keywords that have a value.
     var ordinal: Int {
         switch self {
         case .hostName: return 0
@@ -80,6 +85,8 @@ enum SSHOption: Hashable, Sendable {
         case .verifyHostKeyDNS: return 22
         case .kexAlgorithms: return 23
         case .addressFamily: return 24
+        case .ciphers: return 25
+        case .macs: return 26
         }
     }
 

@@ -77,6 +77,8 @@ public struct SSHUserConfiguration: Sendable {
         if let value = mine.hostKeyAlgorithms { judged.sshOptions.hostKeyAlgorithms = value }
         if let value = mine.caSignatureAlgorithms { judged.sshOptions.caSignatureAlgorithms = value }
         if let value = mine.kexAlgorithms { judged.sshOptions.kexAlgorithms = value }
+        if let value = mine.ciphers { judged.sshOptions.ciphers = value }
+        if let value = mine.macs { judged.sshOptions.macs = value }
         if let value = mine.requiredRSASize { judged.sshOptions.requiredRSASize = value }
         if let value = mine.checkHostIP { judged.sshOptions.checkHostIP = value }
         if let value = mine.knownHostsCommand { judged.sshOptions.knownHostsCommand = value }
