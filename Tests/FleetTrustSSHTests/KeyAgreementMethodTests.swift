@@ -43,6 +43,35 @@ final class KeyAgreementMethodTests: XCTestCase {
         try assertProves(method: "curve25519-sha256@libssh.org")
     }
 
+    /// X25519 peers follow one another in one thread's peer key (its value replaced in place):
+    /// each secret is the one `openssl pkeyutl -derive` computes for that peer, and a low-order
+    /// point between them is still refused.
+    func testCurve25519SecretsMatchOpenSSLsForPeersInTurn() throws {
+        let directory = NSTemporaryDirectory() + "ft-x25519-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ours = try Curve25519KeyAgreement()
+        // SubjectPublicKeyInfo of an X25519 key (RFC 8410): a fixed prefix, then the 32 bytes.
+        let spkiPrefix: [UInt8] = [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]
+        let ourPublic = directory + "/ours.der"
+        FileManager.default.createFile(atPath: ourPublic, contents: Data(spkiPrefix + ours.publicKey))
+        var secrets: [[UInt8]] = []
+        for peer in 0..<3 {
+            let key = directory + "/peer\(peer).pem", publicDER = key + ".pub.der", derived = key + ".secret"
+            try Tool.check("/usr/bin/openssl", ["genpkey", "-algorithm", "X25519", "-out", key])
+            try Tool.check("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-outform", "DER", "-out", publicDER])
+            try Tool.check("/usr/bin/openssl", ["pkeyutl", "-derive", "-inkey", key, "-peerkey", ourPublic,
+                                                "-peerform", "DER", "-out", derived])
+            let peerPublic = [UInt8](try Data(contentsOf: URL(fileURLWithPath: publicDER)).suffix(32))
+            let expected = [UInt8](try Data(contentsOf: URL(fileURLWithPath: derived)))
+            XCTAssertEqual(expected.count, 32)
+            XCTAssertEqual(ours.sharedSecret(serverPublicKey: peerPublic), expected, "peer \(peer)")
+            XCTAssertNil(ours.sharedSecret(serverPublicKey: [UInt8](repeating: 0, count: 32)), "the all-zero point after peer \(peer)")
+            secrets.append(expected)
+        }
+        XCTAssertEqual(Set(secrets).count, 3)
+    }
+
     func testGroupExchangeRequestsTheSizesSshRequests() {
         let chacha = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "diffie-hellman-group-exchange-sha256",
                                           cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")

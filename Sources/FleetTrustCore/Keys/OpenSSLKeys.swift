@@ -20,6 +20,23 @@ public enum OpenSSLKeys {
         return fleettrust_public_key_from_octets(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
     }
 
+    /// Runs `body` with an X25519 public key holding `bytes` (nil for a wrong length): this
+    /// thread's one peer key, its value replaced in place, which spares OpenSSL 3 a new key
+    /// object per exchange and the search of its key-type tables by name that each new key
+    /// costs. The key is valid only inside `body`, which must keep no reference to it (a
+    /// derivation context is freed before it returns).
+    public static func withX25519Peer<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (OpaquePointer) -> Result?) -> Result? {
+        guard bytes.count == 32, let local = workspace.current,
+              let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        if let peer = local.x25519Peer {
+            guard EVP_PKEY_set_octet_string_param(peer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, base, 32) == 1 else { return nil }
+            return body(peer)
+        }
+        guard let peer = fleettrust_public_key_from_octets(local.fromData[RawAlgorithm.x25519.rawValue], base, 32) else { return nil }
+        local.x25519Peer = peer
+        return body(peer)
+    }
+
     /// A fresh X25519 key pair.
     public static func generateX25519() -> OpaquePointer? {
         guard let context = workspace.current?.x25519Generator else { return nil }
@@ -98,6 +115,8 @@ public enum OpenSSLKeys {
             return context
         }
         var ecTemplates: [OpaquePointer?] = Array(repeating: nil, count: ECCurveName.allCases.count)
+        /// The X25519 peer key `withX25519Peer` refills, made by its first use.
+        var x25519Peer: OpaquePointer?
 
         init?() {
             func fetched(_ name: String) -> OpaquePointer? {
@@ -124,7 +143,7 @@ public enum OpenSSLKeys {
 
         deinit {
             for context in fromData + [ecFromData, rsaFromData, x25519Generator] { EVP_PKEY_CTX_free(context) }
-            for key in ecTemplates { EVP_PKEY_free(key) }
+            for key in ecTemplates + [x25519Peer] { EVP_PKEY_free(key) }
             for context in ecGeneratorStore { EVP_PKEY_CTX_free(context) }
         }
     }

@@ -43,9 +43,8 @@ enum BinaryPacket {
     /// The next packet's payload, nil while the packet has not fully arrived.
     static func takePayload(from buffer: inout ReceiveBuffer) throws(ProbeFailure) -> [UInt8]? {
         guard let header = buffer.peek(5) else { return nil }
-        var reader = SSHWireReader(Array(header))
-        let length = Int((try? reader.readUInt32()) ?? 0)
-        let padding = Int((try? reader.readByte()) ?? 0)
+        let length = header.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let padding = Int(header[header.startIndex + 4])
         // packet.c (`ssh_packet_read_poll2`): a length up to PACKET_MAX_SIZE, at least 4 bytes of
         // padding, and a message type left after the padding.
         guard length <= maximumLength, padding >= 4, padding + 1 < length else {

@@ -32,19 +32,20 @@ final class Curve25519KeyAgreement: KeyAgreement {
     /// The raw shared secret with the server's Q_S; nil for a malformed or low-order point
     /// (RFC 8731 §3: an all-zero result must abort the exchange).
     func sharedSecret(serverPublicKey: [UInt8]) -> [UInt8]? {
-        guard serverPublicKey.count == 32,
-              let peer = serverPublicKey.withUnsafeBytes({ OpenSSLKeys.rawPublicKey(.x25519, $0) }) else { return nil }
-        defer { EVP_PKEY_free(peer) }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
-        defer { EVP_PKEY_CTX_free(context) }
         // No separate public-key check of the peer (validate_peer 0): for X25519 OpenSSL's only
         // check is that a public value is present; a low-order point shows as the all-zero secret.
-        var length = 32
-        let secret = [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
-            count = EVP_PKEY_derive_init(context) == 1 && EVP_PKEY_derive_set_peer_ex(context, peer, 0) == 1
-                && EVP_PKEY_derive(context, buffer.baseAddress, &length) == 1 && length == 32 ? 32 : 0
+        let secret = serverPublicKey.withUnsafeBytes { bytes in
+            OpenSSLKeys.withX25519Peer(bytes) { peer -> [UInt8]? in
+                guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
+                defer { EVP_PKEY_CTX_free(context) }
+                var length = 32
+                return [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+                    count = EVP_PKEY_derive_init(context) == 1 && EVP_PKEY_derive_set_peer_ex(context, peer, 0) == 1
+                        && EVP_PKEY_derive(context, buffer.baseAddress, &length) == 1 && length == 32 ? 32 : 0
+                }
+            }
         }
-        guard secret.count == 32, secret.contains(where: { $0 != 0 }) else { return nil }
+        guard let secret, secret.count == 32, secret.contains(where: { $0 != 0 }) else { return nil }
         return secret
     }
 

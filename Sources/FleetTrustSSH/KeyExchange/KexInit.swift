@@ -34,9 +34,12 @@ struct KexInit {
     /// Our KEXINIT, offering `hostKeyAlgorithms` in order of preference, and of `keyExchange`
     /// (what `ssh` offers the host, in its order) the methods this client implements.
     init(clientOffering hostKeyAlgorithms: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) {
-        let methods = Self.keyExchangeList(keyExchange)
-        self.init(methods: methods, hostKeyAlgorithms: hostKeyAlgorithms,
-                  encodedMethods: keyExchange == KeyExchangeAlgorithms.openSSHDefault ? Self.encodedDefaultKeyExchangeList : nil)
+        if keyExchange == KeyExchangeAlgorithms.openSSHDefault {
+            self.init(methods: Self.defaultKeyExchangeList, hostKeyAlgorithms: hostKeyAlgorithms,
+                      encodedMethods: Self.encodedDefaultKeyExchangeList)
+        } else {
+            self.init(methods: Self.keyExchangeList(keyExchange), hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil)
+        }
     }
 
     /// `ssh`'s own KEXINIT for a host, byte for byte but for the cookie: `keyExchange` and
@@ -78,9 +81,11 @@ struct KexInit {
     /// The lists most KEXINITs of ours share, encoded once: the default key exchange list, and
     /// everything after the host-key list (ciphers, MACs, compression, languages, the guess
     /// flag and the reserved word).
+    private static let defaultKeyExchangeList = keyExchangeList(KeyExchangeAlgorithms.openSSHDefault)
+
     private static let encodedDefaultKeyExchangeList: [UInt8] = {
         var writer = SSHWireWriter()
-        writer.writeString(keyExchangeList(KeyExchangeAlgorithms.openSSHDefault).joined(separator: ","))
+        writer.writeString(defaultKeyExchangeList.joined(separator: ","))
         return writer.bytes
     }()
 
@@ -110,7 +115,7 @@ struct KexInit {
                 let list = try reader.readString(limit: BinaryPacket.maximumLength)
                 guard !list.contains(0) else { throw KeyExchangeFailures.kexFailed("a KEXINIT name-list contains a NUL byte") }
                 return list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-                    .prefix { !$0.isEmpty }.prefix(Self.consideredNames).map { String(decoding: $0, as: UTF8.self) }
+                    .prefix { !$0.isEmpty }.prefix(Self.consideredNames).map(KnownAlgorithmNames.name)
             }
             firstKexPacketFollows = try reader.readBoolean()
             _ = try reader.readUInt32()
