@@ -24,25 +24,12 @@ enum Sntrup761 {
     static let sharedSecretBytes = 32
     private static let roundedBytes = 1007
     private static let p = Sntrup761Ring.p
-    private static let smallBytes = Sntrup761Encoding.smallBytes
+    static let smallBytes = Sntrup761Encoding.smallBytes
 
-    /// A key pair, by default from OpenSSL's generator.
+    /// A key pair, by default from OpenSSL's generator: the same bytes as the first of a batch
+    /// (`Sntrup761KeyBatch`) drawn from the same randomness.
     static func generateKeyPair(random: RandomBytes = BinaryPacket.randomBytes) -> (publicKey: [UInt8], secretKey: [UInt8]) {
-        var g: [Int8]
-        var gInverse: [Int8]?
-        repeat {
-            g = smallRandom(random)
-            gInverse = Sntrup761Ring.reciprocal3(g)
-        } while gInverse == nil
-        let f = shortRandom(random)
-        // f is short and nonzero, and x^p - x - 1 is irreducible mod q: 3f is always invertible.
-        let fInverse = Sntrup761Ring.reciprocalOfThreeTimes(f) ?? []
-        let publicKey = Sntrup761Encoding.encodeRq(Sntrup761Ring.multiply(fInverse, small: g))
-        var secretKey = Sntrup761Encoding.encodeSmall(f) + Sntrup761Encoding.encodeSmall(gInverse ?? [])
-        secretKey += publicKey
-        secretKey += random(smallBytes)
-        secretKey += hash(4, publicKey)
-        return (publicKey, secretKey)
+        Sntrup761KeyBatch.generate(count: 1, random: random)[0]
     }
 
     /// A ciphertext and the secret it carries; nil for a public key of the wrong length.
@@ -100,7 +87,7 @@ enum Sntrup761 {
     }
 
     /// The first 32 bytes of SHA-512(prefix || input).
-    private static func hash(_ prefix: UInt8, _ input: [UInt8]) -> [UInt8] {
+    static func hash(_ prefix: UInt8, _ input: [UInt8]) -> [UInt8] {
         Array(Digest.sha512([prefix] + input).prefix(32))
     }
 
@@ -119,14 +106,14 @@ enum Sntrup761 {
 
     /// A small polynomial: every coefficient -1, 0 or 1, from the top two bits' worth of a
     /// 30-bit random number times 3.
-    private static func smallRandom(_ random: RandomBytes) -> [Int8] {
+    static func smallRandom(_ random: RandomBytes) -> [Int8] {
         random32(random).map { Int8(((($0 & 0x3fff_ffff) * 3) >> 30)) - 1 }
     }
 
     /// A short polynomial: exactly w coefficients ±1, the rest 0, in random places. The w
     /// nonzero and p - w zero markers ride in the low two bits of random words, and sorting the
     /// words shuffles them.
-    private static func shortRandom(_ random: RandomBytes) -> [Int8] {
+    static func shortRandom(_ random: RandomBytes) -> [Int8] {
         var words = random32(random)
         for index in words.indices {
             words[index] = index < Sntrup761Ring.weight ? words[index] & ~1 : (words[index] & ~3) | 1
