@@ -203,6 +203,20 @@ final class Sntrup761Tests: XCTestCase {
         }
     }
 
+    /// The sorting network behind a short polynomial sorts like the standard library,
+    /// the words at both ends of the range and ties included.
+    func testConstantTimeSortSortsAnyWords() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let edges: [UInt32] = [0, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, .max]
+        for count in [761, 1024, 3] {
+            let words = (0..<count).map { index in
+                index % 5 == 0 ? edges[index % edges.count] : UInt32.random(in: 0...UInt32.max, using: &generator)
+            }
+            XCTAssertEqual(ConstantTimeSort.sorted(words), words.sorted(), "\(count) words, seed \(seed)")
+        }
+    }
+
     /// The pool hands each key pair out once, and each works.
     func testPooledKeyPairsAreFreshAndWork() throws {
         var seen = Set<[UInt8]>()

@@ -125,30 +125,26 @@ enum Sntrup761 {
 /// A sorting network (bitonic, padded to 1024 entries) for the words behind a short
 /// polynomial: the same compare-exchanges in the same order whatever the words are, so the
 /// time taken says nothing about where the secret's nonzero coefficients land. Padding sorts
-/// last: a marked word is at most 0xFFFFFFFE.
-private enum ConstantTimeSort {
+/// last: a marked word is at most 0xFFFFFFFE. Each stage's pairs are walked as runs of
+/// `distance` neighbours facing the run `distance` further on, so the exchange loop is a plain
+/// loop over two pointers, which the compiler vectorises; the direction of a run depends only
+/// on its position.
+enum ConstantTimeSort {
     static func sorted(_ words: [UInt32]) -> [UInt32] {
         let size = 1024
         var padded = words + [UInt32](repeating: .max, count: size - words.count)
         padded.withUnsafeMutableBufferPointer { x in
+            let base = x.baseAddress!
             var block = 2
             while block <= size {
                 var distance = block / 2
                 while distance > 0 {
-                    for i in 0..<size {
-                        let partner = i ^ distance
-                        guard partner > i else { continue }
-                        let a = x[i], b = x[partner]
-                        // All ones when a > b, from the borrow of b - a.
-                        let greater = UInt32(truncatingIfNeeded: 0 &- ((UInt64(b) &- UInt64(a)) >> 63))
-                        let low = a ^ (greater & (a ^ b))
-                        let high = a ^ b ^ low
-                        if i & block == 0 {
-                            x[i] = low
-                            x[partner] = high
+                    for start in stride(from: 0, to: size, by: 2 * distance) {
+                        let first = base + start, second = base + start + distance
+                        if start & block == 0 {
+                            exchange(low: first, high: second, distance)
                         } else {
-                            x[i] = high
-                            x[partner] = low
+                            exchange(low: second, high: first, distance)
                         }
                     }
                     distance /= 2
@@ -157,5 +153,18 @@ private enum ConstantTimeSort {
             }
         }
         return Array(padded[0..<words.count])
+    }
+
+    /// low[i] takes the smaller of low[i] and high[i], high[i] the larger, by a mask from the
+    /// borrow of high[i] - low[i] (Hacker's Delight's formula), never by a branch.
+    @inline(never)
+    private static func exchange(low: UnsafeMutablePointer<UInt32>, high: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        for i in 0..<count {
+            let a = low[i], b = high[i]
+            let greater = 0 &- ((((~b) & a) | (((~b) | a) & (b &- a))) >> 31)
+            let difference = greater & (a ^ b)
+            low[i] = a ^ difference
+            high[i] = b ^ difference
+        }
     }
 }
