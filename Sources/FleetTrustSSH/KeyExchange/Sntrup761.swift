@@ -141,10 +141,14 @@ enum ConstantTimeSort {
                 while distance > 0 {
                     for start in stride(from: 0, to: size, by: 2 * distance) {
                         let first = base + start, second = base + start + distance
-                        if start & block == 0 {
-                            exchange(low: first, high: second, distance)
+                        let ascending = start & block == 0
+                        if distance >= 8 {
+                            exchange(low: ascending ? first : second, high: ascending ? second : first, distance)
                         } else {
-                            exchange(low: second, high: first, distance)
+                            // Runs this short cost more as calls than as exchanges.
+                            for k in 0..<distance {
+                                (first[k], second[k]) = ordered(first[k], second[k], ascending: ascending)
+                            }
                         }
                     }
                     distance /= 2
@@ -155,16 +159,18 @@ enum ConstantTimeSort {
         return Array(padded[0..<words.count])
     }
 
-    /// low[i] takes the smaller of low[i] and high[i], high[i] the larger, by a mask from the
-    /// borrow of high[i] - low[i] (Hacker's Delight's formula), never by a branch.
+    /// low[i] takes the smaller of low[i] and high[i], high[i] the larger.
     @inline(never)
     private static func exchange(low: UnsafeMutablePointer<UInt32>, high: UnsafeMutablePointer<UInt32>, _ count: Int) {
-        for i in 0..<count {
-            let a = low[i], b = high[i]
-            let greater = 0 &- ((((~b) & a) | (((~b) | a) & (b &- a))) >> 31)
-            let difference = greater & (a ^ b)
-            low[i] = a ^ difference
-            high[i] = b ^ difference
-        }
+        for i in 0..<count { (low[i], high[i]) = ordered(low[i], high[i], ascending: true) }
+    }
+
+    /// (min, max) of a and b, or (max, min), by a mask from the borrow of b - a (Hacker's
+    /// Delight's formula), never by a branch on the words; the direction is public.
+    @inline(__always)
+    private static func ordered(_ a: UInt32, _ b: UInt32, ascending: Bool) -> (UInt32, UInt32) {
+        let greater = 0 &- ((((~b) & a) | (((~b) | a) & (b &- a))) >> 31)
+        let difference = greater & (a ^ b)
+        return ascending ? (a ^ difference, b ^ difference) : (b ^ difference, a ^ difference)
     }
 }
