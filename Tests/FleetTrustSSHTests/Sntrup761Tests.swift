@@ -148,10 +148,84 @@ final class Sntrup761Tests: XCTestCase {
             XCTAssertEqual(Sntrup761Ring.multiply3(g, inverse), one)
         }
         let f = generator.next(p).map { Int8($0 % 3) - 1 }
-        let inverse = try XCTUnwrap(Sntrup761Ring.reciprocalOfThreeTimes(f))
+        let inverse = try XCTUnwrap(Sntrup761Ring.reciprocalOfThreeTimes(f.map(Int16.init)))
         let threeF = Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }
         XCTAssertEqual(threeF, one.map(Int16.init))
         XCTAssertNil(Sntrup761Ring.reciprocal3([Int8](repeating: 0, count: p)))
+    }
+
+    /// A batch's keys come from one reciprocal (Montgomery's trick), yet the randomness is drawn
+    /// in the same order and the keys must be those of single key pairs, byte for byte.
+    func testBatchOfKeyPairsEqualsSingleKeyPairsFromTheSameRandomness() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var batchStream = SeededGenerator(seed: seed), singleStream = SeededGenerator(seed: seed)
+        let batch = Sntrup761KeyBatch.generate(count: 5, random: { batchStream.next($0) })
+        for (index, pair) in batch.enumerated() {
+            let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
+            XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
+            XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
+        }
+        XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
+        XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
+    }
+
+    /// The full product (loosely reduced 16-bit rows) against the schoolbook product mod q.
+    func testFullProductInRqMatchesTheSchoolbookProduct() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let p = Sntrup761Ring.p, q = Int64(Sntrup761Ring.q), half = Int64(Sntrup761Ring.halfQ)
+        let extremes = [Int16](repeating: Int16(half), count: p), lowest = [Int16](repeating: Int16(-half), count: p)
+        let random = { (0..<p).map { _ in Int16.random(in: -Int16(half)...Int16(half), using: &generator) } }
+        for (a, b) in [(random(), random()), (extremes, extremes), (extremes, lowest), (random(), lowest)] {
+            var wide = [Int64](repeating: 0, count: 2 * p - 1)
+            for i in 0..<p { for j in 0..<p { wide[i + j] += Int64(a[i]) * Int64(b[j]) } }
+            for k in stride(from: 2 * p - 2, through: p, by: -1) {
+                wide[k - p] += wide[k]
+                wide[k - p + 1] += wide[k]
+            }
+            let expected = wide[0..<p].map { value -> Int16 in
+                let reduced = ((value % q) + q) % q
+                return Int16(reduced > half ? reduced - q : reduced)
+            }
+            XCTAssertEqual(Sntrup761Ring.multiply(a, b), expected, "seed \(seed)")
+        }
+    }
+
+    /// Montgomery's trick gives each f its own 1/(3f).
+    func testBatchReciprocalsInvertEachPolynomial() {
+        var generator = SeededGenerator(seed: 1521)
+        let p = Sntrup761Ring.p
+        let fs = (0..<4).map { _ in Sntrup761.shortRandom({ generator.next($0) }) }
+        var one = [Int16](repeating: 0, count: p)
+        one[0] = 1
+        for (index, (f, inverse)) in zip(fs, Sntrup761KeyBatch.reciprocalsOfThreeTimes(fs)).enumerated() {
+            XCTAssertEqual(Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }, one, "f \(index)")
+        }
+    }
+
+    /// The sorting network behind a short polynomial sorts like the standard library,
+    /// the words at both ends of the range and ties included.
+    func testConstantTimeSortSortsAnyWords() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let edges: [UInt32] = [0, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, .max]
+        for count in [761, 1024, 3] {
+            let words = (0..<count).map { index in
+                index % 5 == 0 ? edges[index % edges.count] : UInt32.random(in: 0...UInt32.max, using: &generator)
+            }
+            XCTAssertEqual(ConstantTimeSort.sorted(words), words.sorted(), "\(count) words, seed \(seed)")
+        }
+    }
+
+    /// The pool hands each key pair out once, and each works.
+    func testPooledKeyPairsAreFreshAndWork() throws {
+        var seen = Set<[UInt8]>()
+        for _ in 0..<(Sntrup761KeyPool.batchSize + 2) {
+            let (publicKey, secretKey) = Sntrup761KeyPool.take()
+            XCTAssertTrue(seen.insert(publicKey).inserted, "a key pair was handed out twice")
+            let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey))
+            XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey), secret)
+        }
     }
 }
 

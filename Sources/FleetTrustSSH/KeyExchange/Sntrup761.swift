@@ -24,25 +24,12 @@ enum Sntrup761 {
     static let sharedSecretBytes = 32
     private static let roundedBytes = 1007
     private static let p = Sntrup761Ring.p
-    private static let smallBytes = Sntrup761Encoding.smallBytes
+    static let smallBytes = Sntrup761Encoding.smallBytes
 
-    /// A key pair, by default from OpenSSL's generator.
+    /// A key pair, by default from OpenSSL's generator: the same bytes as the first of a batch
+    /// (`Sntrup761KeyBatch`) drawn from the same randomness.
     static func generateKeyPair(random: RandomBytes = BinaryPacket.randomBytes) -> (publicKey: [UInt8], secretKey: [UInt8]) {
-        var g: [Int8]
-        var gInverse: [Int8]?
-        repeat {
-            g = smallRandom(random)
-            gInverse = Sntrup761Ring.reciprocal3(g)
-        } while gInverse == nil
-        let f = shortRandom(random)
-        // f is short and nonzero, and x^p - x - 1 is irreducible mod q: 3f is always invertible.
-        let fInverse = Sntrup761Ring.reciprocalOfThreeTimes(f) ?? []
-        let publicKey = Sntrup761Encoding.encodeRq(Sntrup761Ring.multiply(fInverse, small: g))
-        var secretKey = Sntrup761Encoding.encodeSmall(f) + Sntrup761Encoding.encodeSmall(gInverse ?? [])
-        secretKey += publicKey
-        secretKey += random(smallBytes)
-        secretKey += hash(4, publicKey)
-        return (publicKey, secretKey)
+        Sntrup761KeyBatch.generate(count: 1, random: random)[0]
     }
 
     /// A ciphertext and the secret it carries; nil for a public key of the wrong length.
@@ -100,7 +87,7 @@ enum Sntrup761 {
     }
 
     /// The first 32 bytes of SHA-512(prefix || input).
-    private static func hash(_ prefix: UInt8, _ input: [UInt8]) -> [UInt8] {
+    static func hash(_ prefix: UInt8, _ input: [UInt8]) -> [UInt8] {
         Array(Digest.sha512([prefix] + input).prefix(32))
     }
 
@@ -119,14 +106,14 @@ enum Sntrup761 {
 
     /// A small polynomial: every coefficient -1, 0 or 1, from the top two bits' worth of a
     /// 30-bit random number times 3.
-    private static func smallRandom(_ random: RandomBytes) -> [Int8] {
+    static func smallRandom(_ random: RandomBytes) -> [Int8] {
         random32(random).map { Int8(((($0 & 0x3fff_ffff) * 3) >> 30)) - 1 }
     }
 
     /// A short polynomial: exactly w coefficients ±1, the rest 0, in random places. The w
     /// nonzero and p - w zero markers ride in the low two bits of random words, and sorting the
     /// words shuffles them.
-    private static func shortRandom(_ random: RandomBytes) -> [Int8] {
+    static func shortRandom(_ random: RandomBytes) -> [Int8] {
         var words = random32(random)
         for index in words.indices {
             words[index] = index < Sntrup761Ring.weight ? words[index] & ~1 : (words[index] & ~3) | 1
@@ -138,30 +125,30 @@ enum Sntrup761 {
 /// A sorting network (bitonic, padded to 1024 entries) for the words behind a short
 /// polynomial: the same compare-exchanges in the same order whatever the words are, so the
 /// time taken says nothing about where the secret's nonzero coefficients land. Padding sorts
-/// last: a marked word is at most 0xFFFFFFFE.
-private enum ConstantTimeSort {
+/// last: a marked word is at most 0xFFFFFFFE. Each stage's pairs are walked as runs of
+/// `distance` neighbours facing the run `distance` further on, so the exchange loop is a plain
+/// loop over two pointers, which the compiler vectorises; the direction of a run depends only
+/// on its position.
+enum ConstantTimeSort {
     static func sorted(_ words: [UInt32]) -> [UInt32] {
         let size = 1024
         var padded = words + [UInt32](repeating: .max, count: size - words.count)
         padded.withUnsafeMutableBufferPointer { x in
+            let base = x.baseAddress!
             var block = 2
             while block <= size {
                 var distance = block / 2
                 while distance > 0 {
-                    for i in 0..<size {
-                        let partner = i ^ distance
-                        guard partner > i else { continue }
-                        let a = x[i], b = x[partner]
-                        // All ones when a > b, from the borrow of b - a.
-                        let greater = UInt32(truncatingIfNeeded: 0 &- ((UInt64(b) &- UInt64(a)) >> 63))
-                        let low = a ^ (greater & (a ^ b))
-                        let high = a ^ b ^ low
-                        if i & block == 0 {
-                            x[i] = low
-                            x[partner] = high
+                    for start in stride(from: 0, to: size, by: 2 * distance) {
+                        let first = base + start, second = base + start + distance
+                        let ascending = start & block == 0
+                        if distance >= 8 {
+                            exchange(low: ascending ? first : second, high: ascending ? second : first, distance)
                         } else {
-                            x[i] = high
-                            x[partner] = low
+                            // Runs this short cost more as calls than as exchanges.
+                            for k in 0..<distance {
+                                (first[k], second[k]) = ordered(first[k], second[k], ascending: ascending)
+                            }
                         }
                     }
                     distance /= 2
@@ -170,5 +157,20 @@ private enum ConstantTimeSort {
             }
         }
         return Array(padded[0..<words.count])
+    }
+
+    /// low[i] takes the smaller of low[i] and high[i], high[i] the larger.
+    @inline(never)
+    private static func exchange(low: UnsafeMutablePointer<UInt32>, high: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        for i in 0..<count { (low[i], high[i]) = ordered(low[i], high[i], ascending: true) }
+    }
+
+    /// (min, max) of a and b, or (max, min), by a mask from the borrow of b - a (Hacker's
+    /// Delight's formula), never by a branch on the words; the direction is public.
+    @inline(__always)
+    private static func ordered(_ a: UInt32, _ b: UInt32, ascending: Bool) -> (UInt32, UInt32) {
+        let greater = 0 &- ((((~b) & a) | (((~b) | a) & (b &- a))) >> 31)
+        let difference = greater & (a ^ b)
+        return ascending ? (a ^ difference, b ^ difference) : (b ^ difference, a ^ difference)
     }
 }

@@ -20,7 +20,8 @@ enum Sntrup761QReciprocal {
     /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros.
     private static let stride = 776
 
-    static func reciprocalOfThreeTimes(_ input: [Int8]) -> [Int16]? {
+    /// The input's coefficients centred (within (q-1)/2 of zero), as a small polynomial's are.
+    static func reciprocalOfThreeTimes(_ input: [Int16]) -> [Int16]? {
         precondition(input.count == p, "an R/q element has p coefficients")
         var buffer = [Int16](repeating: 0, count: 6 * stride)
         let (f0, delta, vOffset) = buffer.withUnsafeMutableBufferPointer { buffer -> (Int16, Int32, Int) in
@@ -33,7 +34,7 @@ enum Sntrup761QReciprocal {
             f[0] = 1
             f[p - 1] = -1
             f[p] = -1
-            for i in 0..<p { g[p - 1 - i] = Int16(input[i]) }
+            for i in 0..<p { g[p - 1 - i] = input[i] }
             r[0] = Sntrup761Ring.reciprocalQ(3)
             var delta: Int32 = 1
             for step in 0..<(2 * p - 1) {
@@ -83,6 +84,17 @@ enum Sntrup761QReciprocal {
     private static func eliminate(_ out: UnsafeMutablePointer<Int16>, _ x: UnsafePointer<Int16>, _ a: Int16, _ aShoup: Int16,
                                   _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int) {
         for i in 0..<count { out[i] = combine(x[i], a, aShoup, y[i], b, bShoup) }
+    }
+
+    /// sums += a·x - b·y mod q over count entries, loosely reduced: two rows of
+    /// `Sntrup761Ring.multiply(_:_:)`. Two products a lane, like `eliminate`, make the
+    /// vectoriser pick 16-bit lanes (one product a lane got 32-bit lanes and emulated
+    /// multiplies); here, beside `combine`, it is inlined even when files are compiled one at
+    /// a time.
+    @inline(never)
+    static func addProductRows(_ sums: UnsafeMutablePointer<Int16>, _ x: UnsafePointer<Int16>, _ a: Int16, _ aShoup: Int16,
+                               _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int) {
+        for i in 0..<count { sums[i] &+= combine(x[i], a, aShoup, y[i], b, bShoup) }
     }
 
     /// a·2^16/q rounded, for a centred a: within 1 of the exact value, and below 2^15 in

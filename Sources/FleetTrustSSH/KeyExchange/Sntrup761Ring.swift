@@ -53,40 +53,62 @@ enum Sntrup761Ring {
 
     /// f·g in R/q, g small.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        // 14 terms of at most (q-1)/2 = 2295 each stay below 2^15.
-        reducedProduct(f, g, rowsPerBlock: 14).map(freezeQ)
+        // 12 terms of at most (q-1)/2 = 2295 each stay below 2^15.
+        let g = g.map(Int16.init) + [0, 0, 0]
+        return reducedProduct(f, rowsPerCall: 4, rowsPerBlock: 12) { sums, f, row in
+            addRows(sums, f, p + 3, g[row], g[row + 1], g[row + 2], g[row + 3])
+        }.map(freezeQ)
+    }
+
+    /// f·g in R/q for any two centred elements: the batch key generation's products of a
+    /// reciprocal by a product of many small polynomials.
+    static func multiply(_ f: [Int16], _ g: [Int16]) -> [Int16] {
+        // Two rows at a time: a·f[i] - b·f[i - 1] with b = -g[row + 1] lies within 5351 of zero
+        // (`Sntrup761QReciprocal.combine`), so six pairs stay below 2^15.
+        let g = g + [0]
+        return reducedProduct(f, rowsPerCall: 2, rowsPerBlock: 12) { sums, f, row in
+            let a = g[row], b = -g[row + 1]
+            Sntrup761QReciprocal.addProductRows(sums, f + 1, a, Sntrup761QReciprocal.shoup(a),
+                                                f, b, Sntrup761QReciprocal.shoup(b), count: p + 1)
+        }.map(freezeQ)
     }
 
     /// f·g in R/3.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
         // All p terms of at most 1 each fit 16 bits.
-        reducedProduct(f.map(Int16.init), g, rowsPerBlock: p).map(freeze3)
+        let g = g.map(Int16.init) + [0, 0, 0]
+        return reducedProduct(f.map(Int16.init), rowsPerCall: 4, rowsPerBlock: p + 3) { sums, f, row in
+            addRows(sums, f, p + 3, g[row], g[row + 1], g[row + 2], g[row + 3])
+        }.map(freeze3)
     }
 
-    /// f·g over the integers, folded back below degree p with x^p = x + 1; with |f| ≤ (q-1)/2
-    /// the sums stay below 3·p·(q-1)/2 in magnitude, inside what the freezes accept.
+    /// f·g over the integers, folded back below degree p with x^p = x + 1. `addRows` adds f
+    /// times `rowsPerCall` coefficients of g, from `row` on, into 16-bit sums, reading f from a
+    /// copy with rowsPerCall - 1 zeros on either side (its first coefficient at that offset).
+    /// The sums stay below 381·5351 (full products) or p·(q-1)/2 (small ones) in magnitude,
+    /// and folded below 2^24, inside what the freezes accept.
     ///
-    /// g's coefficients are -1, 0 or 1, so each term is f itself, masked and conditionally
-    /// negated (no multiply, no branch on g). The terms add up in 16-bit lanes, eight to an SSE2
-    /// register, for as many rows of g as cannot overflow them, and each block of rows is then
-    /// added into the 32-bit sums.
-    private static func reducedProduct(_ f: [Int16], _ g: [Int8], rowsPerBlock: Int) -> [Int32] {
-        var wide = [Int32](repeating: 0, count: 2 * p - 1)
+    /// The terms add up in 16-bit lanes, eight to an SSE2 register, for as many rows of g as
+    /// cannot overflow them, and each block of rows is then added into the 32-bit sums.
+    private static func reducedProduct(_ f: [Int16], rowsPerCall: Int, rowsPerBlock: Int,
+                                       addRows: (UnsafeMutablePointer<Int16>, UnsafePointer<Int16>, Int) -> Void) -> [Int32] {
+        let rows = (p + rowsPerCall - 1) / rowsPerCall * rowsPerCall
+        let zeros = [Int16](repeating: 0, count: rowsPerCall - 1)
+        let padded = zeros + f + zeros
+        var wide = [Int32](repeating: 0, count: rows + p - 1)
         var block = [Int16](repeating: 0, count: rowsPerBlock + p - 1)
         wide.withUnsafeMutableBufferPointer { product in
             block.withUnsafeMutableBufferPointer { block in
-                f.withUnsafeBufferPointer { f in
+                padded.withUnsafeBufferPointer { f in
                     var first = 0
-                    while first < p {
-                        let rows = min(rowsPerBlock, p - first)
+                    while first < rows {
+                        let count = min(rowsPerBlock, rows - first)
                         block.update(repeating: 0)
-                        for row in 0..<rows {
-                            let coefficient = g[first + row]
-                            addRow(block.baseAddress! + row, f.baseAddress!, p,
-                                   nonzero: -Int16(coefficient & 1), negative: Int16(coefficient >> 7))
+                        for row in stride(from: 0, to: count, by: rowsPerCall) {
+                            addRows(block.baseAddress! + row, f.baseAddress!, first + row)
                         }
-                        widen(product.baseAddress! + first, block.baseAddress!, rows + p - 1)
-                        first += rows
+                        widen(product.baseAddress! + first, block.baseAddress!, count + p - 1)
+                        first += count
                     }
                 }
             }
@@ -98,12 +120,14 @@ enum Sntrup761Ring {
         return Array(wide[0..<p])
     }
 
-    /// sums += f·c for c given as masks (nonzero: all ones for ±1; negative: all ones for -1).
-    /// Out of line, with pointers apart, so the loop is vectorised.
+    /// sums[i] += c0·f[i] + c1·f[i-1] + c2·f[i-2] + c3·f[i-3]: four rows of a product by a
+    /// small polynomial, f read from three zeros before it. A 16-bit multiplication takes the
+    /// same time whatever its operands; out of line, with pointers apart, the loop is
+    /// vectorised (`pmullw`), four rows to one pass over the sums.
     @inline(never)
-    private static func addRow(_ sums: UnsafeMutablePointer<Int16>, _ f: UnsafePointer<Int16>, _ count: Int,
-                               nonzero: Int16, negative: Int16) {
-        for i in 0..<count { sums[i] &+= ((f[i] & nonzero) ^ negative) &- negative }
+    private static func addRows(_ sums: UnsafeMutablePointer<Int16>, _ f: UnsafePointer<Int16>, _ count: Int,
+                                _ c0: Int16, _ c1: Int16, _ c2: Int16, _ c3: Int16) {
+        for i in 0..<count { sums[i] &+= f[i + 3] &* c0 &+ f[i + 2] &* c1 &+ f[i + 1] &* c2 &+ f[i] &* c3 }
     }
 
     @inline(never)
@@ -116,9 +140,9 @@ enum Sntrup761Ring {
         Sntrup761TernaryReciprocal.reciprocal(g)
     }
 
-    /// 1/(3·f) in R/q for a small f, nil when it is not invertible (never, for x^p - x - 1 is
+    /// 1/(3·f) in R/q for a centred f, nil when it is not invertible (never, for x^p - x - 1 is
     /// irreducible mod q, unless f is zero).
-    static func reciprocalOfThreeTimes(_ f: [Int8]) -> [Int16]? {
+    static func reciprocalOfThreeTimes(_ f: [Int16]) -> [Int16]? {
         Sntrup761QReciprocal.reciprocalOfThreeTimes(f)
     }
 }

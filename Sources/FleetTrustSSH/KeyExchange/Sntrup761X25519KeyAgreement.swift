@@ -16,7 +16,7 @@ final class Sntrup761X25519KeyAgreement: KeyAgreement {
     let clientValue: [UInt8]
 
     init() throws(ProbeFailure) {
-        let (publicKey, secretKey) = Sntrup761.generateKeyPair()
+        let (publicKey, secretKey) = Sntrup761KeyPool.take()
         x25519 = try Curve25519KeyAgreement()
         self.secretKey = secretKey
         clientValue = publicKey + x25519.publicKey
