@@ -109,10 +109,12 @@ final class ClientOfferOnTheWireTests: XCTestCase {
 
     /// The opening of our connection shaped like `ssh`'s, offering `hostKeys` and `keyExchange`.
     private func sshShapedOpening(port: Int, hostKeys: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault,
-                                  into openings: Openings) throws -> Opening {
+                                  ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
+                                  macs: [String] = TransportAlgorithms.openSSHDefaultMACs, into openings: Openings) throws -> Opening {
         let fd = try XCTUnwrap(Loopback.connectedSocket(port: port))
         defer { Glibc.close(fd) }
-        _ = KeyExchangeProbe.run(fd: fd, host: "127.0.0.1", timeout: 5, keyExchange: keyExchange, offer: .likeSSH(hostKeys))
+        _ = KeyExchangeProbe.run(fd: fd, host: "127.0.0.1", timeout: 5, keyExchange: keyExchange,
+                                 offer: .likeSSH(hostKeys, ciphers: ciphers, macs: macs))
         return try XCTUnwrap(openings.second, "the ssh-shaped connection sent no KEXINIT after the server's identification")
     }
 
@@ -172,6 +174,18 @@ final class ClientOfferOnTheWireTests: XCTestCase {
                                      keyExchange: KeyExchangeAlgorithms.offered(SSHAlgorithmList(setting)), into: openings)
             }
             XCTAssertEqual(ours.packet, ssh.packet, setting)
+        }
+    }
+
+    func testTheSSHShapedConnectionAppliesCiphersAndMACsAsSSHDoes() throws {
+        for (ciphers, macs) in [("aes256-gcm@openssh.com,aes256-ctr", "hmac-sha2-512-etm@openssh.com"), ("-chacha*", "^hmac-sha1-96")] {
+            let (ssh, ours) = try compareWithSSH(["-o", "Ciphers=\(ciphers)", "-o", "MACs=\(macs)", "-o", "UserKnownHostsFile=/dev/null"]) { port, openings in
+                try sshShapedOpening(port: port, hostKeys: try HostKeyAlgorithms.offered(nil, recorded: []),
+                                     ciphers: TransportAlgorithms.ciphers(SSHAlgorithmList(ciphers)),
+                                     macs: TransportAlgorithms.macs(SSHAlgorithmList(macs)), into: openings)
+            }
+            XCTAssertEqual(ours.lists, ssh.lists, ciphers)
+            XCTAssertEqual(ours.packet, ssh.packet, ciphers)
         }
     }
 

@@ -14,7 +14,10 @@ final class ExchangeSession {
     enum Offer: Sendable {
         case upFront([String])
         case afterServer(@Sendable ([String]) -> [String]?)
-        case likeSSH([String])
+        /// The host-key algorithms, ciphers and MACs as `ssh` lists them for the host
+        /// (`TransportAlgorithms` applies its `Ciphers` and `MACs`).
+        case likeSSH([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
+                     macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
     }
 
     /// What the driver does next.
@@ -68,9 +71,9 @@ final class ExchangeSession {
             let sent = KexInit(clientOffering: offered, keyExchange: keyExchange)
             clientInit = sent
             opening += BinaryPacket.frame(sent.payload)
-        case .likeSSH(let offered):
+        case .likeSSH(let offered, let ciphers, let macs):
             guard !offered.isEmpty else { throw KeyExchangeFailures.noCommonAlgorithm("host key", server: []) }
-            clientInit = KexInit(sshOffering: offered, keyExchange: keyExchange)
+            clientInit = KexInit(sshOffering: offered, keyExchange: keyExchange, ciphers: ciphers, macs: macs)
         case .afterServer:
             break
         }

@@ -21,12 +21,10 @@ struct KexInit {
     static let strictServerMarker = "kex-strict-s-v00@openssh.com"
     /// Offered only so the server agrees (this client never encrypts anything), and exactly as
     /// `ssh` 9.2 offers them by default, like the MACs and compressions: a server that tells
-    /// clients apart by their KEXINIT sees `ssh`'s.
-    static let ciphers = ["chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
-                          "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
-    static let macs = ["umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256-etm@openssh.com",
-                       "hmac-sha2-512-etm@openssh.com", "hmac-sha1-etm@openssh.com", "umac-64@openssh.com",
-                       "umac-128@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1"]
+    /// clients apart by their KEXINIT sees `ssh`'s. The connection shaped like `ssh`'s offers the
+    /// host's own (`Ciphers`, `MACs`).
+    static let ciphers = TransportAlgorithms.openSSHDefaultCiphers
+    static let macs = TransportAlgorithms.openSSHDefaultMACs
     static let compressions = ["none", "zlib@openssh.com", "zlib"]
     /// Ciphers that authenticate themselves, for which no MAC is negotiated (OpenSSH `kex.c`).
     static let authenticatedCiphers: Set = ["chacha20-poly1305@openssh.com", "aes128-gcm@openssh.com", "aes256-gcm@openssh.com"]
@@ -46,12 +44,15 @@ struct KexInit {
     /// `hostKeyAlgorithms` exactly as `ssh` orders them for the host (`KeyExchangeAlgorithms.offered`,
     /// `HostKeyAlgorithms.offered`), then its markers, its ciphers, MACs and compressions, and no
     /// guessed packet. The connection that decides which key `ssh` meets sends this one.
-    init(sshOffering hostKeyAlgorithms: [String], keyExchange: [String]) {
-        self.init(methods: keyExchange + Self.clientMarkers, hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil)
+    init(sshOffering hostKeyAlgorithms: [String], keyExchange: [String], ciphers: [String] = Self.ciphers,
+         macs: [String] = Self.macs) {
+        self.init(methods: keyExchange + Self.clientMarkers, hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil,
+                  ciphers: ciphers, macs: macs)
     }
 
-    private init(methods: [String], hostKeyAlgorithms: [String], encodedMethods: [UInt8]?) {
-        lists = [methods, hostKeyAlgorithms, Self.ciphers, Self.ciphers, Self.macs, Self.macs,
+    private init(methods: [String], hostKeyAlgorithms: [String], encodedMethods: [UInt8]?, ciphers: [String] = Self.ciphers,
+                 macs: [String] = Self.macs) {
+        lists = [methods, hostKeyAlgorithms, ciphers, ciphers, macs, macs,
                  Self.compressions, Self.compressions, [], []]
         firstKexPacketFollows = false
         var writer = SSHWireWriter()
@@ -63,7 +64,11 @@ struct KexInit {
             writer.writeString(methods.joined(separator: ","))
         }
         writer.writeString(hostKeyAlgorithms.joined(separator: ","))
-        writer.writeRaw(Self.encodedFixedLists)
+        if ciphers == Self.ciphers, macs == Self.macs {
+            writer.writeRaw(Self.encodedFixedLists)
+        } else {
+            Self.writeFixedLists(ciphers: ciphers, macs: macs, into: &writer)
+        }
         payload = writer.bytes
     }
 
@@ -91,13 +96,19 @@ struct KexInit {
 
     private static let encodedFixedLists: [UInt8] = {
         var writer = SSHWireWriter()
+        writeFixedLists(ciphers: ciphers, macs: macs, into: &writer)
+        return writer.bytes
+    }()
+
+    /// Everything after the host-key list: ciphers and MACs (each direction), compressions,
+    /// languages, the guess flag and the reserved word.
+    private static func writeFixedLists(ciphers: [String], macs: [String], into writer: inout SSHWireWriter) {
         for list in [ciphers, ciphers, macs, macs, compressions, compressions, [], []] {
             writer.writeString(list.joined(separator: ","))
         }
         writer.writeByte(0)
         writer.writeUInt32(0)
-        return writer.bytes
-    }()
+    }
 
     /// The server's KEXINIT, its name-lists as OpenSSH reads them: `kex_buf2prop` takes each as a
     /// C string (a NUL inside fails the exchange), and `match_list` (match.c), which every
