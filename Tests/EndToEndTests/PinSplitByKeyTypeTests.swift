@@ -5,14 +5,13 @@ import XCTest
 
 /// A pin vouches only for the keys it names. The team pins all three real keys of a host; a man in
 /// the middle (bench/split-relay, a real relay) passes the Ed25519 connection to the real sshd and
-/// the others to a rogue sshd. The probe asks for each key type over its own connection and waits
-/// for the server's KEXINIT before choosing one, so the relay routes our probe by connection order
-/// (the first connection, which claims the first type, to the real server) and `ssh`, which
-/// offers at once, by the host-key algorithm it offers. scan must say pin-mismatch (exit 2),
+/// the others to a rogue sshd. The probe asks for each key type over its own connection, each
+/// offering its algorithm at once as `ssh` does, so the relay routes it, as it routes `ssh`, by the
+/// host-key algorithm it offers first. scan must say pin-mismatch (exit 2),
 /// `sync --pins` must write none of the rogue keys, and `ssh -o HostKeyAlgorithms=ecdsa-sha2-nistp256`
 /// through the relay must not accept the rogue with the resulting known_hosts. Two inventory rows
-/// at the one endpoint behind the relay prove different keys of one type for one known_hosts name:
-/// both are split-view, and no output saves either key.
+/// at the one endpoint behind a relay that shows the real Ed25519 key only once prove different
+/// keys of one type for one known_hosts name: both are split-view, and no output saves either key.
 final class PinSplitByKeyTypeTests: XCTestCase {
     private var real: LoopbackSSHD!
     private var rogue: LoopbackSSHD!
@@ -30,12 +29,14 @@ final class PinSplitByKeyTypeTests: XCTestCase {
     }
 
     /// Starts the relay on `port`; a fresh relay sends its first connection to the real server again.
-    private func startRelay() throws {
+    /// `ed25519Once`: only the first Ed25519 offer reaches the real server.
+    private func startRelay(ed25519Once: Bool = false) throws {
         relay?.terminate(grace: 1)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("bench/split-relay").path
         relay = try SpawnedProcess("/usr/bin/python3", [script, "--listen", "127.0.0.1:\(port)", "--real", "127.0.0.1:\(real.port)",
-                                                        "--rogue", "127.0.0.1:\(rogue.port)", "--log", scratch + "/relay.log"],
+                                                        "--rogue", "127.0.0.1:\(rogue.port)", "--log", scratch + "/relay.log"]
+                                                + (ed25519Once ? ["--ed25519-once"] : []),
                                    stderrPath: scratch + "/relay.err")
         let deadline = Date().addingTimeInterval(15)
         while !Loopback.accepts(address: "127.0.0.1", port: port) {
@@ -72,7 +73,8 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
         XCTAssertFalse(proved.isDisjoint(with: real.publicKeys.map(\.sha256Fingerprint)), "one type from the real server\n\(log)")
         XCTAssertFalse(proved.isDisjoint(with: rogue.publicKeys.map(\.sha256Fingerprint)), "the others from the rogue\n\(log)")
-        XCTAssertTrue(log.contains(" order real") && log.contains(" order rogue"), log + ((try? String(contentsOfFile: scratch + "/relay.err", encoding: .utf8)) ?? ""))
+        XCTAssertTrue(log.contains(" kexinit real ssh-ed25519") && log.contains(" kexinit rogue ecdsa-sha2-nistp256"),
+                      log + ((try? String(contentsOfFile: scratch + "/relay.err", encoding: .utf8)) ?? ""))
         XCTAssertEqual(host.status, .pinMismatch, "\(host.reason)")
         XCTAssertEqual(scan.status, 2, scan.stderrText)
 
@@ -126,7 +128,7 @@ final class PinSplitByKeyTypeTests: XCTestCase {
 
     private func assertOnlyTheKeySSHMeets(_ written: Set<String>, _ output: String) throws {
         let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
-        XCTAssertTrue(log.contains(" order rogue"), "the probe met the rogue server too\n\(log)")
+        XCTAssertTrue(log.contains(" kexinit rogue "), "the probe met the rogue server too\n\(log)")
         for key in rogue.publicKeys { XCTAssertFalse(written.contains(key.type + " " + key.base64), "a rogue key was saved: \(written)") }
         XCTAssertEqual(written, try keysSSHSavesOnFirstUse(), "first use saves what ssh accept-new saves")
         XCTAssertTrue(output.contains("not saved: ") && output.contains("pin them, from fingerprints their owner gives you"), output)
@@ -156,19 +158,20 @@ final class PinSplitByKeyTypeTests: XCTestCase {
         let inventory = try write("hosts.ini", "[all]\nweb1 ansible_host=127.0.0.1 ansible_port=\(port)\nweb1b ansible_host=127.0.0.1 ansible_port=\(port)\n")
         let knownHosts = try write("known_hosts", "")
         let common = ["--inventory", inventory, "--known-hosts", knownHosts, "--trust-on-first-use", "--timeout", "10"]
+        try startRelay(ed25519Once: true)
         let scan = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "known-hosts", "--no-history"] + common, limit: 120)
         let log = (try? String(contentsOfFile: scratch + "/relay.log", encoding: .utf8)) ?? ""
-        XCTAssertTrue(log.contains(" order real") && log.contains(" order rogue"), log)
+        XCTAssertTrue(log.contains(" kexinit real ssh-ed25519") && log.contains(" kexinit rogue ssh-ed25519"), log)
         let printed = try write("printed", String(decoding: scan.stdout, as: UTF8.self))
         XCTAssertEqual(keys(in: printed), [], String(decoding: scan.stdout, as: UTF8.self) + scan.stderrText)
         XCTAssertEqual(scan.status, 2, scan.stderrText)
 
-        try startRelay()
+        try startRelay(ed25519Once: true)
         let sync = try ProgramRun.run(BuiltProducts.fleettrust, ["sync", "--audit-log", scratch + "/audit.log"] + common, limit: 120)
         XCTAssertEqual(sync.status, 2, sync.stderrText)
         XCTAssertEqual(keys(in: knownHosts), [], "sync saved a key of a split view")
 
-        try startRelay()
+        try startRelay(ed25519Once: true)
         let json = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--no-history", "--inventory", inventory,
                                                                  "--known-hosts", knownHosts, "--timeout", "10"], limit: 120)
         let document = try XCTUnwrap(try? RecordedScan.decode(Data(json.stdout)), json.stderrText)

@@ -66,4 +66,25 @@ final class ExchangeBoardTests: XCTestCase {
         XCTAssertFalse(TargetPoliteness.isRefusalForLoad(ProbeFailure(stage: .keyExchange, code: .connectionClosed,
                                                                       message: "the server closed the connection")))
     }
+
+    func testTheDecidingConnectionStandsForTheExchangeNegotiatingItsAlgorithmAndTheRestFollow() {
+        let plain = ["ssh-ed25519", "ecdsa-sha2-nistp256", "rsa-sha2-512", "rsa-sha2-256"]
+        let usual = ExchangeBoard.followers(of: "ssh-ed25519", for: plain)
+        XCTAssertEqual(usual.standIns.map(\.index), [0], "the certificates-first offer negotiates Ed25519 with a plain server")
+        XCTAssertEqual(usual.followers.map(\.offered), [["ecdsa-sha2-nistp256"], ["rsa-sha2-512"]])
+
+        // ssh put RSA first (a recorded RSA key): the certificates-first exchange still follows.
+        let recordedRSA = ExchangeBoard.followers(of: "rsa-sha2-512", for: plain)
+        XCTAssertEqual(recordedRSA.standIns.map(\.offered), [["rsa-sha2-512"]])
+        XCTAssertEqual(recordedRSA.followers.map(\.index), [0, 1])
+
+        // A certificate: its plain key is an exchange of its own, as before.
+        let certified = ExchangeBoard.followers(of: "ssh-ed25519-cert-v01@openssh.com",
+                                                for: ["ssh-ed25519-cert-v01@openssh.com"] + plain)
+        XCTAssertEqual(certified.standIns.map(\.index), [0])
+        XCTAssertEqual(certified.followers.map(\.offered), [["ssh-ed25519"], ["ecdsa-sha2-nistp256"], ["rsa-sha2-512"]])
+
+        // An algorithm no exchange negotiates (a user's HostKeyAlgorithms ssh-rsa): every exchange follows.
+        XCTAssertTrue(ExchangeBoard.followers(of: "ssh-rsa", for: plain + ["ssh-rsa"]).standIns.isEmpty)
+    }
 }

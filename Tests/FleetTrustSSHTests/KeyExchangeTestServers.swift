@@ -13,6 +13,7 @@ final class KeyExchangeTestSSHD {
     }
 
     let directory: URL
+    private let logPath: String
     let port: Int
     private let process: SpawnedProcess
     /// Private key path for each spec, in order.
@@ -20,11 +21,13 @@ final class KeyExchangeTestSSHD {
     /// The CA's private key path for each spec with a certificate.
     let caPaths: [String?]
 
-    init(keys: [HostKeySpec], extraConfig: [String] = []) throws {
+    /// `logLevel`: sshd's, into its log (`connectionsAccepted` needs VERBOSE).
+    init(keys: [HostKeySpec], extraConfig: [String] = [], logLevel: String = "ERROR") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ft-kex-sshd-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        logPath = directory.appendingPathComponent("sshd.log").path
         var config = ["ListenAddress 127.0.0.1", "PidFile none", "UsePAM no", "StrictModes no",
-                      "AuthorizedKeysFile none", "LogLevel ERROR"] + extraConfig
+                      "AuthorizedKeysFile none", "LogLevel \(logLevel)"] + extraConfig
         var paths: [String] = [], cas: [String?] = []
         for (index, spec) in keys.enumerated() {
             let path = directory.appendingPathComponent("host\(index)-\(spec.type)").path
@@ -52,7 +55,7 @@ final class KeyExchangeTestSSHD {
             let port = try Loopback.freePort()
             let configPath = directory.appendingPathComponent("sshd_config").path
             try (config + ["Port \(port)"]).joined(separator: "\n").appending("\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-            let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", configPath])
+            let process = try SpawnedProcess("/usr/sbin/sshd", ["-D", "-e", "-f", configPath], stderrPath: logPath)
             // Its own sshd listening, not another test's server on the same port.
             if waitForBanner(port: port) && Loopback.isListening(pid: process.pid, address: "127.0.0.1", port: port) {
                 started = (process, port)
@@ -69,6 +72,14 @@ final class KeyExchangeTestSSHD {
     func stop() {
         process.terminate()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The connections sshd has accepted so far, its readiness check's included: the "Connection
+    /// from" lines it logs at VERBOSE, before it sends its identification.
+    var connectionsAccepted: Int {
+        // sshd -e ends its lines with CR LF, one Character to Swift.
+        ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline)
+            .count { $0.hasPrefix("Connection from ") }
     }
 
     func publicKey(_ index: Int) throws -> HostKey {

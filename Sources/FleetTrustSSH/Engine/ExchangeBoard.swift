@@ -17,6 +17,13 @@ final class ExchangeBoard: Sendable {
         var index: Int
         var offered: [String]
         var libsshFallback: String?
+
+        /// The host-key algorithm this exchange's offer negotiates with a server offering
+        /// `serverAlgorithms`: the first of the offer the server has (`match_list`'s rule for the
+        /// client's list).
+        func negotiates(with serverAlgorithms: [String]) -> String? {
+            offered.first(where: serverAlgorithms.contains)
+        }
     }
 
     private struct State {
@@ -80,6 +87,18 @@ final class ExchangeBoard: Sendable {
             exchanges.append(Exchange(index: exchanges.count, offered: ours, libsshFallback: list))
         }
         return exchanges
+    }
+
+    /// The exchanges a server offering `offered` needs beside a connection that already
+    /// negotiated `negotiated` with it and proved its key: `standIns`, whose offer would negotiate
+    /// that same algorithm (the same key, or the same certificate), which that connection's
+    /// outcome answers, and `followers`, the ones still to do; each in `exchanges(for:)`'s order.
+    static func followers(of negotiated: String, for offered: [String]) -> (standIns: [Exchange], followers: [Exchange]) {
+        var standIns: [Exchange] = [], followers: [Exchange] = []
+        for exchange in exchanges(for: offered) {
+            if exchange.negotiates(with: offered) == negotiated { standIns.append(exchange) } else { followers.append(exchange) }
+        }
+        return (standIns, followers)
     }
 
     /// The libssh list for a plain algorithm our client negotiated first; nil for a certificate.

@@ -7,7 +7,10 @@ import Synchronization
 /// its route, through the pool's bastions), one connection shaped byte for byte and moment for
 /// moment like `ssh`'s (its KEXINIT, for this host, sent as soon as the server's identification
 /// is read), whose key is the key `ssh` meets: a server or relay that tells clients apart before
-/// it commits to a host key shows that connection what it shows `ssh`. Beside it, one `CertificateFirstProbe` (a
+/// it commits to a host key shows that connection what it shows `ssh`. When it proved a key and
+/// read the server's host-key algorithms, only the exchanges still needed follow, all at once:
+/// those of `ExchangeBoard.exchanges(for:)` whose offer would not negotiate what it negotiated
+/// (three handshakes for a usual server's three keys). Otherwise, one `CertificateFirstProbe` (a
 /// certificate or a plain key, and the server's host-key algorithms), then one handshake per key
 /// type still missing, following a `HostKeyPlan`: all at once when the server's list is known,
 /// one by one otherwise. Each is our own key-exchange client's; libssh takes over a key type our
@@ -85,6 +88,10 @@ public struct HostProbe: EndpointProbe {
             result.failures.append(failure)
             return failure.stage != .connect
         }
+        if let sshsOwn, let met = sshsOwn.key?.algorithms?.hostKey, let offered = sshsOwn.serverHostKeyAlgorithms, !offered.isEmpty {
+            follow(sshsOwn, negotiated: met, offered: offered, at: address, into: &result, cancellation: cancellation)
+            return true
+        }
         let board = ExchangeBoard()
         let opening = Self.connectionsAtOnce(to: address)
         let claims = (0..<opening).map { _ in Claim() }
@@ -109,6 +116,23 @@ public struct HostProbe: EndpointProbe {
         complete(claimed, leftover: board.unclaimed, offered: offered, serverVersion: opening.ours.serverVersion, at: address,
                  into: &result, cancellation: cancellation)
         return true
+    }
+
+    /// The rest of the probe once the deciding connection proved a key and read the server's
+    /// list (`offered`): the exchanges the list needs, but those whose offer negotiates the
+    /// algorithm it negotiated (`negotiated`), whose outcome is its own, all at once, up front (a
+    /// route's rule holds: the server has said how many exchanges it needs). Three handshakes,
+    /// not four, prove a usual server's three keys; every sshd handshake costs the server a fork.
+    private func follow(_ deciding: AttemptOutcome, negotiated: String, offered: [String], at address: ProbeEndpoint,
+                        into result: inout ProbeResult, cancellation: ProbeCancellation) {
+        let (standIns, followers) = ExchangeBoard.followers(of: negotiated, for: offered)
+        let fetched = ours(followers.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
+        let done = withLibssh(zip(followers, fetched).map { ClaimedExchange(exchange: $0, ours: $1) }, at: address,
+                              cancellation: cancellation)
+        let claimed = (standIns.map { ClaimedExchange(exchange: $0, ours: deciding) } + done)
+            .sorted { $0.exchange!.index < $1.exchange!.index }
+        complete(claimed, leftover: [], offered: offered, serverVersion: deciding.serverVersion, at: address,
+                 into: &result, cancellation: cancellation)
     }
 
     /// Takes the exchanges done so far, once the server's list (`offered`) is known, and does
