@@ -68,7 +68,8 @@ public struct HostProbe: EndpointProbe {
     /// selects nothing (`ssh` does not start).
     private var likeSSH: [ExchangeSession.Offer] {
         let offered = sshHostKeyAlgorithms ?? (try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: [])) ?? []
-        return offered.isEmpty ? [] : [.likeSSH(offered)]
+        return offered.isEmpty ? [] : [.likeSSH(offered, ciphers: TransportAlgorithms.ciphers(host.sshOptions.ciphers),
+                                                macs: TransportAlgorithms.macs(host.sshOptions.macs))]
     }
 
     func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
