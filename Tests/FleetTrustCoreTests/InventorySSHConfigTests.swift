@@ -45,13 +45,32 @@ final class InventorySSHConfigTests: XCTestCase {
         let inventory = InventoryFixtures.read(text: text, name: "cfg", format: .sshConfig)
         XCTAssertEqual(inventory.errors.map(\.description), [
             "cfg:2: Port: port '70000' is not a number from 1 to 65535; ignored",
-            "cfg:3: invalid quotes",
-            "cfg:4: no argument after keyword 'User'",
+            "cfg:3: invalid quotes; ssh refuses the configuration",
+            "cfg:4: no argument after keyword 'User'; ssh refuses the configuration",
             "cfg:7: HostName '%z.example.com' has an unknown or unsupported % token; ignored",
         ])
         XCTAssertEqual(inventory["a"]?.address, "a.example.com")
         XCTAssertEqual(inventory["a"]?.port, 22)
         XCTAssertEqual(inventory["b"]?.address, "b")
+        // ssh refuses the whole file for the quotes and the missing argument, whichever host it is asked for.
+        XCTAssertEqual(inventory["b"]?.sshOptions.unjudged?.map(\.keyword), ["HostName", "User"])
+        XCTAssertEqual(inventory["b"]?.sshOptions.unjudged?.first?.location?.line, 3)
+    }
+
+    /// `ssh` reads a line of any length: a generated `Host` line naming thousands of hosts, or a
+    /// long algorithm list, is read as `ssh` reads it; one past fleettrust's bound leaves every
+    /// host unchecked, never judged without it.
+    func testLongLinesAreReadAndOneTooLongLeavesEveryHostUnjudged() {
+        let names = (0..<4000).map { "host\($0).example.com" }.joined(separator: " ")
+        let long = InventoryFixtures.read(text: "Host \(names)\n  HostKeyAlgorithms rsa-sha2-512\nHost other\n  Port 2222\n",
+                                          name: "cfg", format: .sshConfig)
+        XCTAssertEqual(long.errors, [])
+        XCTAssertEqual(long["host3999.example.com"]?.sshOptions.hostKeyAlgorithms, "rsa-sha2-512")
+        XCTAssertNil(long["other"]?.sshOptions.hostKeyAlgorithms)
+        let tooLong = InventoryFixtures.read(text: "Host web\n  HostKeyAlgorithms " + String(repeating: "rsa-sha2-512,", count: 90_000) + "ssh-ed25519\n",
+                                             name: "cfg", format: .sshConfig)
+        XCTAssertEqual(tooLong.errors.map(\.location.line), [2])
+        XCTAssertEqual(tooLong["web"]?.sshOptions.unjudged?.map(\.keyword), ["HostKeyAlgorithms"])
     }
 
     func testIncludeInsideAHostBlockAppliesOnlyToThatHost() throws {

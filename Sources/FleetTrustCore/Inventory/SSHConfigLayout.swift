@@ -23,6 +23,9 @@ struct SSHConfigLayout {
 
     static let maxIncludeDepth = 16
     static let maxIncludedFiles = 1_000
+    /// `ssh` reads a line of any length (a generated `Host` line may name thousands of hosts);
+    /// ours is bounded, and a longer line refuses the configuration (`refuse`).
+    static let maxLineLength = 1 << 20
 
     private(set) var segments: [Segment] = []
     /// Concrete `Host` aliases in first-seen order, with the line that first named each.
@@ -45,10 +48,12 @@ struct SSHConfigLayout {
                                log: inout DiagnosticLog) {
         var conditions = inherited
         var current = Segment(conditions: conditions)
+        let maxLength = max(options.maxLineLength, Self.maxLineLength)
         for line in InventoryLines.split(contents) {
             let location = SourceLocation(file: file, line: line.number)
-            guard line.text.utf8.count <= options.maxLineLength else {
-                log.error(at: location, "line is longer than \(options.maxLineLength) bytes; skipped")
+            guard line.text.utf8.count <= maxLength else {
+                log.error(at: location, "line is longer than \(maxLength) bytes; every host this file applies to is unchecked")
+                refuse(line.text, at: location, conditions: inherited, why: "a line longer than \(maxLength) bytes, which fleettrust does not read")
                 continue
             }
             let directive: SSHConfigDirective
@@ -56,10 +61,12 @@ struct SSHConfigLayout {
                 guard let parsed = try SSHConfigDirective.parse(line.text, location: location) else { continue }
                 directive = parsed
             } catch .noArgument(let keyword) {
-                log.error(at: location, "no argument after keyword \(InventoryDiagnostic.quote(keyword))")
+                log.error(at: location, "no argument after keyword \(InventoryDiagnostic.quote(keyword)); ssh refuses the configuration")
+                refuse(line.text, at: location, conditions: inherited, why: "ssh refuses the configuration: no argument after the keyword")
                 continue
             } catch {
-                log.error(at: location, "invalid quotes")
+                log.error(at: location, "invalid quotes; ssh refuses the configuration")
+                refuse(line.text, at: location, conditions: inherited, why: "ssh refuses the configuration: invalid quotes")
                 continue
             }
             switch directive.keyword {
@@ -104,6 +111,16 @@ struct SSHConfigLayout {
             }
         }
         flush(&current)
+    }
+
+    /// A line `ssh` refuses the whole configuration for (or one too long to read): no host this
+    /// file is read for can be judged as `ssh` would (it does not start, or reads what we did
+    /// not), so each is unchecked, naming the line. Inside an `Include`, only the hosts the
+    /// including block applies to (`ssh` reads the file only for them).
+    private mutating func refuse(_ text: Substring, at location: SourceLocation, conditions: [SSHConfigCondition], why: String) {
+        let word = text.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" && $0 != "=" }.prefix(40)
+        let keyword = word.isEmpty ? "ssh_config" : SSHOption.spelling(String(word).lowercased())
+        segments.append(Segment(conditions: conditions, settings: [(.unjudged(keyword: keyword, why: why), location)]))
     }
 
     private mutating func flush(_ segment: inout Segment) {
