@@ -26,13 +26,14 @@ final class PinsTests: XCTestCase {
     }
 
     func testAnIPv6AddressWrittenOtherwiseThanSSHWritesItIsRefusedWithTheFormToUse() throws {
-        for pattern in ["*,!0:0:0:0:0:0:0:1", "[0::1]:2222", "2001:DB8::1"] {
+        for pattern in ["*,!0:0:0:0:0:0:0:1", "[0::1]:2222", "2001:DB8::1", "!0::1%lo", "*,!127.1", "!0x7f.0.0.1", "[127.1]:22"] {
             XCTAssertThrowsError(try pins("\(pattern) \(a.sha256Fingerprint)\n"), pattern) { error in
                 XCTAssertTrue("\(error)".hasPrefix("pins:1: "), "\(error)")
                 XCTAssertTrue("\(error)".contains("write "), "\(error)")
             }
         }
-        let set = try pins("*,!::1 \(a.sha256Fingerprint)\n[2001:db8::1]:2222 \(b.sha256Fingerprint)\n")
+        let set = try pins("*,!::1 \(a.sha256Fingerprint)\n[2001:db8::1]:2222 \(b.sha256Fingerprint)\n"
+                           + "!fe80::1%eth0,127.0.0.1,db1.example.com,10.*,deadbeef.cafe \(b.sha256Fingerprint)\n")
         XCTAssertTrue(set.lines(for: ["::1"]).isEmpty, "the negated loopback address excludes it")
         XCTAssertEqual(set.lines(for: ["[2001:db8::1]:2222"]).map(\.number), [1, 2])
     }

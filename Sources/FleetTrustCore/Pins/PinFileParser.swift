@@ -74,19 +74,22 @@ enum PinFileParser {
                                 fingerprints: fingerprints, authorities: authorities, spkiPins: spkiPins, expiresAt: expires))
     }
 
-    /// An IPv6 address in the pattern list written otherwise than `ssh` writes the peer's address
-    /// (`0:0:0:0:0:0:0:1` for `::1`): patterns compare addresses as text, so it would match (or,
-    /// negated, exclude) nothing.
+    /// An address in the pattern list written otherwise than `ssh` writes the peer's address
+    /// (`0:0:0:0:0:0:0:1` for `::1`, `127.1` for `127.0.0.1`, a zone kept as written): patterns
+    /// compare addresses as text, so it would match (or, negated, exclude) nothing.
     static func nonCanonicalAddress(in patterns: Substring) -> Reason? {
         for element in patterns.split(separator: ",") {
             var address = element.hasPrefix("!") ? element.dropFirst() : element
             if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
                 address = address[address.index(after: address.startIndex)..<close]
             }
-            guard address.contains(":"), !address.contains(where: { $0 == "*" || $0 == "?" }),
-                  let canonical = LookupName.canonicalAddress(String(address)), canonical != address else { continue }
-            return Reason(text: "\(Sanitizer.clean(String(address), limit: 60)) is written \(canonical) by ssh, and "
-                          + "patterns compare addresses as text: write \(canonical)")
+            let zone = address.firstIndex(of: "%").map { address[$0...] } ?? ""
+            let numeric = address.prefix { $0 != "%" }
+            let looksNumeric = numeric.contains(":") || numeric.contains(".") && numeric.allSatisfy { $0.isHexDigit || $0 == "." || $0 == "x" || $0 == "X" }
+            guard looksNumeric, !address.contains(where: { $0 == "*" || $0 == "?" }),
+                  let canonical = LookupName.canonicalAddress(String(numeric)).map({ $0 + zone }), canonical != address else { continue }
+            return Reason(text: "\(Sanitizer.clean(String(address), limit: 60)) is written \(Sanitizer.clean(canonical, limit: 60)) by ssh, and "
+                          + "patterns compare addresses as text: write \(Sanitizer.clean(canonical, limit: 60))")
         }
         return nil
     }
