@@ -254,21 +254,21 @@ public struct PinJudgement: Sendable, Hashable {
         let matchedKeys = keys.map(\.fingerprint).filter(pinned.contains)
         let unnamed = keys.contains { !pinned.contains($0.fingerprint) && vouched[$0.fingerprint] == nil }
         let unaccounted = !pinned.isSubset(of: keys.map(\.fingerprint))
+        var judgement = PinJudgement(verdict: .matched, evidence: [], pinned: pinned, pinnedAuthorities: authorities,
+                                     certifiedByPinnedCA: Set(vouched.keys))
         let contradicted = meets.map { met in
-            !pinned.contains(met.fingerprint) && !pinned.contains(SharedKeys.plainKey(of: met).fingerprint) && vouched[met.fingerprint] == nil
-                && keys.contains { pinned.contains($0.fingerprint) && $0.kind.plain == met.kind.plain }
+            !judgement.vouches(for: met) && keys.contains { pinned.contains($0.fingerprint) && $0.kind.plain == met.kind.plain }
         } ?? false
         if !matchedKeys.isEmpty || !vouched.isEmpty, !(unnamed && unaccounted), !contradicted {
-            let deciding = active.filter { line in
+            judgement.evidence = evidence(active.filter { line in
                 matchedKeys.contains { line.fingerprints.contains($0) } || vouched.values.contains { line.authorities.contains($0) }
-            }
-            return PinJudgement(verdict: .matched, evidence: evidence(deciding, pins.path), pinned: pinned,
-                                pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
+            }, pins.path)
+            return judgement
         }
-        var mismatch = PinJudgement(verdict: mode == .enforce ? .mismatch : .reportedMismatch, evidence: evidence(active, pins.path),
-                                    pinned: pinned, pinnedAuthorities: authorities, certifiedByPinnedCA: Set(vouched.keys))
-        mismatch.contradictsMetKey = contradicted
-        return mismatch
+        judgement.verdict = mode == .enforce ? .mismatch : .reportedMismatch
+        judgement.evidence = evidence(active, pins.path)
+        judgement.contradictsMetKey = contradicted
+        return judgement
     }
 
     /// Whether a pin vouches for `key` itself: its fingerprint is pinned, or (a certificate) its

@@ -107,10 +107,14 @@ extension RecordedScan {
         }
 
         /// The probe's failure, its stage typed (checked when decoded).
-        var failure: ProbeFailure? {
-            error.flatMap { error in
-                ProbeStage(rawValue: error.stage).map { ProbeFailure(stage: $0, code: error.code, message: error.message) }
-            }
-        }
+        var failure: ProbeFailure? { error?.probeFailure }
+    }
+}
+
+extension ScanReport.Failure {
+    /// The recorded failure as the probe's, its stage typed; nil for a stage this version does
+    /// not know (which decoding a recorded host refuses).
+    var probeFailure: ProbeFailure? {
+        ProbeStage(rawValue: stage).map { ProbeFailure(stage: $0, code: code, message: message) }
     }
 }

@@ -109,8 +109,8 @@ public enum ScanReplay {
         var malformed: [MalformedHostKey] = []
         var sshConnection: SSHConnectionOutcome?
         if let recorded = entry.sshConnection {
-            if let error = recorded.error, let stage = ProbeStage(rawValue: error.stage) {
-                sshConnection = .failed(ProbeFailure(stage: stage, code: error.code, message: error.message))
+            if let failure = recorded.error?.probeFailure {
+                sshConnection = .failed(failure)
             } else if let position = recorded.key, !entry.keys.indices.contains(position) {
                 throw Problem(source: source, message: "hosts[\(index)] (\(Sanitizer.clean(entry.name, limit: 80))): ssh_connection.key is not the index of one of its keys")
             }
