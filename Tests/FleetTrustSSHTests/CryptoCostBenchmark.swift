@@ -30,6 +30,15 @@ final class CryptoCostBenchmark: XCTestCase {
         }
         let floor = try x25519Floor(rounds)
         report("x25519 keygen + derive + exchange hash", x25519, floor)
+        let follower = measure(2000 * rounds) {
+            guard let agreement = try? Curve25519KeyAgreement(fresh: false),
+                  let values = try? agreement.hashedValues(serverValue: serverPublicKey) else { return false }
+            return ExchangeHash.sha256.exchangeHash(
+                clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
+                clientKexInit: clientInit, serverKexInit: serverInit, hostKeyBlob: serverPublicKey,
+                methodValues: values).count == 32
+        }
+        report("  the same with the thread's follower pair", follower, nil)
 
         for signed in try corpus(directory) {
             let ours = measure((signed.name.contains("rsa") ? 4000 : 1000) * rounds) {

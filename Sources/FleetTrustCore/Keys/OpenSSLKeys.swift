@@ -23,8 +23,8 @@ public enum OpenSSLKeys {
     /// Runs `body` with an X25519 public key holding `bytes` (nil for a wrong length): this
     /// thread's one peer key, its value replaced in place, which spares OpenSSL 3 a new key
     /// object per exchange and the search of its key-type tables by name that each new key
-    /// costs. The key is valid only inside `body`, which must keep no reference to it (a
-    /// derivation context is freed before it returns).
+    /// costs. The key holds `bytes` only inside `body`: a derivation context that keeps a
+    /// reference to it past `body` (`X25519KeyPair`'s) sets it as its peer again before each use.
     public static func withX25519Peer<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (OpaquePointer) -> Result?) -> Result? {
         guard bytes.count == 32, let local = workspace.current,
               let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }

@@ -9,12 +9,12 @@ import Glibc
 /// algorithm in its provider store every time. A worker thread keeps its own set here instead.
 /// Made once per use site (a `static let`): the pthread key lives as long as the process.
 /// Unchecked-sendable: only the pthread key is shared; each value is touched by its own thread.
-final class PerThread<Value: AnyObject>: @unchecked Sendable {
+public final class PerThread<Value: AnyObject>: @unchecked Sendable {
     private let key: pthread_key_t?
     private let make: () -> Value?
 
     /// `make` builds the thread's value; nil (OpenSSL out of memory) is tried again on the next use.
-    init(_ make: @escaping () -> Value?) {
+    public init(_ make: @escaping () -> Value?) {
         self.make = make
         var key = pthread_key_t()
         let made = pthread_key_create(&key) { pointer in
@@ -24,7 +24,7 @@ final class PerThread<Value: AnyObject>: @unchecked Sendable {
     }
 
     /// This thread's value.
-    var current: Value? {
+    public var current: Value? {
         guard let key else { return nil }
         if let existing = pthread_getspecific(key) {
             return Unmanaged<Value>.fromOpaque(existing).takeUnretainedValue()

@@ -18,6 +18,13 @@ final class ExchangeSession {
         /// (`TransportAlgorithms` applies its `Ciphers` and `MACs`).
         case likeSSH([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
                      macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
+
+        /// Whether this is the connection that decides which key `ssh` meets (the one shaped like
+        /// `ssh`'s), which makes its key-exchange keys for itself, as `ssh` does.
+        var decides: Bool {
+            if case .likeSSH = self { return true }
+            return false
+        }
     }
 
     /// What the driver does next.
@@ -138,7 +145,7 @@ final class ExchangeSession {
                 guard let method = KeyExchangeMethod(rawValue: negotiated.keyExchange) else {
                     throw KeyExchangeFailures.kexFailed("no method for \(negotiated.keyExchange)")
                 }
-                let agreement = try method.makeAgreement(negotiated)
+                let agreement = try method.makeAgreement(negotiated, decides: offer.decides)
                 self.method = method
                 self.agreement = agreement
                 state = KexInit.serverGuessWasWrong(client: clientInit, server: serverInit) ? .skipGuess : .reply

@@ -63,9 +63,12 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
     }
 
     /// A fresh client side of this method for one exchange; `negotiated` sizes a group exchange.
-    func makeAgreement(_ negotiated: NegotiatedAlgorithms) throws(ProbeFailure) -> any KeyAgreement {
+    /// `decides`: the connection that decides which key `ssh` meets, whose X25519 key pair is its
+    /// own; the others' curve25519 shares their thread's (`X25519KeyPair.forFollower`). The
+    /// hybrid's key pairs are always its own (it is nearly always the deciding connection's).
+    func makeAgreement(_ negotiated: NegotiatedAlgorithms, decides: Bool) throws(ProbeFailure) -> any KeyAgreement {
         switch self {
-        case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement()
+        case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement(fresh: decides)
         case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
         case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
         case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)

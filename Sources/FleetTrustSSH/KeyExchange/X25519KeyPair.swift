@@ -1,0 +1,84 @@
+import COpenSSL
+import FleetTrustCore
+
+/// Our X25519 key pair, with its derivation context made once, for one exchange or several.
+///
+/// A fresh key pair costs a scalar multiplication and OpenSSL 3 a new key object (about 65 µs of
+/// a core here, a tenth of a handshake's whole CPU): the connection that decides which key `ssh`
+/// meets makes its own for itself, as `ssh` does. The other connections of a scan share one per
+/// thread for up to `followerUses` exchanges, then a new one is made. Nothing is lost by that:
+/// this client never uses an exchange's keys (it disconnects before NEWKEYS), and each exchange
+/// hash still covers both sides' fresh cookies and the server's fresh value, so a server's
+/// signature from one connection proves nothing on another. A pair is used only on the thread
+/// that made it: its derivation context, like every `EVP_PKEY_CTX`, is not thread-safe.
+final class X25519KeyPair {
+    /// Q_C, the 32-byte public value.
+    let publicKey: [UInt8]
+    private let key: OpaquePointer
+    private let derivation: OpaquePointer
+
+    /// How many exchanges one thread's follower pair serves before it is replaced.
+    static let followerUses = 32
+
+    /// A fresh key pair; nil when OpenSSL cannot make one.
+    init?() {
+        guard let key = OpenSSLKeys.generateX25519() else { return nil }
+        var length = 32
+        let raw = [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+            count = EVP_PKEY_get_raw_public_key(key, buffer.baseAddress, &length) == 1 ? length : 0
+        }
+        guard raw.count == 32, let derivation = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            EVP_PKEY_free(key)
+            return nil
+        }
+        guard EVP_PKEY_derive_init(derivation) == 1 else {
+            EVP_PKEY_CTX_free(derivation)
+            EVP_PKEY_free(key)
+            return nil
+        }
+        self.key = key
+        self.derivation = derivation
+        publicKey = raw
+    }
+
+    deinit {
+        EVP_PKEY_CTX_free(derivation)
+        EVP_PKEY_free(key)
+    }
+
+    /// This thread's pair for a connection that does not decide, replaced after `followerUses` exchanges.
+    static func forFollower() -> X25519KeyPair? {
+        guard let shelf = followers.current else { return nil }
+        if let pair = shelf.pair, shelf.uses < followerUses {
+            shelf.uses += 1
+            return pair
+        }
+        guard let pair = X25519KeyPair() else { return nil }
+        shelf.pair = pair
+        shelf.uses = 1
+        return pair
+    }
+
+    /// The raw 32-byte X25519 result with the server's Q_S; nil for a value of the wrong length.
+    func sharedSecret(with serverPublicKey: [UInt8]) -> [UInt8]? {
+        // No separate public-key check of the peer (validate_peer 0): for X25519 OpenSSL's only
+        // check is that a public value is present; a low-order point shows as the all-zero secret.
+        serverPublicKey.withUnsafeBytes { bytes in
+            OpenSSLKeys.withX25519Peer(bytes) { peer -> [UInt8]? in
+                var length = 32
+                return [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+                    count = EVP_PKEY_derive_set_peer_ex(derivation, peer, 0) == 1
+                        && EVP_PKEY_derive(derivation, buffer.baseAddress, &length) == 1 && length == 32 ? 32 : 0
+                }
+            }
+        }
+    }
+
+    private static let followers = PerThread<Shelf> { Shelf() }
+
+    /// One thread's follower pair and how many exchanges it has served.
+    private final class Shelf {
+        var pair: X25519KeyPair?
+        var uses = 0
+    }
+}
