@@ -114,8 +114,15 @@ struct KexInit {
     /// C string (a NUL inside fails the exchange), and `match_list` (match.c), which every
     /// negotiation goes through, considers a list only up to its first empty element, and at most
     /// its first `MAX_PROP` (40) names. Names past either limit are not offered, as far as `ssh` knows.
+    /// A KEXINIT this thread read before but for its cookie gets the lists read then (`RecentServerProposals`).
     init(parsing payload: [UInt8]) throws(ProbeFailure) {
         self.payload = payload
+        let recent = RecentServerProposals.current.current
+        if let known = recent?.proposal(for: payload) {
+            lists = known.lists
+            firstKexPacketFollows = known.firstKexPacketFollows
+            return
+        }
         var reader = SSHWireReader(payload)
         do {
             guard try reader.readByte() == BinaryPacket.Message.kexInit.rawValue else {
@@ -130,6 +137,7 @@ struct KexInit {
             }
             firstKexPacketFollows = try reader.readBoolean()
             _ = try reader.readUInt32()
+            recent?.keep(payload, lists: lists, firstKexPacketFollows: firstKexPacketFollows)
         } catch let failure as ProbeFailure {
             throw failure
         } catch {
