@@ -169,28 +169,6 @@ final class Sntrup761Tests: XCTestCase {
         XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
     }
 
-    /// The full product (loosely reduced 16-bit rows) against the schoolbook product mod q.
-    func testFullProductInRqMatchesTheSchoolbookProduct() {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
-        let p = Sntrup761Ring.p, q = Int64(Sntrup761Ring.q), half = Int64(Sntrup761Ring.halfQ)
-        let extremes = [Int16](repeating: Int16(half), count: p), lowest = [Int16](repeating: Int16(-half), count: p)
-        let random = { (0..<p).map { _ in Int16.random(in: -Int16(half)...Int16(half), using: &generator) } }
-        for (a, b) in [(random(), random()), (extremes, extremes), (extremes, lowest), (random(), lowest)] {
-            var wide = [Int64](repeating: 0, count: 2 * p - 1)
-            for i in 0..<p { for j in 0..<p { wide[i + j] += Int64(a[i]) * Int64(b[j]) } }
-            for k in stride(from: 2 * p - 2, through: p, by: -1) {
-                wide[k - p] += wide[k]
-                wide[k - p + 1] += wide[k]
-            }
-            let expected = wide[0..<p].map { value -> Int16 in
-                let reduced = ((value % q) + q) % q
-                return Int16(reduced > half ? reduced - q : reduced)
-            }
-            XCTAssertEqual(Sntrup761Ring.multiply(a, b), expected, "seed \(seed)")
-        }
-    }
-
     /// Montgomery's trick gives each f its own 1/(3f).
     func testBatchReciprocalsInvertEachPolynomial() {
         var generator = SeededGenerator(seed: 1521)
