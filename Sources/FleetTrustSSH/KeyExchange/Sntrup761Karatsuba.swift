@@ -21,6 +21,9 @@ enum Sntrup761Karatsuba {
     static let size = 768
     /// Below this many coefficients the halves are multiplied directly.
     private static let baseSize = 96
+    /// Zero pairs on either side of a base case's first operand: a group of sixteen outputs
+    /// reads up to 14 pairs before it and 15 after it.
+    private static let pairPadding = 16
     /// a·b over the integers: 2·size coefficients (the last one 0), a and b at most `size`
     /// coefficients each, every one within 4095 of zero, and their product's within 2^31.
     static func product(_ a: [Int16], _ b: [Int16]) -> [Int32] {
@@ -30,7 +33,7 @@ enum Sntrup761Karatsuba {
         var result = [Int32](repeating: 0, count: 2 * size)
         var halves = [Int16](repeating: 0, count: 2 * size)
         var middles = [Int32](repeating: 0, count: 2 * size)
-        var pairs = [Int16](repeating: 0, count: 2 * (baseSize + 8))
+        var pairs = [Int16](repeating: 0, count: 2 * (baseSize + 2 * pairPadding))
         var broadcast = [SIMD8<Int16>](repeating: .zero, count: baseSize / 2)
         result.withUnsafeMutableBufferPointer { result in
             halves.withUnsafeMutableBufferPointer { halves in
@@ -113,35 +116,45 @@ enum Sntrup761Karatsuba {
         UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD4<Int32>.self)
     }
 
-    /// out[0 ..< 2n] = a·b, n a multiple of 4 and at most `baseSize`. With a's coefficients
+    /// out[0 ..< 2n] = a·b, n a multiple of 16 and at most `baseSize`. With a's coefficients
     /// laid out as pairs (a[m], a[m - 1]) and b's as pairs (b[2t], b[2t + 1]) repeated four
     /// times, one `pmaddwd` adds a[k - 2t]·b[2t] + a[k - 2t - 1]·b[2t + 1] for four outputs k
-    /// at once. Each block of four outputs runs over the pairs t that reach it, a range set by
-    /// k and n alone; the four zero pairs on either side of a stand for its missing ends.
+    /// at once. Sixteen outputs at a time, in four independent sums, run over the pairs t that
+    /// reach any of them, a range set by the outputs' position and n alone; the zero pairs on
+    /// either side of a (`pairPadding`) stand for a's missing ends.
     @inline(never)
     private static func schoolbook(_ out: UnsafeMutablePointer<Int32>, _ a: UnsafePointer<Int16>, _ b: UnsafePointer<Int16>,
                                    _ n: Int, _ scratch: Scratch) {
         let pairs = scratch.pairs, broadcast = scratch.broadcast
-        // Pair m (m from -4 on) is at 2·(m + 4).
-        for m in -4..<(n + 4) {
-            pairs[2 * (m + 4)] = m >= 0 && m < n ? a[m] : 0
-            pairs[2 * (m + 4) + 1] = m >= 1 && m <= n ? a[m - 1] : 0
+        // Pair m is at 2·(m + pairPadding); the pairs outside 0 ... n are zeros from the start
+        // and never written, for every base case has the same n.
+        for m in 0..<n {
+            pairs[2 &* (m &+ pairPadding)] = a[m]
+            pairs[2 &* (m &+ pairPadding) &+ 3] = a[m]
         }
         for t in 0..<(n / 2) {
-            let even = b[2 * t], odd = b[2 * t + 1]
+            let even = b[2 &* t], odd = b[2 &* t &+ 1]
             broadcast[t] = SIMD8(even, odd, even, odd, even, odd, even, odd)
         }
         let pairBytes = UnsafeRawPointer(pairs)
-        for block in stride(from: 0, to: 2 * n, by: 4) {
-            let first = max(0, (block - n) / 2), last = min(n / 2 - 1, block / 2 + 1)
-            var sum = SIMD4<Int32>.zero
+        for group in stride(from: 0, to: 2 * n, by: 16) {
+            // Output k0 needs the pairs t from (k0 - n)/2 to k0/2 + 1; output k0 + 12 to k0/2 + 7.
+            let first = max(0, (group - n) / 2), last = min(n / 2 - 1, group / 2 + 7)
+            var sum0 = SIMD4<Int32>.zero, sum1 = sum0, sum2 = sum0, sum3 = sum0
             var t = first
             while t <= last {
-                let lanes = pairBytes.loadUnaligned(fromByteOffset: 4 * (block - 2 * t + 4), as: SIMD8<Int16>.self)
-                sum &+= multiplyAddPairs(lanes, broadcast[t])
-                t += 1
+                let multiplier = broadcast[t]
+                let offset = 4 &* (group &- 2 &* t &+ pairPadding)
+                sum0 &+= multiplyAddPairs(pairBytes.loadUnaligned(fromByteOffset: offset, as: SIMD8<Int16>.self), multiplier)
+                sum1 &+= multiplyAddPairs(pairBytes.loadUnaligned(fromByteOffset: offset &+ 16, as: SIMD8<Int16>.self), multiplier)
+                sum2 &+= multiplyAddPairs(pairBytes.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Int16>.self), multiplier)
+                sum3 &+= multiplyAddPairs(pairBytes.loadUnaligned(fromByteOffset: offset &+ 48, as: SIMD8<Int16>.self), multiplier)
+                t &+= 1
             }
-            UnsafeMutableRawPointer(out + block).storeBytes(of: sum, as: SIMD4<Int32>.self)
+            store(sum0, out + group)
+            store(sum1, out + group + 4)
+            store(sum2, out + group + 8)
+            store(sum3, out + group + 12)
         }
     }
 
