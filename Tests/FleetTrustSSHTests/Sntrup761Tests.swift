@@ -169,6 +169,27 @@ final class Sntrup761Tests: XCTestCase {
         XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
     }
 
+    /// A batch whose drawn g is not invertible in R/3 (here the first, all zeros: random ones
+    /// almost never are) is made as single key pairs from the same bytes, which draw that g
+    /// again: still byte for byte, and the same bytes used.
+    func testBatchWithANonInvertibleGEqualsSingleKeyPairsFromTheSameRandomness() throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        // Each little-endian word 0x20000000 draws the coefficient 0.
+        let zeroG = Array([[UInt8]](repeating: [0, 0, 0, 0x20], count: Sntrup761Ring.p).joined())
+        XCTAssertEqual(Sntrup761.smallRandom { _ in zeroG }, [Int8](repeating: 0, count: Sntrup761Ring.p))
+        var batchStream = PrefixedStream(prefix: zeroG, rest: SeededGenerator(seed: seed))
+        var singleStream = batchStream
+        let batch = Sntrup761KeyBatch.generate(count: 3, random: { batchStream.next($0) })
+        for (index, pair) in batch.enumerated() {
+            let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
+            XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
+            XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
+        }
+        XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
+        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
+        XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret)
+    }
+
     /// Montgomery's trick gives each f its own 1/(3f).
     func testBatchReciprocalsInvertEachPolynomial() {
         var generator = SeededGenerator(seed: 1521)
@@ -210,4 +231,16 @@ final class Sntrup761Tests: XCTestCase {
 private extension SeededGenerator {
     /// `count` bytes, reproducible from the seed.
     mutating func next(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+}
+
+/// Fixed bytes first, then a seeded stream.
+private struct PrefixedStream {
+    var prefix: [UInt8]
+    var rest: SeededGenerator
+
+    mutating func next(_ count: Int) -> [UInt8] {
+        let taken = Array(prefix.prefix(count))
+        prefix.removeFirst(taken.count)
+        return taken + rest.next(count - taken.count)
+    }
 }
