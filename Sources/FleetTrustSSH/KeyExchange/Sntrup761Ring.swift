@@ -85,11 +85,14 @@ enum Sntrup761Ring {
     /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
     private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> [Coefficient] {
         var product = product
-        for k in stride(from: 2 * p - 2, through: p, by: -1) {
-            product[k - p] &+= product[k]
-            product[k - p + 1] &+= product[k]
+        product.withUnsafeMutableBufferPointer { product in
+            for k in stride(from: 2 * p - 2, through: p, by: -1) {
+                product[k - p] &+= product[k]
+                product[k - p + 1] &+= product[k]
+            }
         }
-        return Array(product[0..<p])
+        product.removeLast(product.count - p)
+        return product
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
