@@ -28,26 +28,31 @@ enum Sntrup761Karatsuba {
     /// coefficients each, every one within 4095 of zero, and their product's within 2^31.
     static func product(_ a: [Int16], _ b: [Int16]) -> [Int32] {
         precondition(a.count <= size && b.count <= size, "at most \(size) coefficients")
-        // The padded operands and the scratch, in one zeroed temporary allocation (on the
-        // stack when it fits): 16-bit operands, halves and pairs, 32-bit middles, 128-bit lanes.
-        let pairCount = 2 * (baseSize + 2 * pairPadding)
-        let bytes = 2 * (size + size + 2 * size + pairCount) + 4 * 2 * size + 16 * (baseSize / 2)
-        return [Int32](unsafeUninitializedCapacity: 2 * size) { result, initialized in
-            withUnsafeTemporaryAllocation(byteCount: bytes, alignment: 16) { memory in
-                memory.initializeMemory(as: UInt8.self, repeating: 0)
-                let base = memory.baseAddress!
-                let broadcast = base.assumingMemoryBound(to: SIMD8<Int16>.self)
-                let middles = (base + 16 * (baseSize / 2)).assumingMemoryBound(to: Int32.self)
-                let operands = (base + 16 * (baseSize / 2) + 4 * 2 * size).assumingMemoryBound(to: Int16.self)
-                let paddedA = operands, paddedB = operands + size, halves = operands + 2 * size
-                let pairs = halves + 2 * size
-                a.withUnsafeBufferPointer { paddedA.update(from: $0.baseAddress!, count: a.count) }
-                b.withUnsafeBufferPointer { paddedB.update(from: $0.baseAddress!, count: b.count) }
-                let scratch = Scratch(halves: halves, middles: middles, pairs: pairs, broadcast: broadcast)
-                multiply(result.baseAddress!, paddedA, paddedB, size, scratch)
+        let paddedA = a + [Int16](repeating: 0, count: size - a.count)
+        let paddedB = b + [Int16](repeating: 0, count: size - b.count)
+        var result = [Int32](repeating: 0, count: 2 * size)
+        var halves = [Int16](repeating: 0, count: 2 * size)
+        var middles = [Int32](repeating: 0, count: 2 * size)
+        var pairs = [Int16](repeating: 0, count: 2 * (baseSize + 2 * pairPadding))
+        var broadcast = [SIMD8<Int16>](repeating: .zero, count: baseSize / 2)
+        result.withUnsafeMutableBufferPointer { result in
+            halves.withUnsafeMutableBufferPointer { halves in
+                middles.withUnsafeMutableBufferPointer { middles in
+                    pairs.withUnsafeMutableBufferPointer { pairs in
+                        broadcast.withUnsafeMutableBufferPointer { broadcast in
+                            paddedA.withUnsafeBufferPointer { a in
+                                paddedB.withUnsafeBufferPointer { b in
+                                    let scratch = Scratch(halves: halves.baseAddress!, middles: middles.baseAddress!,
+                                                          pairs: pairs.baseAddress!, broadcast: broadcast.baseAddress!)
+                                    multiply(result.baseAddress!, a.baseAddress!, b.baseAddress!, size, scratch)
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            initialized = 2 * size
         }
+        return result
     }
 
     /// Working memory for one product: sums of halves (16-bit) and middle products (32-bit),

@@ -85,14 +85,11 @@ enum Sntrup761Ring {
     /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
     private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> [Coefficient] {
         var product = product
-        product.withUnsafeMutableBufferPointer { product in
-            for k in stride(from: 2 * p - 2, through: p, by: -1) {
-                product[k - p] &+= product[k]
-                product[k - p + 1] &+= product[k]
-            }
+        for k in stride(from: 2 * p - 2, through: p, by: -1) {
+            product[k - p] &+= product[k]
+            product[k - p + 1] &+= product[k]
         }
-        product.removeLast(product.count - p)
-        return product
+        return Array(product[0..<p])
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
