@@ -154,18 +154,11 @@ final class Sntrup761Tests: XCTestCase {
         XCTAssertNil(Sntrup761Ring.reciprocal3([Int8](repeating: 0, count: p)))
     }
 
-    /// A batch's keys come from one reciprocal (Montgomery's trick), yet the randomness is drawn
-    /// in the same order and the keys must be those of single key pairs, byte for byte.
+    /// A batch's keys come from one reciprocal in each ring (Montgomery's trick), yet the
+    /// randomness is drawn in the same order and the keys must be those of single key pairs,
+    /// byte for byte.
     func testBatchOfKeyPairsEqualsSingleKeyPairsFromTheSameRandomness() {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var batchStream = SeededGenerator(seed: seed), singleStream = SeededGenerator(seed: seed)
-        let batch = Sntrup761KeyBatch.generate(count: 5, random: { batchStream.next($0) })
-        for (index, pair) in batch.enumerated() {
-            let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
-            XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
-            XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
-        }
-        XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
+        let batch = assertBatchEqualsSingleKeyPairs(count: 5, prefix: [])
         XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
     }
 
@@ -173,21 +166,28 @@ final class Sntrup761Tests: XCTestCase {
     /// almost never are) is made as single key pairs from the same bytes, which draw that g
     /// again: still byte for byte, and the same bytes used.
     func testBatchWithANonInvertibleGEqualsSingleKeyPairsFromTheSameRandomness() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
         // Each little-endian word 0x20000000 draws the coefficient 0.
         let zeroG = Array([[UInt8]](repeating: [0, 0, 0, 0x20], count: Sntrup761Ring.p).joined())
         XCTAssertEqual(Sntrup761.smallRandom { _ in zeroG }, [Int8](repeating: 0, count: Sntrup761Ring.p))
-        var batchStream = PrefixedStream(prefix: zeroG, rest: SeededGenerator(seed: seed))
+        let batch = assertBatchEqualsSingleKeyPairs(count: 3, prefix: zeroG)
+        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
+        XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret)
+    }
+
+    /// A batch of `count` from `prefix` then a fresh seed's bytes, against as many single key
+    /// pairs from the same bytes: the same keys and the same bytes used. Returns the batch.
+    private func assertBatchEqualsSingleKeyPairs(count: Int, prefix: [UInt8]) -> [(publicKey: [UInt8], secretKey: [UInt8])] {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var batchStream = PrefixedStream(prefix: prefix, rest: SeededGenerator(seed: seed))
         var singleStream = batchStream
-        let batch = Sntrup761KeyBatch.generate(count: 3, random: { batchStream.next($0) })
+        let batch = Sntrup761KeyBatch.generate(count: count, random: { batchStream.next($0) })
         for (index, pair) in batch.enumerated() {
             let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
             XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
             XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
         }
         XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
-        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
-        XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret)
+        return batch
     }
 
     /// Montgomery's trick gives each f its own 1/(3f).
