@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "fuzz-inventory", dependencies: ["FleetTrustCore", "FuzzDriver"]),
         .executableTarget(name: "store-stress", dependencies: ["FleetTrustCore"]),
         .executableTarget(name: "testfleet",
-                          dependencies: ["FleetTrustTestFleet", "FleetTrustDashboard",
+                          dependencies: ["FleetTrustTestFleet", "FleetTrustDashboard", "FleetTrustSSH",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .executableTarget(name: "fuzz-knownhosts", dependencies: ["FleetTrustCore", "FuzzDriver"]),

@@ -12,7 +12,7 @@ struct TestFleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "testfleet",
         abstract: "Run a local fleet of real OpenSSH sshd processes on 127.0.0.0/8.",
-        subcommands: [Demo.self, Serve.self, Hostile.self, Silent.self])
+        subcommands: [Demo.self, Serve.self, Hostile.self, Silent.self, CryptoCost.self])
 }
 
 struct FleetOptions: ParsableArguments {

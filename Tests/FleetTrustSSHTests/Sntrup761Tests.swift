@@ -154,41 +154,40 @@ final class Sntrup761Tests: XCTestCase {
         XCTAssertNil(Sntrup761Ring.reciprocal3([Int8](repeating: 0, count: p)))
     }
 
-    /// A batch's keys come from one reciprocal (Montgomery's trick), yet the randomness is drawn
-    /// in the same order and the keys must be those of single key pairs, byte for byte.
+    /// A batch's keys come from one reciprocal in each ring (Montgomery's trick), yet the
+    /// randomness is drawn in the same order and the keys must be those of single key pairs,
+    /// byte for byte.
     func testBatchOfKeyPairsEqualsSingleKeyPairsFromTheSameRandomness() {
+        let batch = assertBatchEqualsSingleKeyPairs(count: 5, prefix: [])
+        XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
+    }
+
+    /// A batch whose drawn g is not invertible in R/3 (here the first, all zeros: random ones
+    /// almost never are) is made as single key pairs from the same bytes, which draw that g
+    /// again: still byte for byte, and the same bytes used.
+    func testBatchWithANonInvertibleGEqualsSingleKeyPairsFromTheSameRandomness() throws {
+        // Each little-endian word 0x20000000 draws the coefficient 0.
+        let zeroG = Array([[UInt8]](repeating: [0, 0, 0, 0x20], count: Sntrup761Ring.p).joined())
+        XCTAssertEqual(Sntrup761.smallRandom { _ in zeroG }, [Int8](repeating: 0, count: Sntrup761Ring.p))
+        let batch = assertBatchEqualsSingleKeyPairs(count: 3, prefix: zeroG)
+        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
+        XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret)
+    }
+
+    /// A batch of `count` from `prefix` then a fresh seed's bytes, against as many single key
+    /// pairs from the same bytes: the same keys and the same bytes used. Returns the batch.
+    private func assertBatchEqualsSingleKeyPairs(count: Int, prefix: [UInt8]) -> [(publicKey: [UInt8], secretKey: [UInt8])] {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var batchStream = SeededGenerator(seed: seed), singleStream = SeededGenerator(seed: seed)
-        let batch = Sntrup761KeyBatch.generate(count: 5, random: { batchStream.next($0) })
+        var batchStream = PrefixedStream(prefix: prefix, rest: SeededGenerator(seed: seed))
+        var singleStream = batchStream
+        let batch = Sntrup761KeyBatch.generate(count: count, random: { batchStream.next($0) })
         for (index, pair) in batch.enumerated() {
             let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
             XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
             XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
         }
         XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
-        XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
-    }
-
-    /// The full product (loosely reduced 16-bit rows) against the schoolbook product mod q.
-    func testFullProductInRqMatchesTheSchoolbookProduct() {
-        let seed = UInt64.random(in: 0...UInt64.max)
-        var generator = SeededGenerator(seed: seed)
-        let p = Sntrup761Ring.p, q = Int64(Sntrup761Ring.q), half = Int64(Sntrup761Ring.halfQ)
-        let extremes = [Int16](repeating: Int16(half), count: p), lowest = [Int16](repeating: Int16(-half), count: p)
-        let random = { (0..<p).map { _ in Int16.random(in: -Int16(half)...Int16(half), using: &generator) } }
-        for (a, b) in [(random(), random()), (extremes, extremes), (extremes, lowest), (random(), lowest)] {
-            var wide = [Int64](repeating: 0, count: 2 * p - 1)
-            for i in 0..<p { for j in 0..<p { wide[i + j] += Int64(a[i]) * Int64(b[j]) } }
-            for k in stride(from: 2 * p - 2, through: p, by: -1) {
-                wide[k - p] += wide[k]
-                wide[k - p + 1] += wide[k]
-            }
-            let expected = wide[0..<p].map { value -> Int16 in
-                let reduced = ((value % q) + q) % q
-                return Int16(reduced > half ? reduced - q : reduced)
-            }
-            XCTAssertEqual(Sntrup761Ring.multiply(a, b), expected, "seed \(seed)")
-        }
+        return batch
     }
 
     /// Montgomery's trick gives each f its own 1/(3f).
@@ -232,4 +231,16 @@ final class Sntrup761Tests: XCTestCase {
 private extension SeededGenerator {
     /// `count` bytes, reproducible from the seed.
     mutating func next(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+}
+
+/// Fixed bytes first, then a seeded stream.
+private struct PrefixedStream {
+    var prefix: [UInt8]
+    var rest: SeededGenerator
+
+    mutating func next(_ count: Int) -> [UInt8] {
+        let taken = Array(prefix.prefix(count))
+        prefix.removeFirst(taken.count)
+        return taken + rest.next(count - taken.count)
+    }
 }

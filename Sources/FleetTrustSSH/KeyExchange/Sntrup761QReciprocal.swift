@@ -86,17 +86,6 @@ enum Sntrup761QReciprocal {
         for i in 0..<count { out[i] = combine(x[i], a, aShoup, y[i], b, bShoup) }
     }
 
-    /// sums += a·x - b·y mod q over count entries, loosely reduced: two rows of
-    /// `Sntrup761Ring.multiply(_:_:)`. Two products a lane, like `eliminate`, make the
-    /// vectoriser pick 16-bit lanes (one product a lane got 32-bit lanes and emulated
-    /// multiplies); here, beside `combine`, it is inlined even when files are compiled one at
-    /// a time.
-    @inline(never)
-    static func addProductRows(_ sums: UnsafeMutablePointer<Int16>, _ x: UnsafePointer<Int16>, _ a: Int16, _ aShoup: Int16,
-                               _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int) {
-        for i in 0..<count { sums[i] &+= combine(x[i], a, aShoup, y[i], b, bShoup) }
-    }
-
     /// a·2^16/q rounded, for a centred a: within 1 of the exact value, and below 2^15 in
     /// magnitude. A multiplication by 2^31/q rounded (467759) and a shift, never a division:
     /// a is secret, and a division instruction's time can depend on its operands.

@@ -51,88 +51,45 @@ enum Sntrup761Ring {
         return result
     }
 
-    /// f·g in R/q, g small.
+    /// x reduced into -(q-1)/2 ... (q-1)/2; valid for |x| < 2^40. A remainder by a constant,
+    /// which the compiler turns into a multiplication, never a division.
+    @inline(__always)
+    static func freezeQ(wide x: Int64) -> Int16 {
+        let shifted = UInt64(bitPattern: x &+ Int64(halfQ) &+ Int64(q) &<< 40)
+        return Int16(truncatingIfNeeded: Int64(bitPattern: shifted % UInt64(q)) &- Int64(halfQ))
+    }
+
+    /// f·g in R/q, g small: the integer product is at most 761·2295 < 2^21 in magnitude, and
+    /// at most three times that once folded, inside what `freezeQ` accepts.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        // 12 terms of at most (q-1)/2 = 2295 each stay below 2^15.
-        let g = g.map(Int16.init) + [0, 0, 0]
-        return reducedProduct(f, rowsPerCall: 4, rowsPerBlock: 12) { sums, f, row in
-            addRows(sums, f, p + 3, g[row], g[row + 1], g[row + 2], g[row + 3])
-        }.map(freezeQ)
+        folded(Sntrup761Karatsuba.product(f, g.map(Int16.init))).map(freezeQ)
     }
 
     /// f·g in R/q for any two centred elements: the batch key generation's products of a
-    /// reciprocal by a product of many small polynomials.
+    /// reciprocal by a product of many small polynomials. The integer product would not fit in
+    /// 32 bits, so g is split as 2048·high + low, high in -1 ... 1 and low in -1024 ..< 1024:
+    /// two products that do (at most 761·2295·1024 < 2^31), joined and folded in 64 bits.
     static func multiply(_ f: [Int16], _ g: [Int16]) -> [Int16] {
-        // Two rows at a time: a·f[i] - b·f[i - 1] with b = -g[row + 1] lies within 5351 of zero
-        // (`Sntrup761QReciprocal.combine`), so six pairs stay below 2^15.
-        let g = g + [0]
-        return reducedProduct(f, rowsPerCall: 2, rowsPerBlock: 12) { sums, f, row in
-            let a = g[row], b = -g[row + 1]
-            Sntrup761QReciprocal.addProductRows(sums, f + 1, a, Sntrup761QReciprocal.shoup(a),
-                                                f, b, Sntrup761QReciprocal.shoup(b), count: p + 1)
-        }.map(freezeQ)
+        let low = g.map { (($0 &+ 1024) & 2047) &- 1024 }
+        let high = zip(g, low).map { ($0 &- $1) >> 11 }
+        let lowProduct = Sntrup761Karatsuba.product(f, low), highProduct = Sntrup761Karatsuba.product(f, high)
+        let joined = (0..<(2 * p - 1)).map { Int64(highProduct[$0]) &<< 11 &+ Int64(lowProduct[$0]) }
+        return folded(joined).map { freezeQ(wide: $0) }
     }
 
-    /// f·g in R/3.
+    /// f·g in R/3: the integer product is at most 761 in magnitude.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
-        // All p terms of at most 1 each fit 16 bits.
-        let g = g.map(Int16.init) + [0, 0, 0]
-        return reducedProduct(f.map(Int16.init), rowsPerCall: 4, rowsPerBlock: p + 3) { sums, f, row in
-            addRows(sums, f, p + 3, g[row], g[row + 1], g[row + 2], g[row + 3])
-        }.map(freeze3)
+        folded(Sntrup761Karatsuba.product(f.map(Int16.init), g.map(Int16.init))).map(freeze3)
     }
 
-    /// f·g over the integers, folded back below degree p with x^p = x + 1. `addRows` adds f
-    /// times `rowsPerCall` coefficients of g, from `row` on, into 16-bit sums, reading f from a
-    /// copy with rowsPerCall - 1 zeros on either side (its first coefficient at that offset).
-    /// The sums stay below 381·5351 (full products) or p·(q-1)/2 (small ones) in magnitude,
-    /// and folded below 2^24, inside what the freezes accept.
-    ///
-    /// The terms add up in 16-bit lanes, eight to an SSE2 register, for as many rows of g as
-    /// cannot overflow them, and each block of rows is then added into the 32-bit sums.
-    private static func reducedProduct(_ f: [Int16], rowsPerCall: Int, rowsPerBlock: Int,
-                                       addRows: (UnsafeMutablePointer<Int16>, UnsafePointer<Int16>, Int) -> Void) -> [Int32] {
-        let rows = (p + rowsPerCall - 1) / rowsPerCall * rowsPerCall
-        let zeros = [Int16](repeating: 0, count: rowsPerCall - 1)
-        let padded = zeros + f + zeros
-        var wide = [Int32](repeating: 0, count: rows + p - 1)
-        var block = [Int16](repeating: 0, count: rowsPerBlock + p - 1)
-        wide.withUnsafeMutableBufferPointer { product in
-            block.withUnsafeMutableBufferPointer { block in
-                padded.withUnsafeBufferPointer { f in
-                    var first = 0
-                    while first < rows {
-                        let count = min(rowsPerBlock, rows - first)
-                        block.update(repeating: 0)
-                        for row in stride(from: 0, to: count, by: rowsPerCall) {
-                            addRows(block.baseAddress! + row, f.baseAddress!, first + row)
-                        }
-                        widen(product.baseAddress! + first, block.baseAddress!, count + p - 1)
-                        first += count
-                    }
-                }
-            }
-            for k in stride(from: 2 * p - 2, through: p, by: -1) {
-                product[k - p] &+= product[k]
-                product[k - p + 1] &+= product[k]
-            }
+    /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
+    private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> [Coefficient] {
+        var product = product
+        for k in stride(from: 2 * p - 2, through: p, by: -1) {
+            product[k - p] &+= product[k]
+            product[k - p + 1] &+= product[k]
         }
-        return Array(wide[0..<p])
-    }
-
-    /// sums[i] += c0·f[i] + c1·f[i-1] + c2·f[i-2] + c3·f[i-3]: four rows of a product by a
-    /// small polynomial, f read from three zeros before it. A 16-bit multiplication takes the
-    /// same time whatever its operands; out of line, with pointers apart, the loop is
-    /// vectorised (`pmullw`), four rows to one pass over the sums.
-    @inline(never)
-    private static func addRows(_ sums: UnsafeMutablePointer<Int16>, _ f: UnsafePointer<Int16>, _ count: Int,
-                                _ c0: Int16, _ c1: Int16, _ c2: Int16, _ c3: Int16) {
-        for i in 0..<count { sums[i] &+= f[i + 3] &* c0 &+ f[i + 2] &* c1 &+ f[i + 1] &* c2 &+ f[i] &* c3 }
-    }
-
-    @inline(never)
-    private static func widen(_ sums: UnsafeMutablePointer<Int32>, _ block: UnsafePointer<Int16>, _ count: Int) {
-        for i in 0..<count { sums[i] &+= Int32(block[i]) }
+        return Array(product[0..<p])
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
