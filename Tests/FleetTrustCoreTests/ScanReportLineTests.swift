@@ -174,6 +174,18 @@ final class ScanReportLineTests: XCTestCase {
         }
     }
 
+    func testSharedKeysAreWrittenAsTheEncoderWritesThem() throws {
+        let tables = [SharedKeyTable(), SharedKeyTable(entries: [SharedKeyTable.Entry(fingerprint: "SHA256:a", type: "ssh-ed25519", hosts: [])])]
+            + Self.hostile.map { text in
+                SharedKeyTable(entries: [SharedKeyTable.Entry(fingerprint: text, type: text, hosts: [text, "b", text]),
+                                         SharedKeyTable.Entry(fingerprint: "SHA256:b", type: "ssh-rsa", hosts: ["a/b", text])])
+            }
+        for table in tables {
+            XCTAssertEqual(String(decoding: ScanDocumentWriter.compact(table.entries), as: UTF8.self),
+                           String(decoding: try encoder.encode(table.entries), as: UTF8.self))
+        }
+    }
+
     func testTheWrittenDocumentEqualsTheEncodersLineForLine() throws {
         let judged = judgedHost()
         var entry = ScanReport.Host(judged, generatedAt: "2026-01-01T00:00:00Z")

@@ -260,3 +260,17 @@ extension ScanReport.SSHSettings {
         json.endObject()
     }
 }
+
+extension SharedKeyTable.Entry {
+    private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
+
+    func write(to json: inout CompactJSON) {
+        json.object(Self.sortedKeys) { json, field in
+            switch field {
+            case .fingerprint: json.string(fingerprint)
+            case .type: json.string(type)
+            case .hosts: json.strings(hosts)
+            }
+        }
+    }
+}
