@@ -49,6 +49,9 @@ final class ScanReportLineTests: XCTestCase {
             entry.error = ScanReport.Failure(stage: text, code: FailureCode.allCases[0], message: text)
             entry.route = [ScanReport.Hop(kind: "proxy-jump", hop: text), ScanReport.Hop(kind: text, hop: "")]
             entry.driftMoves = [ScanReport.DriftMove(KeyDrift(kind: .changed, type: text, before: text, now: nil))]
+            entry.sshConnection = ScanReport.SSHConnection(key: 0, algorithms: NegotiatedAlgorithms(hostKey: text, keyExchange: text,
+                                                                                                     cipher: text, mac: text),
+                                                           error: ScanReport.Failure(stage: text, code: FailureCode.allCases[0], message: text))
             entry.ssh?.hostKeyAlias = text
             entry.ssh?.knownHostsFiles = [text]
             entry.ssh?.userKnownHostsFiles = [text, "/x"]
@@ -109,6 +112,11 @@ final class ScanReportLineTests: XCTestCase {
                 expiresInDays: index % 4 == 0 ? nil : pick([Int.min, -1, 0, Int.max], index),
                 warnings: Array(CertificateWarning.allCases.prefix(index % (CertificateWarning.allCases.count + 1))))
             entry.keys = index % 6 == 5 ? [] : [key, key]
+            entry.sshConnection = index % 7 == 6 ? nil : ScanReport.SSHConnection(
+                key: index % 3 == 0 ? nil : pick([0, 1, Int.max], index),
+                algorithms: index % 2 == 0 ? nil : NegotiatedAlgorithms(hostKey: "h", keyExchange: "k", cipher: "c", mac: "m"),
+                error: index % 5 == 0 ? ScanReport.Failure(stage: pick(ProbeStage.allCases, index).rawValue,
+                                                           code: pick(FailureCode.allCases, index), message: "m") : nil)
             try assertSameBytes(entry, "case \(index)")
         }
     }
@@ -163,6 +171,18 @@ final class ScanReportLineTests: XCTestCase {
             var json = CompactJSON()
             XCTAssertThrowsError(try entry.write(to: &json)) { XCTAssertTrue($0 is CompactJSON.NonFiniteNumber) }
             XCTAssertThrowsError(try encoder.encode(entry))
+        }
+    }
+
+    func testSharedKeysAreWrittenAsTheEncoderWritesThem() throws {
+        let tables = [SharedKeyTable(), SharedKeyTable(entries: [SharedKeyTable.Entry(fingerprint: "SHA256:a", type: "ssh-ed25519", hosts: [])])]
+            + Self.hostile.map { text in
+                SharedKeyTable(entries: [SharedKeyTable.Entry(fingerprint: text, type: text, hosts: [text, "b", text]),
+                                         SharedKeyTable.Entry(fingerprint: "SHA256:b", type: "ssh-rsa", hosts: ["a/b", text])])
+            }
+        for table in tables {
+            XCTAssertEqual(String(decoding: ScanDocumentWriter.compact(table.entries), as: UTF8.self),
+                           String(decoding: try encoder.encode(table.entries), as: UTF8.self))
         }
     }
 

@@ -88,11 +88,21 @@ public enum HostKeyAlgorithms {
         return client.first { offered.contains($0) }
     }
 
-    /// The key type an algorithm name selects (`rsa-sha2-512` selects an RSA key); nil for types
-    /// fleettrust does not handle (security keys).
+    /// The key type an algorithm name selects (`rsa-sha2-512` selects an RSA key); nil for a name
+    /// that selects none.
     public static func keyType(ofAlgorithm name: String) -> KeyType? {
-        KeyType(name: KeyType.canonicalName(name))
+        keyTypes[name]
     }
+
+    /// Every algorithm name that selects a key type, looked up instead of searched for: the judge
+    /// classifies each host's whole offered list, a search compared each name with every type's.
+    private static let keyTypes: [String: KeyType] = {
+        var table = Dictionary(uniqueKeysWithValues: KeyType.allCases.map { ($0.name, $0) })
+        for signature in ["rsa-sha2-256", "rsa-sha2-512", "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com"] {
+            table[signature] = KeyType(name: KeyType.canonicalName(signature))
+        }
+        return table
+    }()
 
     /// What a server offers, inferred from the keys a probe found when its KEXINIT was not seen
     /// (a scan recorded by an older version): each key under the algorithm it was fetched with,

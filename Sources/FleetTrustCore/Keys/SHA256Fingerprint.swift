@@ -13,8 +13,9 @@ public struct SHA256Digest: Hashable, Sendable {
         words = (word(0), word(8), word(16), word(24))
     }
 
+    /// One array, written in place: every fingerprint's text is made from these bytes.
     public var bytes: [UInt8] {
-        [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).reversed().map { UInt8(truncatingIfNeeded: word >> ($0 * 8)) } }
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { Array($0) }
     }
 
     public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool { a.words == b.words }

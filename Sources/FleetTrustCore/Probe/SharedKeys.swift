@@ -47,6 +47,8 @@ public struct SharedKeyTable: Sendable {
         public var type: String
         public var hosts: [String]
 
+        enum CodingKeys: String, CodingKey, CaseIterable { case fingerprint, type, hosts }
+
         public init(fingerprint: String, type: String, hosts: [String]) {
             self.fingerprint = fingerprint
             self.type = type

@@ -5,7 +5,9 @@ import Foundation
 /// encoder's per-value tree. Field names come from the types' `CodingKeys` (the one list, shared
 /// with `RecordedScan`); each writer switches over every key, so a new field does not compile
 /// until it is written here too. Rare shapes (TLS sessions and chains, algorithm lists, a
-/// `KnownHostsCommand`) are spliced in from the encoder.
+/// `KnownHostsCommand`) are spliced in from the encoder; the deciding connection, which every
+/// live SSH host has, is written here (through the encoder it cost a boxed tree and a type
+/// lookup per host).
 extension ScanReport.Host {
     private static let sshKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter { key in
         key != .sharesKeysWith && !tlsKeys.contains(key)
@@ -59,7 +61,7 @@ extension ScanReport.Host {
                 json.endArray()
             case .endpointProtocol: json.string(endpointProtocol.rawValue)
             case .sshfp: try json.optional(sshfp) { try $0.encoded($1) }
-            case .sshConnection: try json.optional(sshConnection) { try $0.encoded($1) }
+            case .sshConnection: json.optional(sshConnection) { $1.write(to: &$0) }
             case .tlsSession: try json.optional(tlsSession) { try $0.encoded($1) }
             case .startTLS: json.optional(startTLS) { $0.string($1.rawValue) }
             case .certificates: try json.optional(certificates) { try $0.encoded($1) }
@@ -132,6 +134,20 @@ extension ScanReport.Failure {
             case .stage: json.string(stage)
             case .code: json.string(code.rawValue)
             case .message: json.string(message)
+            }
+        }
+    }
+}
+
+extension ScanReport.SSHConnection {
+    private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
+
+    func write(to json: inout CompactJSON) {
+        json.object(Self.sortedKeys) { json, field in
+            switch field {
+            case .key: json.optional(key) { $0.integer($1) }
+            case .algorithms: json.optional(algorithms) { $1.write(to: &$0) }
+            case .error: json.optional(error) { $1.write(to: &$0) }
             }
         }
     }
@@ -242,5 +258,19 @@ extension ScanReport.SSHSettings {
             }
         }
         json.endObject()
+    }
+}
+
+extension SharedKeyTable.Entry {
+    private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
+
+    func write(to json: inout CompactJSON) {
+        json.object(Self.sortedKeys) { json, field in
+            switch field {
+            case .fingerprint: json.string(fingerprint)
+            case .type: json.string(type)
+            case .hosts: json.strings(hosts)
+            }
+        }
     }
 }
