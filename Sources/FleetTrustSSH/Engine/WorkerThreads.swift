@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// Up to `limit` dedicated OS threads that run blocking jobs in order of submission.
@@ -94,12 +95,10 @@ final class WorkerThreads: @unchecked Sendable {
 }
 
 /// Names the calling thread (at most 15 bytes, the kernel's limit) for `top -H` and
-/// /proc/PID/task/*/comm. Written through /proc/thread-self: Foundation's `Thread.name` reaches
-/// the kernel only when the new thread runs after `start()` has recorded it, which a busy
-/// machine does not always do.
+/// /proc/PID/task/*/comm. Set by the thread itself: Foundation's `Thread.name` reaches the kernel
+/// only when the new thread runs after `start()` has recorded it, which a busy machine does not
+/// always do. One `prctl(PR_SET_NAME)`, which truncates as the kernel does, instead of an open,
+/// a write and a close of /proc/thread-self/comm (0.4 % of a scan's samples, one per thread).
 func nameCurrentThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    _ = name.withCString { write(fd, $0, strlen($0)) }
-    close(fd)
+    _ = name.withCString { fleettrust_name_current_thread($0) }
 }
