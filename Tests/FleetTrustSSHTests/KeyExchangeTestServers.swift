@@ -112,6 +112,7 @@ final class KeyExchangeTestSSHD {
 /// them; they close after the client's NEWKEYS): `long-ident` (an 8008-byte identification),
 /// `preamble-1023` / `preamble-1024` (that many lines before it), `kex-empty-element` (the only
 /// common method after an empty name-list element), `kex-41` (the only common method 41st),
+/// `kex-trailing-nul` (its method list ends in a NUL byte), `kex-inner-nul` (a NUL inside it),
 /// `strict` (kex-strict-s, nothing before KEXINIT), `strict-noise` (kex-strict-s after an IGNORE),
 /// `strict-late-noise` (kex-strict-s, an IGNORE before the reply), `decoy` (a wrong guess flagged,
 /// then a valid reply by another key before the real one), `odd-message` (an unknown transport
@@ -242,6 +243,7 @@ def handle(conn):
         return
     guess = mode in ("wrong-guess", "decoy")
     kex = {"kex-empty-element": b"curve9999-sha256,,curve25519-sha256",
+           "kex-trailing-nul": b"curve25519-sha256\0", "kex-inner-nul": b"curve25519-sha256\0,curve25519-sha256",
            "kex-41": b",".join(b"x%d-sha256" % i for i in range(40)) + b",curve25519-sha256"}.get(mode, b"curve25519-sha256")
     if guess: kex = b"ecdh-sha2-nistp256," + kex
     if mode.startswith("strict"): kex += b",kex-strict-s-v00@openssh.com"
@@ -298,7 +300,7 @@ def handle(conn):
               "high-message": frame(bytes([60]) + s(b"no handler"))}.get(mode, b"")
     send(before + reply(host_key, forge=mode == "forge", signer=other_key if mode == "swap" else None) + frame(bytes([21])))
     if mode == "reply-and-close": return
-    if mode in ("long-ident", "preamble-1023", "preamble-1024", "kex-empty-element", "kex-41", "strict",
+    if mode in ("long-ident", "preamble-1023", "preamble-1024", "kex-empty-element", "kex-41", "kex-trailing-nul", "strict",
                 "strict-noise", "strict-late-noise", "decoy", "odd-message", "late-kexinit", "high-message"):
         return await_newkeys(conn, f)
     while conn.recv(4096): pass

@@ -50,6 +50,11 @@ final class TransportRuleTests: XCTestCase {
         try compare(mode: "kex-41", sshAccepts: false, because: "no common key exchange")
     }
 
+    func testANameListMayEndInOneNULByteButHoldNoneInside() throws {
+        try compare(mode: "kex-trailing-nul", sshAccepts: true)
+        try compare(mode: "kex-inner-nul", sshAccepts: false, because: "contains a NUL byte")
+    }
+
     func testStrictKeyExchangeRefusesAnyPacketOutsideTheExchangeAsSshDoes() throws {
         try compare(mode: "strict", sshAccepts: true)
         try compare(mode: "strict-noise", sshAccepts: false, because: "KEXINIT was not the first packet")

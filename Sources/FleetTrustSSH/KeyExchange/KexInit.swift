@@ -111,7 +111,8 @@ struct KexInit {
     }
 
     /// The server's KEXINIT, its name-lists as OpenSSH reads them: `kex_buf2prop` takes each as a
-    /// C string (a NUL inside fails the exchange), and `match_list` (match.c), which every
+    /// C string (`sshbuf_get_cstring`: one NUL as the last byte ends the string, a NUL anywhere
+    /// else fails the exchange), and `match_list` (match.c), which every
     /// negotiation goes through, considers a list only up to its first empty element, and at most
     /// its first `MAX_PROP` (40) names. Names past either limit are not offered, as far as `ssh` knows.
     /// A KEXINIT this thread read before but for its cookie gets the lists read then (`RecentServerProposals`).
@@ -130,7 +131,8 @@ struct KexInit {
             }
             _ = try reader.readBytes(16)
             lists = try List.allCases.map { _ in
-                let list = try reader.readString(limit: BinaryPacket.maximumLength)
+                var list = try reader.readString(limit: BinaryPacket.maximumLength)
+                if list.last == 0 { list.removeLast() }
                 guard !list.contains(0) else { throw KeyExchangeFailures.kexFailed("a KEXINIT name-list contains a NUL byte") }
                 return list.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
                     .prefix { !$0.isEmpty }.prefix(Self.consideredNames).map(KnownAlgorithmNames.name)
