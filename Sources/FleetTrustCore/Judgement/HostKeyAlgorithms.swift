@@ -98,8 +98,8 @@ public enum HostKeyAlgorithms {
     /// classifies each host's whole offered list, a search compared each name with every type's.
     private static let keyTypes: [String: KeyType] = {
         var table = Dictionary(uniqueKeysWithValues: KeyType.allCases.map { ($0.name, $0) })
-        for signature in ["rsa-sha2-256", "rsa-sha2-512", "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com"] {
-            table[signature] = KeyType(name: KeyType.canonicalName(signature))
+        for (signature, keyName) in KeyType.rsaSignatureNames {
+            table[signature] = KeyType(name: keyName)
         }
         return table
     }()

@@ -13,12 +13,15 @@ public enum KeyType: Hashable, Sendable, CaseIterable {
 
     /// `rsa-sha2-*` are signature algorithms that OpenSSH also accepts as RSA key names.
     public static func canonicalName(_ name: String) -> String {
-        switch name {
-        case "rsa-sha2-256", "rsa-sha2-512": return "ssh-rsa"
-        case "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512-cert-v01@openssh.com": return "ssh-rsa-cert-v01@openssh.com"
-        default: return name
-        }
+        rsaSignatureNames[name] ?? name
     }
+
+    /// Each `rsa-sha2-*` signature algorithm, with the RSA key name it stands for.
+    static let rsaSignatureNames = [
+        "rsa-sha2-256": "ssh-rsa", "rsa-sha2-512": "ssh-rsa",
+        "rsa-sha2-256-cert-v01@openssh.com": "ssh-rsa-cert-v01@openssh.com",
+        "rsa-sha2-512-cert-v01@openssh.com": "ssh-rsa-cert-v01@openssh.com",
+    ]
 
     public var name: String {
         switch self {
