@@ -126,7 +126,7 @@ public struct HostProbe: EndpointProbe {
     /// not four, prove a usual server's three keys; every sshd handshake costs the server a fork.
     private func follow(_ deciding: AttemptOutcome, negotiated: String, offered: [String], at address: ProbeEndpoint,
                         into result: inout ProbeResult, cancellation: ProbeCancellation) {
-        let (standIns, followers) = ExchangeBoard.followers(of: negotiated, for: offered)
+        let (standIns, followers) = FollowerPlans.shared.plan(negotiated: negotiated, offered: offered)
         let fetched = ours(followers.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
         let done = withLibssh(zip(followers, fetched).map { ClaimedExchange(exchange: $0, ours: $1) }, at: address,
                               cancellation: cancellation)
