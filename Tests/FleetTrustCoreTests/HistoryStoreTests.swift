@@ -35,6 +35,18 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(journal, "wal")
     }
 
+    func testAStoreHoldingNoKeyRemembersNoHostUntilOneIsRecorded() throws {
+        let store = try XCTUnwrap(try HistoryStore.open(path: directory.file("h.sqlite")))
+        let hosts = [InventoryHost(name: "web1"), InventoryHost(name: "web2")]
+        XCTAssertTrue(try store.history(for: hosts).hosts.isEmpty, "a first scan's store remembers nothing")
+        try store.record([sighting("web1", [], at: 1_000, complete: false)])
+        XCTAssertTrue(try store.history(for: hosts).hosts.isEmpty, "a sighting of no key is no key remembered")
+        try store.record([sighting("web2", [("ssh-ed25519", "A")], at: 2_000)])
+        let remembered = try store.history(for: hosts).hosts
+        XCTAssertEqual(Set(remembered.keys), ["web2"])
+        XCTAssertEqual(remembered["web2"]?.latest, [KeyIdentity(type: "ssh-ed25519", fingerprint: "A")])
+    }
+
     func testTheTimelineShowsARevertedKeyAsASecondPeriod() throws {
         let store = try XCTUnwrap(try HistoryStore.open(path: directory.file("h.sqlite")))
         for (time, key) in [(1_000, "A"), (2_000, "A"), (3_000, "B"), (4_000, "A")] as [(UInt64, String)] {

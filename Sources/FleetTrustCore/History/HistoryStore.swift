@@ -128,6 +128,9 @@ public final class HistoryStore: Sendable {
         let wanted = Set(hosts.map(\.historyKey))
         return try guarded {
             try database.read { db in
+                // A store that holds no key yet (a fleet's first scan) remembers nothing of any
+                // host: one query, not two per host.
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM host_key)") == true else { return FleetHistory() }
                 var keys: [String: [KeyHistory]] = [:]
                 var latest: [String: (keys: Set<KeyIdentity>, complete: Bool)] = [:]
                 let byHost = "SELECT lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
