@@ -70,7 +70,8 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
     private static func detect(line: Substring) -> InventoryFormat? {
         if line == "---" || line.hasPrefix("--- ") { return .ansibleYAML }
         // `smtp://host:25` is a plain-list endpoint, however YAML-like its colons look.
-        if TLSInventoryEndpoints.schemes.contains(where: { line.lowercased().hasPrefix($0.prefix) }) { return .plain }
+        let lowered = line.lowercased()
+        if TLSInventoryEndpoints.schemes.contains(where: { lowered.hasPrefix($0.prefix) }) { return .plain }
         let keyword = line.prefix { $0 != " " && $0 != "\t" && $0 != "=" }
         let rest = line.dropFirst(keyword.count)
         if sshKeywords.contains(keyword.lowercased()), rest.first == " " || rest.first == "\t" || rest.first == "=" {

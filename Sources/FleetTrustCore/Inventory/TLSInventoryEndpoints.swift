@@ -23,7 +23,8 @@ enum TLSInventoryEndpoints {
     /// The endpoint a plain-list word names, nil when the word has no scheme (`scheme://`). Its
     /// host passes the same check as a plain-list SSH host.
     static func plain(_ word: Substring) -> Result<InventoryHost, HostPattern.PatternError>? {
-        guard let scheme = schemes.first(where: { word.lowercased().hasPrefix($0.prefix) }) else {
+        let lowered = word.lowercased()
+        guard let scheme = schemes.first(where: { lowered.hasPrefix($0.prefix) }) else {
             guard let separator = word.range(of: "://") else { return nil }
             let known = schemes.map { String($0.prefix.dropLast(3)) }.joined(separator: ", ")
             return .failure(.message("\(InventoryDiagnostic.quote(word)): scheme \(InventoryDiagnostic.quote(word[..<separator.lowerBound])) "
