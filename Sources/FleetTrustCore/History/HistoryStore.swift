@@ -93,32 +93,12 @@ public final class HistoryStore: Sendable {
             try guarded {
                 try database.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
-                        for sighting in sightings { try Self.insert(sighting, db) }
+                        let statements = try SightingStatements(db)
+                        for sighting in sightings { try statements.insert(sighting) }
                         return .commit
                     }
                 }
             }
-        }
-    }
-
-    private static func insert(_ sighting: HistorySighting, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO sighting (host, lookup, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [sighting.host, sighting.lookup, sighting.endpoint, Int64(sighting.seenAt), sighting.source.rawValue, sighting.complete])
-        let id = db.lastInsertedRowID
-        try db.cachedStatement(sql: """
-            INSERT INTO host_latest (lookup, sighting_id, complete) VALUES (?, ?, ?)
-            ON CONFLICT (lookup) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
-            """).execute(arguments: [sighting.lookup, id, sighting.complete])
-        for key in sighting.keys {
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)")
-                .execute(arguments: [id, key.type, key.fingerprint])
-            try db.cachedStatement(sql: """
-                INSERT INTO host_key (lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
-                VALUES (?, ?, ?, ?, ?, ?, 1)
-                ON CONFLICT (lookup, key_type, fingerprint) DO UPDATE SET
-                    first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
-                    last_sighting = excluded.last_sighting, sightings = sightings + 1
-                """).execute(arguments: [sighting.lookup, key.type, key.fingerprint, Int64(sighting.seenAt), Int64(sighting.seenAt), id])
         }
     }
 
@@ -343,4 +323,42 @@ public struct StoredSighting: Hashable, Sendable {
     public var source: CleanText
     public var complete: Bool
     public var keys: [KeyIdentity]
+}
+
+/// The four statements that record one sighting, looked up once per transaction rather than
+/// once per row (a scan records hundreds of sightings and keys; the look-up hashes each SQL text).
+private struct SightingStatements {
+    let db: Database
+    let sighting: Statement
+    let latest: Statement
+    let sightingKey: Statement
+    let hostKey: Statement
+
+    init(_ db: Database) throws {
+        self.db = db
+        sighting = try db.cachedStatement(sql: "INSERT INTO sighting (host, lookup, endpoint, seen_at, source, complete) VALUES (?, ?, ?, ?, ?, ?)")
+        latest = try db.cachedStatement(sql: """
+            INSERT INTO host_latest (lookup, sighting_id, complete) VALUES (?, ?, ?)
+            ON CONFLICT (lookup) DO UPDATE SET sighting_id = excluded.sighting_id, complete = excluded.complete
+            """)
+        sightingKey = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sighting_key (sighting_id, key_type, fingerprint) VALUES (?, ?, ?)")
+        hostKey = try db.cachedStatement(sql: """
+            INSERT INTO host_key (lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings)
+            VALUES (?, ?, ?, ?, ?, ?, 1)
+            ON CONFLICT (lookup, key_type, fingerprint) DO UPDATE SET
+                first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
+                last_sighting = excluded.last_sighting, sightings = sightings + 1
+            """)
+    }
+
+    /// Records one sighting and its keys.
+    func insert(_ seen: HistorySighting) throws {
+        try sighting.execute(arguments: [seen.host, seen.lookup, seen.endpoint, Int64(seen.seenAt), seen.source.rawValue, seen.complete])
+        let id = db.lastInsertedRowID
+        try latest.execute(arguments: [seen.lookup, id, seen.complete])
+        for key in seen.keys {
+            try sightingKey.execute(arguments: [id, key.type, key.fingerprint])
+            try hostKey.execute(arguments: [seen.lookup, key.type, key.fingerprint, Int64(seen.seenAt), Int64(seen.seenAt), id])
+        }
+    }
 }
