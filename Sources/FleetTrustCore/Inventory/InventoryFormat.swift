@@ -80,7 +80,7 @@ public enum InventoryFormat: String, Sendable, Codable, CaseIterable {
         if AnsibleINIReader.sectionHeader(line) != nil { return .ansibleINI }
         if line.hasSuffix(":"), !line.contains(" "), !line.hasPrefix("[") { return .ansibleYAML }
         // A trailing comment (`web1  # role: db`) says nothing about the format.
-        let content = line.ranges(of: " #").first.map { line[..<$0.lowerBound] } ?? line
+        let content = line.firstRange(of: " #").map { line[..<$0.lowerBound] } ?? line
         if line.hasPrefix("- ") || content.contains(": ") && !content.contains("=") { return .ansibleYAML }
         if line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().contains(where: { $0.contains("=") }) {
             return .ansibleINI
