@@ -6,7 +6,7 @@
 #if defined(__x86_64__)
 
 /* sntrup761's hot loops for CPUs with AVX2, the same arithmetic as the portable Swift
-   (Sntrup761Karatsuba, Sntrup761QReciprocal) over sixteen 16-bit lanes instead of eight.
+   (Sntrup761Karatsuba, Sntrup761QReciprocal, ConstantTimeSort) over sixteen 16-bit lanes instead of eight.
    Call only when fleettrust_cpu_has_avx2() (CLinux) says the CPU and the OS support AVX2.
    Nothing here branches or indexes on the values: loop bounds are public sizes only. */
 
@@ -23,6 +23,9 @@ void fleettrust_sntrup761_avx2_eliminate(int16_t *out, const int16_t *x, int16_t
 /* a[i] takes b[i] where mask is all ones, keeps its own where it is zero, for i below count
    rounded up to 16 (a and b hold zeros from count to there). */
 void fleettrust_sntrup761_avx2_select(int16_t *a, const int16_t *b, long count, int16_t mask);
+
+/* x[0 .. 1023] sorted ascending, by the same bitonic network as the portable code. */
+void fleettrust_sntrup761_avx2_sort(uint32_t *x);
 
 #endif /* __x86_64__ */
 

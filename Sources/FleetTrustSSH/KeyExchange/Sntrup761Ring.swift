@@ -62,7 +62,7 @@ enum Sntrup761Ring {
     /// f·g in R/q, g small: the integer product is at most 761·2295 < 2^21 in magnitude, and
     /// at most three times that once folded, inside what `freezeQ` accepts.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        folded(Sntrup761Karatsuba.product(f, g.map(Int16.init))).map(freezeQ)
+        folded(Sntrup761Karatsuba.product(f, g.map(Int16.init))).map { freezeQ($0) }
     }
 
     /// f·g in R/q for any two centred elements: the batch key generation's products of a
@@ -83,13 +83,16 @@ enum Sntrup761Ring {
     }
 
     /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
-    private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> [Coefficient] {
+    /// Coefficient k ≥ p adds into k - p and k - p + 1, both below p, so no folded coefficient
+    /// is folded again and the loops run over the buffer in any order (vectorised).
+    private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> ArraySlice<Coefficient> {
         var product = product
-        for k in stride(from: 2 * p - 2, through: p, by: -1) {
-            product[k - p] &+= product[k]
-            product[k - p + 1] &+= product[k]
+        product.withUnsafeMutableBufferPointer { product in
+            let high = product.baseAddress! + p
+            for k in 0..<(p - 1) { product[k] &+= high[k] }
+            for k in 0..<(p - 1) { product[k + 1] &+= high[k] }
         }
-        return Array(product[0..<p])
+        return product[0..<p]
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
