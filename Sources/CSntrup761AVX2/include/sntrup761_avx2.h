@@ -6,7 +6,7 @@
 #if defined(__x86_64__)
 
 /* sntrup761's hot loops for CPUs with AVX2, the same arithmetic as the portable Swift
-   (Sntrup761Karatsuba, Sntrup761QReciprocal, ConstantTimeSort) over sixteen 16-bit lanes instead of eight.
+   (Sntrup761Karatsuba, Sntrup761Ring, Sntrup761QReciprocal, ConstantTimeSort) over sixteen 16-bit lanes instead of eight.
    Call only when fleettrust_cpu_has_avx2() (CLinux) says the CPU and the OS support AVX2.
    Nothing here branches or indexes on the values: loop bounds are public sizes only. */
 
@@ -23,6 +23,13 @@ void fleettrust_sntrup761_avx2_eliminate(int16_t *out, const int16_t *x, int16_t
 /* a[i] takes b[i] where mask is all ones, keeps its own where it is zero, for i below count
    rounded up to 16 (a and b hold zeros from count to there). */
 void fleettrust_sntrup761_avx2_select(int16_t *a, const int16_t *b, long count, int16_t mask);
+
+/* out[0 .. 767] = the centred representatives mod q (out) or mod 3 (the second) of the
+   integer product (1536 coefficients, each |x| < 2^21) folded below degree p = 761 with
+   x^p = x + 1, in place; entries from p on are the unfolded high part's, reduced, and mean
+   nothing. */
+void fleettrust_sntrup761_avx2_fold_centre_q(int16_t *out, int32_t *product);
+void fleettrust_sntrup761_avx2_fold_centre_3(int8_t *out, int32_t *product);
 
 /* x[0 .. 1023] sorted ascending, by the same bitonic network as the portable code. */
 void fleettrust_sntrup761_avx2_sort(uint32_t *x);
