@@ -1,6 +1,18 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// sntrup761's AVX2 kernels (x86-64 only; chosen at run time, the portable Swift elsewhere).
+// Optimized in debug builds too, as FleetTrustSSH is.
+#if arch(x86_64)
+let sntrup761Kernels: [Target.Dependency] = ["CSntrup761AVX2"]
+let sntrup761KernelTargets: [Target] = [
+    .target(name: "CSntrup761AVX2", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+]
+#else
+let sntrup761Kernels: [Target.Dependency] = []
+let sntrup761KernelTargets: [Target] = []
+#endif
+
 let package = Package(
     name: "fleettrust",
     platforms: [.macOS(.v13)],
@@ -37,7 +49,7 @@ let package = Package(
         // 300 ms of CPU per exchange unoptimized against 14 ms) would otherwise starve the event
         // loop of a debug scan, and the tests' timeouts with it.
         .target(name: "FleetTrustSSH",
-                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL", "CLinux", "CResolver"],
+                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL", "CLinux", "CResolver"] + sntrup761Kernels,
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "FleetTrustDashboard",
                 dependencies: ["FleetTrustCore", "FleetTrustSSH", "CNcurses"]),
@@ -68,6 +80,6 @@ let package = Package(
         .testTarget(name: "FleetTrustSSHTests", dependencies: ["FleetTrustSSH", "FleetTrustTestFleet"]),
         .testTarget(name: "FleetTrustDashboardTests", dependencies: ["FleetTrustDashboard"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FleetTrustCore", "FleetTrustDashboard", "FleetTrustTestFleet", "store-stress"]),
-    ],
+    ] + sntrup761KernelTargets,
     swiftLanguageModes: [.v6]
 )

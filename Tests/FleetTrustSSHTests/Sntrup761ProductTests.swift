@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import FleetTrustTestFleet
 @testable import FleetTrustSSH
@@ -5,7 +6,7 @@ import FleetTrustTestFleet
 /// The ring products (Karatsuba over `pmaddwd` sums, exact only within the bounds its callers
 /// keep) against the schoolbook product over 64-bit integers, reduced afterwards: on random
 /// operands and on the extremes, where every coefficient is as large as it may be, so that any
-/// overflow or wrap of a 16- or 32-bit sum would show.
+/// overflow or wrap of a 16- or 32-bit sum would show. Each on both kernel paths.
 final class Sntrup761ProductTests: XCTestCase {
     private let p = Sntrup761Ring.p
     private let half = Int16(Sntrup761Ring.halfQ)
@@ -19,8 +20,10 @@ final class Sntrup761ProductTests: XCTestCase {
             (random(), ternary()), (constant(half), constant(1)), (constant(half), constant(-1)),
             (constant(-half), constant(1)), (random(), constant(-1)),
         ]
-        for (f, g) in cases {
-            XCTAssertEqual(Sntrup761Ring.multiply(f, small: g), schoolbook(f, g.map(Int16.init), modulus: 4591), "seed \(seed)")
+        onEachSntrup761Path { path in
+            for (f, g) in cases {
+                XCTAssertEqual(Sntrup761Ring.multiply(f, small: g), schoolbook(f, g.map(Int16.init), modulus: 4591), "\(path), seed \(seed)")
+            }
         }
     }
 
@@ -33,8 +36,10 @@ final class Sntrup761ProductTests: XCTestCase {
         let mixed = (0..<p).map { edges[$0 % edges.count] }
         let cases = [(random(), random()), (constant(half), constant(half)), (constant(half), constant(-half)),
                      (random(), constant(-half)), (constant(-half), mixed), (mixed, mixed)]
-        for (a, b) in cases {
-            XCTAssertEqual(Sntrup761Ring.multiply(a, b), schoolbook(a, b, modulus: 4591), "seed \(seed)")
+        onEachSntrup761Path { path in
+            for (a, b) in cases {
+                XCTAssertEqual(Sntrup761Ring.multiply(a, b), schoolbook(a, b, modulus: 4591), "\(path), seed \(seed)")
+            }
         }
     }
 
@@ -42,10 +47,40 @@ final class Sntrup761ProductTests: XCTestCase {
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = SeededGenerator(seed: seed)
         let ternary = { (0..<self.p).map { _ in Int8.random(in: -1...1, using: &generator) } }
-        for (f, g) in [(ternary(), ternary()), (constant(1), constant(1)), (constant(-1), constant(1)), (ternary(), constant(-1))] {
-            let expected = schoolbook(f.map(Int16.init), g.map(Int16.init), modulus: 3).map { Int8($0) }
-            XCTAssertEqual(Sntrup761Ring.multiply3(f, g), expected, "seed \(seed)")
+        let cases = [(ternary(), ternary()), (constant(1), constant(1)), (constant(-1), constant(1)), (ternary(), constant(-1))]
+        onEachSntrup761Path { path in
+            for (f, g) in cases {
+                let expected = schoolbook(f.map(Int16.init), g.map(Int16.init), modulus: 3).map { Int8($0) }
+                XCTAssertEqual(Sntrup761Ring.multiply3(f, g), expected, "\(path), seed \(seed)")
+            }
         }
+    }
+
+    /// The integer product itself, unreduced, the same on both paths at the extremes the
+    /// callers allow (2295 by 1024 at every coefficient, of either sign, and random ones).
+    func testIntegerProductIsTheSameOnBothPaths() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let random = { (bound: Int16) in (0..<self.p).map { _ in Int16.random(in: -bound...bound, using: &generator) } }
+        let cases = [(constant(half), constant(Int16(1024))), (constant(-half), constant(Int16(1024))),
+                     (constant(half), constant(Int16(-1024))), (random(half), random(1024)), (random(half), constant(Int16(1)))]
+        for (a, b) in cases {
+            let portable = Sntrup761KernelPath.withPortablePath { Sntrup761Karatsuba.product(a, b) }
+            XCTAssertEqual(Sntrup761Karatsuba.product(a, b), portable, "seed \(seed)")
+            XCTAssertEqual(portable[0], Int32(a[0]) * Int32(b[0]), "seed \(seed)")
+        }
+    }
+
+    /// Where this CPU has AVX2 (as this project's machines do), the AVX2 path is the one taken,
+    /// so that the tests on "both paths" are not the portable path twice.
+    func testTheAVX2PathIsTakenWhereTheCPUHasIt() throws {
+        #if arch(x86_64)
+        let cpu = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ") ?? []
+        let expected: Sntrup761KernelPath = flags.contains("avx2") && getenv("FLEETTRUST_SNTRUP761_PORTABLE") == nil ? .avx2 : .portable
+        XCTAssertEqual(Sntrup761KernelPath.current, expected)
+        #endif
+        XCTAssertEqual(Sntrup761KernelPath.withPortablePath { Sntrup761KernelPath.current }, .portable)
     }
 
     private func constant<Coefficient: FixedWidthInteger>(_ value: Coefficient) -> [Coefficient] {
@@ -64,5 +99,14 @@ final class Sntrup761ProductTests: XCTestCase {
             let reduced = ((value % modulus) + modulus) % modulus
             return Int16(reduced > (modulus - 1) / 2 ? reduced - modulus : reduced)
         }
+    }
+}
+
+extension XCTestCase {
+    /// body on the path this CPU takes, then with the portable path forced; the argument names
+    /// the path for failure messages.
+    func onEachSntrup761Path(_ body: (String) throws -> Void) rethrows {
+        try body("\(Sntrup761KernelPath.current) path")
+        try Sntrup761KernelPath.withPortablePath { try body("portable path") }
     }
 }

@@ -44,17 +44,19 @@ final class Sntrup761Tests: XCTestCase {
             4591: "720dfe395c1c46a805f6f3a5f508d3c2fd61d074f29eaeb23017817c29d3353d",
             286: "d874a2aee63c6d81e5a895908bc0d76f2fc6586cbbfdd0e0550b26e09b2e9314",
         ]
-        for (seed, expected) in recorded.sorted(by: { $0.key < $1.key }) {
-            var generator = SeededGenerator(seed: seed)
-            let (publicKey, secretKey) = Sntrup761.generateKeyPair(random: { generator.next($0) })
-            let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey, random: { generator.next($0) }))
-            var corrupted = ciphertext
-            corrupted[321] ^= 0x40
-            let decapsulated = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey))
-            let rejected = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: corrupted, secretKey: secretKey))
-            let transcript = publicKey + secretKey + ciphertext + secret + decapsulated + rejected
-            let answer = Digest.sha256(transcript).map { String(format: "%02x", $0) }.joined()
-            XCTAssertEqual(answer, expected, "seed \(seed)")
+        try onEachSntrup761Path { path in
+            for (seed, expected) in recorded.sorted(by: { $0.key < $1.key }) {
+                var generator = SeededGenerator(seed: seed)
+                let (publicKey, secretKey) = Sntrup761.generateKeyPair(random: { generator.next($0) })
+                let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: publicKey, random: { generator.next($0) }))
+                var corrupted = ciphertext
+                corrupted[321] ^= 0x40
+                let decapsulated = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: secretKey))
+                let rejected = try XCTUnwrap(Sntrup761.decapsulate(ciphertext: corrupted, secretKey: secretKey))
+                let transcript = publicKey + secretKey + ciphertext + secret + decapsulated + rejected
+                let answer = Digest.sha256(transcript).map { String(format: "%02x", $0) }.joined()
+                XCTAssertEqual(answer, expected, "\(path), seed \(seed)")
+            }
         }
     }
 
@@ -139,18 +141,22 @@ final class Sntrup761Tests: XCTestCase {
     }
 
     func testReciprocalsInvert() throws {
+        try onEachSntrup761Path { path in try assertReciprocalsInvert(path) }
+    }
+
+    private func assertReciprocalsInvert(_ path: String) throws {
         var generator = SeededGenerator(seed: 286)
         let p = Sntrup761Ring.p
         var one = [Int8](repeating: 0, count: p)
         one[0] = 1
         let g = generator.next(p).map { Int8($0 % 3) - 1 }
         if let inverse = Sntrup761Ring.reciprocal3(g) {
-            XCTAssertEqual(Sntrup761Ring.multiply3(g, inverse), one)
+            XCTAssertEqual(Sntrup761Ring.multiply3(g, inverse), one, path)
         }
         let f = generator.next(p).map { Int8($0 % 3) - 1 }
         let inverse = try XCTUnwrap(Sntrup761Ring.reciprocalOfThreeTimes(f.map(Int16.init)))
         let threeF = Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }
-        XCTAssertEqual(threeF, one.map(Int16.init))
+        XCTAssertEqual(threeF, one.map(Int16.init), path)
         XCTAssertNil(Sntrup761Ring.reciprocal3([Int8](repeating: 0, count: p)))
     }
 
@@ -158,8 +164,10 @@ final class Sntrup761Tests: XCTestCase {
     /// randomness is drawn in the same order and the keys must be those of single key pairs,
     /// byte for byte.
     func testBatchOfKeyPairsEqualsSingleKeyPairsFromTheSameRandomness() {
-        let batch = assertBatchEqualsSingleKeyPairs(count: 5, prefix: [])
-        XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5)
+        onEachSntrup761Path { path in
+            let batch = assertBatchEqualsSingleKeyPairs(count: 5, prefix: [], path: path)
+            XCTAssertEqual(Set(batch.map(\.publicKey)).count, 5, path)
+        }
     }
 
     /// A batch whose drawn g is not invertible in R/3 (here the first, all zeros: random ones
@@ -169,24 +177,27 @@ final class Sntrup761Tests: XCTestCase {
         // Each little-endian word 0x20000000 draws the coefficient 0.
         let zeroG = Array([[UInt8]](repeating: [0, 0, 0, 0x20], count: Sntrup761Ring.p).joined())
         XCTAssertEqual(Sntrup761.smallRandom { _ in zeroG }, [Int8](repeating: 0, count: Sntrup761Ring.p))
-        let batch = assertBatchEqualsSingleKeyPairs(count: 3, prefix: zeroG)
-        let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
-        XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret)
+        try onEachSntrup761Path { path in
+            let batch = assertBatchEqualsSingleKeyPairs(count: 3, prefix: zeroG, path: path)
+            let (ciphertext, secret) = try XCTUnwrap(Sntrup761.encapsulate(publicKey: batch[0].publicKey))
+            XCTAssertEqual(Sntrup761.decapsulate(ciphertext: ciphertext, secretKey: batch[0].secretKey), secret, path)
+        }
     }
 
     /// A batch of `count` from `prefix` then a fresh seed's bytes, against as many single key
     /// pairs from the same bytes: the same keys and the same bytes used. Returns the batch.
-    private func assertBatchEqualsSingleKeyPairs(count: Int, prefix: [UInt8]) -> [(publicKey: [UInt8], secretKey: [UInt8])] {
+    private func assertBatchEqualsSingleKeyPairs(count: Int, prefix: [UInt8], path: String)
+        -> [(publicKey: [UInt8], secretKey: [UInt8])] {
         let seed = UInt64.random(in: 0...UInt64.max)
         var batchStream = PrefixedStream(prefix: prefix, rest: SeededGenerator(seed: seed))
         var singleStream = batchStream
         let batch = Sntrup761KeyBatch.generate(count: count, random: { batchStream.next($0) })
         for (index, pair) in batch.enumerated() {
             let single = Sntrup761.generateKeyPair(random: { singleStream.next($0) })
-            XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), seed \(seed)")
-            XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), seed \(seed)")
+            XCTAssertEqual(pair.publicKey, single.publicKey, "key \(index), \(path), seed \(seed)")
+            XCTAssertEqual(pair.secretKey, single.secretKey, "key \(index), \(path), seed \(seed)")
         }
-        XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (seed \(seed))")
+        XCTAssertEqual(batchStream.next(8), singleStream.next(8), "both used the same randomness (\(path), seed \(seed))")
         return batch
     }
 
@@ -197,13 +208,16 @@ final class Sntrup761Tests: XCTestCase {
         let fs = (0..<4).map { _ in Sntrup761.shortRandom({ generator.next($0) }) }
         var one = [Int16](repeating: 0, count: p)
         one[0] = 1
-        for (index, (f, inverse)) in zip(fs, Sntrup761KeyBatch.reciprocalsOfThreeTimes(fs)).enumerated() {
-            XCTAssertEqual(Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }, one, "f \(index)")
+        onEachSntrup761Path { path in
+            for (index, (f, inverse)) in zip(fs, Sntrup761KeyBatch.reciprocalsOfThreeTimes(fs)).enumerated() {
+                XCTAssertEqual(Sntrup761Ring.multiply(inverse, small: f).map { Sntrup761Ring.freezeQ(3 * Int32($0)) }, one,
+                               "f \(index), \(path)")
+            }
         }
     }
 
     /// The sorting network behind a short polynomial sorts like the standard library,
-    /// the words at both ends of the range and ties included.
+    /// the words at both ends of the range and ties included, on both kernel paths.
     func testConstantTimeSortSortsAnyWords() {
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = SeededGenerator(seed: seed)
@@ -212,7 +226,9 @@ final class Sntrup761Tests: XCTestCase {
             let words = (0..<count).map { index in
                 index % 5 == 0 ? edges[index % edges.count] : UInt32.random(in: 0...UInt32.max, using: &generator)
             }
-            XCTAssertEqual(ConstantTimeSort.sorted(words), words.sorted(), "\(count) words, seed \(seed)")
+            onEachSntrup761Path { path in
+                XCTAssertEqual(ConstantTimeSort.sorted(words), words.sorted(), "\(count) words, \(path), seed \(seed)")
+            }
         }
     }
 

@@ -1,3 +1,7 @@
+#if arch(x86_64)
+import CSntrup761AVX2
+#endif
+
 /// A sorting network (bitonic, padded to 1024 entries) for the words behind a short sntrup761
 /// polynomial: the same compare-exchanges in the same order whatever the words are, so the
 /// time taken says nothing about where the secret's nonzero coefficients land. Padding sorts
@@ -8,13 +12,18 @@
 /// further on, so the exchange loop is a plain loop over two pointers, which the compiler
 /// vectorises. Runs shorter than eight would be scalar, and they are half of the stages (the
 /// last three of every merge): from merges of eight on, those three stages run on each group
-/// of eight words as two four-lane vectors, the pairs brought face to face by shuffles.
+/// of eight words as two four-lane vectors, the pairs brought face to face by shuffles. Where
+/// the CPU has AVX2 (`Sntrup761KernelPath`), the same network runs in C on eight lanes with
+/// AVX2's unsigned minimum and maximum.
 enum ConstantTimeSort {
     static func sorted(_ words: [UInt32]) -> [UInt32] {
         let size = 1024
         var padded = words + [UInt32](repeating: .max, count: size - words.count)
         padded.withUnsafeMutableBufferPointer { x in
             let base = x.baseAddress!
+            #if arch(x86_64)
+            if Sntrup761KernelPath.current == .avx2 { return fleettrust_sntrup761_avx2_sort(base) }
+            #endif
             var block = 2
             while block <= size {
                 var distance = block / 2

@@ -59,10 +59,13 @@ enum Sntrup761Encoding {
     /// Packs values (each below its modulus, every modulus below 2^14).
     static func encode(_ values: [UInt16], moduli: [UInt16]) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(2 * values.count)
         var values = values.map(UInt32.init)
         var moduli = moduli.map(UInt32.init)
         while values.count > 1 {
             var nextValues: [UInt32] = [], nextModuli: [UInt32] = []
+            nextValues.reserveCapacity(values.count / 2 + 1)
+            nextModuli.reserveCapacity(values.count / 2 + 1)
             for i in stride(from: 0, to: values.count - 1, by: 2) {
                 var r = values[i] + values[i + 1] * moduli[i]
                 var m = moduli[i] * moduli[i + 1]
@@ -130,12 +133,37 @@ enum Sntrup761Encoding {
         let top = decode(bytes, offset: &offset, moduli: merged)
         var out: [UInt32] = []
         out.reserveCapacity(moduli.count)
+        var low = Divisor(moduli[0]), high = Divisor(moduli[1])
         for (pair, bottom) in bottoms.enumerated() {
+            // A level's moduli are all the same but the last: a new divisor is rare.
+            if low.modulus != moduli[2 * pair] { low = Divisor(moduli[2 * pair]) }
+            if high.modulus != moduli[2 * pair + 1] { high = Divisor(moduli[2 * pair + 1]) }
             let r = bottom.value &+ bottom.scale &* top[pair]
-            out.append(r % moduli[2 * pair])
-            out.append((r / moduli[2 * pair]) % moduli[2 * pair + 1])
+            let quotient = low.quotient(r)
+            out.append(r &- quotient &* low.modulus)
+            out.append(high.remainder(quotient))
         }
         if moduli.count % 2 == 1 { out.append(top[top.count - 1]) }
         return out
+    }
+
+    /// Division by a modulus below 2^16 as a multiplication by 2^48/m rounded up: for r below
+    /// 2^32 the error stays under 2^-16 < 1/m, so the quotient is exact. Decoding divides every
+    /// pair of numbers; a division instruction costs several times a multiplication.
+    private struct Divisor {
+        let modulus: UInt32
+        private let reciprocal: UInt64
+
+        init(_ modulus: UInt32) {
+            self.modulus = modulus
+            reciprocal = (1 << 48) / UInt64(modulus) + 1
+        }
+
+        func quotient(_ r: UInt32) -> UInt32 {
+            let (high, low) = UInt64(r).multipliedFullWidth(by: reciprocal)
+            return UInt32(truncatingIfNeeded: high << 16 | low >> 48)
+        }
+
+        func remainder(_ r: UInt32) -> UInt32 { r &- quotient(r) &* modulus }
     }
 }

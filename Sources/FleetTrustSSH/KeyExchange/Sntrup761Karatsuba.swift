@@ -1,7 +1,13 @@
+#if arch(x86_64)
+import CSntrup761AVX2
+#endif
+
 /// Exact integer products of two polynomials of up to 768 coefficients (p = 761 padded), the
 /// arithmetic under every sntrup761 product: three levels of Karatsuba over a base case that
 /// multiplies with SSE2's `pmaddwd` (eight 16-bit products summed pairwise into four 32-bit
-/// lanes in one instruction).
+/// lanes in one instruction). This is the portable path; where the CPU has AVX2
+/// (`Sntrup761KernelPath`), the same Karatsuba shape runs in C over sixteen lanes
+/// (`vpmaddwd`), which makes the same sums and so the same product.
 ///
 /// The products were most of a key pair's and a decapsulation's cost as a schoolbook of 16-bit
 /// multiplies, widened to 32 bits every twelve rows. Karatsuba trades a quarter of the
@@ -31,6 +37,18 @@ enum Sntrup761Karatsuba {
         let paddedA = a + [Int16](repeating: 0, count: size - a.count)
         let paddedB = b + [Int16](repeating: 0, count: size - b.count)
         var result = [Int32](repeating: 0, count: 2 * size)
+        #if arch(x86_64)
+        if Sntrup761KernelPath.current == .avx2 {
+            result.withUnsafeMutableBufferPointer { result in
+                paddedA.withUnsafeBufferPointer { a in
+                    paddedB.withUnsafeBufferPointer { b in
+                        fleettrust_sntrup761_avx2_product(result.baseAddress!, a.baseAddress!, b.baseAddress!)
+                    }
+                }
+            }
+            return result
+        }
+        #endif
         var halves = [Int16](repeating: 0, count: 2 * size)
         var middles = [Int32](repeating: 0, count: 2 * size)
         var pairs = [Int16](repeating: 0, count: 2 * (baseSize + 2 * pairPadding))

@@ -1,3 +1,7 @@
+#if arch(x86_64)
+import CSntrup761AVX2
+#endif
+
 /// 1/(3·f) in R/q: the constant-time extended GCD of Bernstein and Yang ("safegcd") run on the
 /// reversed polynomials for the specification's fixed 2p - 1 division steps. After them, delta
 /// is 0 exactly when f is invertible, and v scaled by 1/f0 is the reversed reciprocal (r starts
@@ -11,19 +15,23 @@
 /// centred each step, as the swap test and the multipliers need, and v once at the end. The
 /// values are those of the plain `%` arithmetic mod q, so the bytes are too; what changes is
 /// speed. Every step touches the same coefficients in the same order whatever f is; swaps are
-/// masks.
+/// masks. Where the CPU has AVX2 (`Sntrup761KernelPath`), `eliminate` and `select` run in C
+/// over sixteen lanes with the same 16-bit operations; they then also run past the count, up to
+/// the next multiple of 16, over entries that are zeros and stay zeros.
 enum Sntrup761QReciprocal {
     // Literals, not `Sntrup761Ring`'s: constants the compiler sees in this file, folded into the
     // vector loops even when files are compiled one at a time.
     private static let p = 761
     private static let q: Int16 = 4591
-    /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros.
+    /// Coefficients per polynomial: p + 1 used, the rest zeros that stay zeros (room for the
+    /// AVX2 loops' last sixteen lanes, reading from the second entry on).
     private static let stride = 776
 
     /// The input's coefficients centred (within (q-1)/2 of zero), as a small polynomial's are.
     static func reciprocalOfThreeTimes(_ input: [Int16]) -> [Int16]? {
         precondition(input.count == p, "an R/q element has p coefficients")
         var buffer = [Int16](repeating: 0, count: 6 * stride)
+        let path = Sntrup761KernelPath.current
         let (f0, delta, vOffset) = buffer.withUnsafeMutableBufferPointer { buffer -> (Int16, Int32, Int) in
             let base = buffer.baseAddress!
             let f = base, v = base + 2 * stride
@@ -53,11 +61,11 @@ enum Sntrup761QReciprocal {
                 let a = negated(Sntrup761Ring.freezeQ(Int32(f[0])), swap)
                 let b = negated(Sntrup761Ring.freezeQ(Int32(g[0])), swap)
                 let aShoup = shoup(a), bShoup = shoup(b)
-                eliminate(nextG, g + 1, a, aShoup, f + 1, b, bShoup, count: p)
+                eliminate(nextG, g + 1, a, aShoup, f + 1, b, bShoup, count: p, path)
                 nextG[p] = 0
-                eliminate(nextR, r, a, aShoup, v, b, bShoup, count: used + 1)
-                select(f, g, p + 1, swap)
-                select(v, r, used + 1, swap)
+                eliminate(nextR, r, a, aShoup, v, b, bShoup, count: used + 1, path)
+                select(f, g, p + 1, swap, path)
+                select(v, r, used + 1, swap, path)
                 (g, nextG) = (nextG, g)
                 (r, nextR) = (nextR, r)
             }
@@ -70,7 +78,11 @@ enum Sntrup761QReciprocal {
 
     /// a takes b's entries where the mask is all ones and keeps its own where it is zero.
     @inline(never)
-    private static func select(_ a: UnsafeMutablePointer<Int16>, _ b: UnsafePointer<Int16>, _ count: Int, _ mask: Int16) {
+    private static func select(_ a: UnsafeMutablePointer<Int16>, _ b: UnsafePointer<Int16>, _ count: Int, _ mask: Int16,
+                               _ path: Sntrup761KernelPath) {
+        #if arch(x86_64)
+        if path == .avx2 { return fleettrust_sntrup761_avx2_select(a, b, count, mask) }
+        #endif
         for i in 0..<count { a[i] ^= mask & (a[i] ^ b[i]) }
     }
 
@@ -82,7 +94,11 @@ enum Sntrup761QReciprocal {
     /// loop compiles to 16-bit high and low multiplies over eight lanes.
     @inline(never)
     private static func eliminate(_ out: UnsafeMutablePointer<Int16>, _ x: UnsafePointer<Int16>, _ a: Int16, _ aShoup: Int16,
-                                  _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int) {
+                                  _ y: UnsafePointer<Int16>, _ b: Int16, _ bShoup: Int16, count: Int,
+                                  _ path: Sntrup761KernelPath) {
+        #if arch(x86_64)
+        if path == .avx2 { return fleettrust_sntrup761_avx2_eliminate(out, x, a, aShoup, y, b, bShoup, count) }
+        #endif
         for i in 0..<count { out[i] = combine(x[i], a, aShoup, y[i], b, bShoup) }
     }
 

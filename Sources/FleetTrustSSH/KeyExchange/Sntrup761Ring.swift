@@ -1,3 +1,7 @@
+#if arch(x86_64)
+import CSntrup761AVX2
+#endif
+
 /// Arithmetic in the two rings of Streamlined NTRU Prime sntrup761: R/q = (Z/q)[x]/(x^p - x - 1)
 /// and R/3 = (Z/3)[x]/(x^p - x - 1), with p = 761 and q = 4591.
 ///
@@ -62,7 +66,11 @@ enum Sntrup761Ring {
     /// f·g in R/q, g small: the integer product is at most 761·2295 < 2^21 in magnitude, and
     /// at most three times that once folded, inside what `freezeQ` accepts.
     static func multiply(_ f: [Int16], small g: [Int8]) -> [Int16] {
-        folded(Sntrup761Karatsuba.product(f, g.map(Int16.init))).map(freezeQ)
+        let product = Sntrup761Karatsuba.product(f, g.map(Int16.init))
+        #if arch(x86_64)
+        if Sntrup761KernelPath.current == .avx2 { return foldedAndCentred(product, fleettrust_sntrup761_avx2_fold_centre_q) }
+        #endif
+        return folded(product).map { freezeQ($0) }
     }
 
     /// f·g in R/q for any two centred elements: the batch key generation's products of a
@@ -79,17 +87,39 @@ enum Sntrup761Ring {
 
     /// f·g in R/3: the integer product is at most 761 in magnitude.
     static func multiply3(_ f: [Int8], _ g: [Int8]) -> [Int8] {
-        folded(Sntrup761Karatsuba.product(f.map(Int16.init), g.map(Int16.init))).map(freeze3)
+        let product = Sntrup761Karatsuba.product(f.map(Int16.init), g.map(Int16.init))
+        #if arch(x86_64)
+        if Sntrup761KernelPath.current == .avx2 { return foldedAndCentred(product, fleettrust_sntrup761_avx2_fold_centre_3) }
+        #endif
+        return folded(product).map(freeze3)
     }
 
-    /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
-    private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> [Coefficient] {
+    #if arch(x86_64)
+    /// The AVX2 path's fold and reduction in one pass (`CSntrup761AVX2`), to the same centred
+    /// representatives as `folded` and `freezeQ` or `freeze3`.
+    private static func foldedAndCentred<Coefficient: FixedWidthInteger>(
+        _ product: [Int32], _ kernel: (UnsafeMutablePointer<Coefficient>, UnsafeMutablePointer<Int32>) -> Void
+    ) -> [Coefficient] {
         var product = product
-        for k in stride(from: 2 * p - 2, through: p, by: -1) {
-            product[k - p] &+= product[k]
-            product[k - p + 1] &+= product[k]
+        var out = [Coefficient](repeating: 0, count: Sntrup761Karatsuba.size)
+        out.withUnsafeMutableBufferPointer { out in
+            product.withUnsafeMutableBufferPointer { kernel(out.baseAddress!, $0.baseAddress!) }
         }
-        return Array(product[0..<p])
+        return Array(out[0..<p])
+    }
+    #endif
+
+    /// An integer product (at least 2p - 1 coefficients) folded below degree p with x^p = x + 1.
+    /// Coefficient k ≥ p adds into k - p and k - p + 1, both below p, so no folded coefficient
+    /// is folded again and the loops run over the buffer in any order (vectorised).
+    private static func folded<Coefficient: FixedWidthInteger>(_ product: [Coefficient]) -> ArraySlice<Coefficient> {
+        var product = product
+        product.withUnsafeMutableBufferPointer { product in
+            let high = product.baseAddress! + p
+            for k in 0..<(p - 1) { product[k] &+= high[k] }
+            for k in 0..<(p - 1) { product[k + 1] &+= high[k] }
+        }
+        return product[0..<p]
     }
 
     /// 1/g in R/3, nil when g is not invertible there.
