@@ -120,8 +120,8 @@ final class ExchangeSession {
                 }
                 let serverInit = try KexInit(parsing: payload)
                 self.serverInit = serverInit
-                report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
-                report.serverKeyExchangeAlgorithms = serverInit[.keyExchange].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+                report.serverHostKeyAlgorithms = serverInit.reported.hostKey
+                report.serverKeyExchangeAlgorithms = serverInit.reported.keyExchange
                 var outgoing: [UInt8] = []
                 if case .afterServer(let choose) = offer {
                     let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(KeyExchangeProbe.supportedAlgorithms.contains)

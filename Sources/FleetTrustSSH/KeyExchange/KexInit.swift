@@ -11,6 +11,9 @@ struct KexInit {
 
     var lists: [[String]]
     var firstKexPacketFollows: Bool
+    /// A server's host-key algorithms and key exchange methods as a report shows them (the first
+    /// `ReportedNames.limit` of each, cleaned), made once per distinct KEXINIT with its lists; empty in ours.
+    private(set) var reported = ReportedNames()
     /// The message exactly as sent or received: it enters the exchange hash byte for byte.
     let payload: [UInt8]
 
@@ -122,6 +125,7 @@ struct KexInit {
         if let known = recent?.proposal(for: payload) {
             lists = known.lists
             firstKexPacketFollows = known.firstKexPacketFollows
+            reported = known.reported
             return
         }
         var reader = SSHWireReader(payload)
@@ -139,7 +143,8 @@ struct KexInit {
             }
             firstKexPacketFollows = try reader.readBoolean()
             _ = try reader.readUInt32()
-            recent?.keep(payload, lists: lists, firstKexPacketFollows: firstKexPacketFollows)
+            reported = ReportedNames(hostKey: lists[List.hostKey.rawValue], keyExchange: lists[List.keyExchange.rawValue])
+            recent?.keep(payload, lists: lists, firstKexPacketFollows: firstKexPacketFollows, reported: reported)
         } catch let failure as ProbeFailure {
             throw failure
         } catch {
@@ -149,6 +154,20 @@ struct KexInit {
 
     /// `MAX_PROP` of match.c.
     static let consideredNames = 40
+
+    /// The server's names a report carries: untrusted text, so cleaned, and at most `limit` of each list.
+    struct ReportedNames {
+        static let limit = 64
+        var hostKey: [String] = []
+        var keyExchange: [String] = []
+
+        init() {}
+
+        init(hostKey: [String], keyExchange: [String]) {
+            self.hostKey = hostKey.prefix(Self.limit).map { Sanitizer.clean($0, limit: 64) }
+            self.keyExchange = keyExchange.prefix(Self.limit).map { Sanitizer.clean($0, limit: 64) }
+        }
+    }
 
     subscript(_ list: List) -> [String] { lists[list.rawValue] }
 
