@@ -40,8 +40,9 @@ public enum OpenSSLKeys {
     /// An X25519 key holding the private scalar `secret` (32 bytes), for derivation only: its
     /// public half is a placeholder, never read. OpenSSL 3.0 makes a key's public value by an
     /// Edwards base-point multiplication in portable C that costs more than its X25519 ladder in
-    /// assembly (83 µs against 64 µs for the key, its context and the ladder here), so the caller
-    /// derives the public value with the key itself, X25519(k, 9), as RFC 7748 defines it.
+    /// assembly (50–70 µs against 46–58 µs here for the key, its context and its public value),
+    /// so the caller derives the public value with the key itself, X25519(k, 9), as RFC 7748
+    /// defines it.
     public static func x25519DerivationKey(secret: UnsafeRawBufferPointer) -> OpaquePointer? {
         guard secret.count == 32, let context = workspace.current?.fromData[RawAlgorithm.x25519.rawValue],
               let base = secret.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
