@@ -52,6 +52,17 @@ static inline EVP_PKEY *fleettrust_ec_public_key(EVP_PKEY_CTX *ctx, const char *
     EVP_PKEY *key = NULL;
     return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1 ? key : NULL;
 }
+/* An X25519 key holding the private scalar `secret` for derivation only: `placeholder` stands in
+   for the public value, which OpenSSL would otherwise compute by its slower Edwards base-point
+   multiplication (the caller derives the public value with the scalar instead, as X25519(k, 9)). */
+static inline EVP_PKEY *fleettrust_x25519_key_from_secret(EVP_PKEY_CTX *ctx, const unsigned char *secret,
+                                                          const unsigned char *placeholder) {
+    OSSL_PARAM params[3] = {
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, (void *)secret, 32),
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)placeholder, 32), OSSL_PARAM_construct_end() };
+    EVP_PKEY *key = NULL;
+    return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_KEYPAIR, params) == 1 ? key : NULL;
+}
 /* n and e are big-endian magnitudes (leading zero bytes allowed). */
 static inline EVP_PKEY *fleettrust_rsa_public_key(EVP_PKEY_CTX *ctx, const unsigned char *n, int n_length,
                                                   const unsigned char *e, int e_length) {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import FleetTrustSSH
+import FleetTrustCore
 
 /// A server KEXINIT read again (another connection to the same server, another cookie) gets the
 /// lists read the first time, and only when every byte after the cookie is the same: any other
@@ -31,6 +32,22 @@ final class ServerProposalReuseTests: XCTestCase {
         notKexInit[0] = 21
         XCTAssertThrowsError(try KexInit(parsing: notKexInit))
         XCTAssertThrowsError(try KexInit(parsing: Array(kexInit(["ssh-ed25519", "rsa-sha2-512"], cookie: 6).dropLast())))
+    }
+
+    func testTheCleanedNamesForTheReportComeWithTheListsReadBefore() throws {
+        // A server's names are untrusted text: a control byte and a long name are cleaned for the
+        // report, and a second read of the same KEXINIT reports them exactly as the first.
+        let hostile = "evil\u{1b}[31m@example.org"
+        let long = String(repeating: "x", count: 80) + "@example.org"
+        let first = try KexInit(parsing: kexInit(["ssh-ed25519", hostile, long], cookie: 10))
+        XCTAssertEqual(first[.hostKey], ["ssh-ed25519", hostile, long], "the lists keep the server's bytes")
+        XCTAssertEqual(first.reported.hostKey, ["ssh-ed25519", Sanitizer.clean(hostile, limit: 64), Sanitizer.clean(long, limit: 64)])
+        XCTAssertFalse(first.reported.hostKey[1].contains("\u{1b}"))
+        XCTAssertEqual(first.reported.keyExchange, first[.keyExchange])
+        let again = try KexInit(parsing: kexInit(["ssh-ed25519", hostile, long], cookie: 11))
+        XCTAssertEqual(again.reported.hostKey, first.reported.hostKey)
+        XCTAssertEqual(again.reported.keyExchange, first.reported.keyExchange)
+        XCTAssertTrue(KexInit(clientOffering: ["ssh-ed25519"]).reported.hostKey.isEmpty, "ours carries none")
     }
 
     func testARefusedKexInitIsNeverKeptAndTheKeptOnesAreBounded() throws {

@@ -58,6 +58,11 @@ enum KeyBlobParser {
     /// reads it (the full name, or for plain keys the short name in any case: `RSA`, `ed25519`).
     private static func readTypeName(_ reader: inout SSHWireReader) throws(HostKey.ParseError) -> (KeyType, Bool) {
         let raw = try wire { try reader.readString(limit: 128) }
+        let ended = raw.last == 0
+        let name = ended ? raw.dropLast() : raw[...]
+        if !name.contains(0), let known = typeNames.first(where: { $0.bytes.count == name.count && $0.bytes.elementsEqual(name) }) {
+            return (known.kind, !ended && known.canonical)
+        }
         let (text, exact) = try cString(raw, field: "key type")
         if let kind = KeyType(name: KeyType.canonicalName(text)) {
             return (kind, exact && kind.name == text)
@@ -69,6 +74,14 @@ enum KeyBlobParser {
         default: throw .unknownType(text)
         }
     }
+
+    /// Every key type's name and every RSA signature name as bytes, with the type it reads as and
+    /// whether it is that type's own name: the names servers send are matched without first being
+    /// made into a string (the name look-ups were half of a host key's parsing). Any other name
+    /// takes `readTypeName`'s reading by text, which gives the same answer for these.
+    private static let typeNames: [(bytes: [UInt8], kind: KeyType, canonical: Bool)] =
+        KeyType.allCases.map { (Array($0.name.utf8), $0, true) }
+            + KeyType.rsaSignatureNames.compactMap { name, key in KeyType(name: key).map { (Array(name.utf8), $0, false) } }
 
     /// Reads the public fields of a plain key type (`*_deserialize_public`), optionally writing
     /// their canonical encoding; answers whether they were canonical already. `refusingShortRSA`

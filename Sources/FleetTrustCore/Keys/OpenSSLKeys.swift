@@ -37,12 +37,20 @@ public enum OpenSSLKeys {
         return body(peer)
     }
 
-    /// A fresh X25519 key pair.
-    public static func generateX25519() -> OpaquePointer? {
-        guard let context = workspace.current?.x25519Generator else { return nil }
-        var key: OpaquePointer?
-        return EVP_PKEY_keygen(context, &key) == 1 ? key : nil
+    /// An X25519 key holding the private scalar `secret` (32 bytes), for derivation only: its
+    /// public half is a placeholder, never read. OpenSSL 3.0 makes a key's public value by an
+    /// Edwards base-point multiplication in portable C that costs more than its X25519 ladder in
+    /// assembly (50–70 µs against 46–58 µs here for the key, its context and its public value),
+    /// so the caller derives the public value with the key itself, X25519(k, 9), as RFC 7748
+    /// defines it.
+    public static func x25519DerivationKey(secret: UnsafeRawBufferPointer) -> OpaquePointer? {
+        guard secret.count == 32, let context = workspace.current?.fromData[RawAlgorithm.x25519.rawValue],
+              let base = secret.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        return x25519BasePoint.withUnsafeBufferPointer { fleettrust_x25519_key_from_secret(context, base, $0.baseAddress) }
     }
+
+    /// The u-coordinate 9 of X25519's base point (RFC 7748 §4.1), little-endian.
+    public static let x25519BasePoint: [UInt8] = [9] + [UInt8](repeating: 0, count: 31)
 
     /// A fresh key pair on a NIST curve, for ECDH (`ecdh-sha2-nistp*`).
     public static func generateEC(_ curve: ECCurveName) -> OpaquePointer? {
@@ -100,7 +108,6 @@ public enum OpenSSLKeys {
         let fromData: [OpaquePointer]
         let ecFromData: OpaquePointer
         let rsaFromData: OpaquePointer
-        let x25519Generator: OpaquePointer
         /// Key-pair generators per curve, each made on first use.
         private var ecGeneratorStore: [OpaquePointer?] = Array(repeating: nil, count: ECCurveName.allCases.count)
 
@@ -126,23 +133,17 @@ public enum OpenSSLKeys {
             }
             let raw = RawAlgorithm.allCases.map { fetched($0.name) }
             let ec = fetched("EC"), rsa = fetched("RSA")
-            var generator = EVP_PKEY_CTX_new_from_name(nil, "X25519", nil)
-            if let made = generator, EVP_PKEY_keygen_init(made) != 1 {
-                EVP_PKEY_CTX_free(made)
-                generator = nil
-            }
-            guard let ec, let rsa, let generator, raw.allSatisfy({ $0 != nil }) else {
-                for context in raw + [ec, rsa, generator] { EVP_PKEY_CTX_free(context) }
+            guard let ec, let rsa, raw.allSatisfy({ $0 != nil }) else {
+                for context in raw + [ec, rsa] { EVP_PKEY_CTX_free(context) }
                 return nil
             }
             fromData = raw.compactMap { $0 }
             ecFromData = ec
             rsaFromData = rsa
-            x25519Generator = generator
         }
 
         deinit {
-            for context in fromData + [ecFromData, rsaFromData, x25519Generator] { EVP_PKEY_CTX_free(context) }
+            for context in fromData + [ecFromData, rsaFromData] { EVP_PKEY_CTX_free(context) }
             for key in ecTemplates + [x25519Peer] { EVP_PKEY_free(key) }
             for context in ecGeneratorStore { EVP_PKEY_CTX_free(context) }
         }

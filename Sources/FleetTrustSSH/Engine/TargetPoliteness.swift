@@ -206,27 +206,12 @@ final class TargetPoliteness: @unchecked Sendable {
 
     /// The same, for what an attempt's outcome says of load (`AttemptOutcome.load(decides:)`).
     func release(_ permit: Permit, after load: AttemptLoad, backOff: inout BackOff) -> Duration? {
-        var signal = load.failure.flatMap(Self.loadSignal)
-        if load.noRetryCures { signal = nil }
-        // A server that answered this scan before and now does not even take the connection in
-        // time (its listen queue overflowed) or identify itself is loaded, not gone.
-        let spoke = hasAnswered(permit.address, now: load.answered)
-        if spoke && signal == .silent { signal = .slow }
+        let (signal, besideMany) = release(permit, load: load)
         // Only a refusal or a slow server is evidence of load; a silent one gets its one retry
         // (it may have been the load's first victim) without lowering anyone's limits, or a
         // subnet of tarpits would throttle the whole scan.
-        let besideMany = release(permit, congested: signal == .refused || signal == .slow, succeeded: load.succeeded,
-                                 timedOut: signal == .slow)
         guard let signal, signal == .refused || besideMany else { return nil }
         return backOff.next(after: signal)
-    }
-
-    /// Whether `address` has answered a connection of this scan, counting this one if it did (`now`).
-    private func hasAnswered(_ address: String, now: Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if now { answered.insert(address) }
-        return answered.contains(address)
     }
 
     /// Whether the connection under `permit` runs beside more than the window's floor of others
@@ -239,15 +224,22 @@ final class TargetPoliteness: @unchecked Sendable {
 
     /// Returns a permit whose attempt was cancelled or never started.
     func release(_ permit: Permit) {
-        release(permit, congested: false, succeeded: false, timedOut: false)
+        _ = release(permit, load: nil)
     }
 
-    /// Returns a permit; whether its connection ran beside more than the window's floor of others.
-    @discardableResult
-    private func release(_ permit: Permit, congested: Bool, succeeded: Bool, timedOut: Bool) -> Bool {
+    /// Returns a permit under one hold of the lock, with what its attempt's `load` (nil: none ran)
+    /// signals; answers that signal and whether the connection ran beside more than the window's
+    /// floor of others.
+    private func release(_ permit: Permit, load: AttemptLoad?) -> (LoadSignal?, Bool) {
+        var signal = load.flatMap { $0.noRetryCures ? nil : $0.failure.flatMap(Self.loadSignal) }
         condition.lock()
+        // A server that answered this scan before (or now) and now does not even take the
+        // connection in time (its listen queue overflowed) or identify itself is loaded, not gone.
+        if load?.answered == true { answered.insert(permit.address) }
+        if signal == .silent && answered.contains(permit.address) { signal = .slow }
+        let congested = signal == .refused || signal == .slow
         let besideMany = window.ranBesideMany(permit.window)
-        window.close(permit.window, succeeded: succeeded, timedOut: timedOut)
+        window.close(permit.window, succeeded: load?.succeeded == true, timedOut: signal == .slow)
         if var entry = entries[permit.address] {
             entry.active -= 1
             entry.limit = congested ? max(1, entry.limit / 2) : min(ceiling, entry.limit + 1)
@@ -270,7 +262,7 @@ final class TargetPoliteness: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for (grant, permit) in granted { grant(permit) }
-        return besideMany
+        return (signal, besideMany)
     }
 
     /// An endpoint with nothing in flight, nothing waiting and its full limit needs no entry.
@@ -309,7 +301,10 @@ extension AttemptOutcome: PoliteAttempt {
         // An exchange that timed out waiting for a KEXINIT the server never sent met a server that
         // speaks only after the client's (its own KEXINIT follows its identification at once
         // otherwise): the probe's offers sent up front reach it, a retry would not.
-        let timedOut = [.connectTimeout, .bannerTimeout, .kexTimeout].contains(failure?.code)
+        let timedOut = switch failure?.code {
+        case .connectTimeout?, .bannerTimeout?, .kexTimeout?: true
+        default: false
+        }
         return AttemptLoad(failure: failure, answered: serverVersion != nil || key != nil, succeeded: key != nil,
                            noRetryCures: failure?.code == .kexTimeout && (serverHostKeyAlgorithms ?? []).isEmpty
                                || decides && timedOut)

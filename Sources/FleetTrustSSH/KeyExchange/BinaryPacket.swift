@@ -18,15 +18,22 @@ enum BinaryPacket {
     /// `ssh_packet_send2_wrapped`): at least 4 bytes of padding, the total a multiple of 8, and the
     /// padding zeroed (random padding is only for encrypted packets), so our packets are `ssh`'s
     /// byte for byte.
+    /// Written into one buffer of the packet's final size (a KEXINIT grew one from empty through
+    /// seven reallocations).
     static func frame(_ payload: [UInt8]) -> [UInt8] {
         var padding = 8 - (5 + payload.count) % 8
         if padding < 4 { padding += 8 }
-        var writer = SSHWireWriter()
-        writer.writeUInt32(UInt32(1 + payload.count + padding))
-        writer.writeByte(UInt8(padding))
-        writer.writeRaw(payload)
-        writer.writeRaw([UInt8](repeating: 0, count: padding))
-        return writer.bytes
+        let length = 1 + payload.count + padding
+        return [UInt8](unsafeUninitializedCapacity: 4 + length) { buffer, count in
+            buffer[0] = UInt8(truncatingIfNeeded: length >> 24)
+            buffer[1] = UInt8(truncatingIfNeeded: length >> 16)
+            buffer[2] = UInt8(truncatingIfNeeded: length >> 8)
+            buffer[3] = UInt8(truncatingIfNeeded: length)
+            buffer[4] = UInt8(padding)
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[5...]).initialize(from: payload)
+            UnsafeMutableBufferPointer(rebasing: buffer[(5 + payload.count)...]).initialize(repeating: 0)
+            count = 4 + length
+        }
     }
 
     /// `count` random bytes from OpenSSL's generator: one call in user space, where asking the

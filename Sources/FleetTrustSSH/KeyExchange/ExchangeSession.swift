@@ -120,8 +120,8 @@ final class ExchangeSession {
                 }
                 let serverInit = try KexInit(parsing: payload)
                 self.serverInit = serverInit
-                report.serverHostKeyAlgorithms = serverInit[.hostKey].prefix(64).map { Sanitizer.clean($0, limit: 64) }
-                report.serverKeyExchangeAlgorithms = serverInit[.keyExchange].prefix(64).map { Sanitizer.clean($0, limit: 64) }
+                report.serverHostKeyAlgorithms = serverInit.reported.hostKey
+                report.serverKeyExchangeAlgorithms = serverInit.reported.keyExchange
                 var outgoing: [UInt8] = []
                 if case .afterServer(let choose) = offer {
                     let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(KeyExchangeProbe.supportedAlgorithms.contains)
@@ -149,7 +149,8 @@ final class ExchangeSession {
                 self.method = method
                 self.agreement = agreement
                 state = KexInit.serverGuessWasWrong(client: clientInit, server: serverInit) ? .skipGuess : .reply
-                return .send(outgoing + BinaryPacket.frame(agreement.firstMessage))
+                let first = BinaryPacket.frame(agreement.firstMessage)
+                return .send(outgoing.isEmpty ? first : outgoing + first)
             case .skipGuess:
                 // dispatch.c: the wrongly guessed packet is the next one handed to the dispatch
                 // table (not an IGNORE or DEBUG before it, unless strict), skipped if it has a handler.
@@ -279,8 +280,9 @@ private struct ExchangeReply {
     init(_ payload: [UInt8]) throws(ProbeFailure) {
         // kexecdh.c, kexdh.c, kexgexc.c: each field is as large as the packet allows (a host
         // certificate of over 16 KiB is a certificate).
-        var reader = SSHWireReader(Array(payload.dropFirst()))
+        var reader = SSHWireReader(payload)
         do {
+            _ = try reader.readByte()
             hostKeyBlob = try reader.readString(limit: BinaryPacket.maximumLength)
             serverValue = try reader.readString(limit: BinaryPacket.maximumLength)
             signature = try reader.readString(limit: BinaryPacket.maximumLength)

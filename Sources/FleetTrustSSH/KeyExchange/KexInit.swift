@@ -11,6 +11,9 @@ struct KexInit {
 
     var lists: [[String]]
     var firstKexPacketFollows: Bool
+    /// A server's host-key algorithms and key exchange methods as a report shows them (the first
+    /// `ReportedNames.limit` of each, cleaned), made once per distinct KEXINIT with its lists; empty in ours.
+    private(set) var reported = ReportedNames()
     /// The message exactly as sent or received: it enters the exchange hash byte for byte.
     let payload: [UInt8]
 
@@ -46,8 +49,13 @@ struct KexInit {
     /// guessed packet. The connection that decides which key `ssh` meets sends this one.
     init(sshOffering hostKeyAlgorithms: [String], keyExchange: [String], ciphers: [String] = Self.ciphers,
          macs: [String] = Self.macs) {
-        self.init(methods: keyExchange + Self.clientMarkers, hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil,
-                  ciphers: ciphers, macs: macs)
+        if keyExchange == KeyExchangeAlgorithms.openSSHDefault {
+            self.init(methods: Self.sshDefaultMethods, hostKeyAlgorithms: hostKeyAlgorithms,
+                      encodedMethods: Self.encodedSSHDefaultMethods, ciphers: ciphers, macs: macs)
+        } else {
+            self.init(methods: keyExchange + Self.clientMarkers, hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil,
+                      ciphers: ciphers, macs: macs)
+        }
     }
 
     private init(methods: [String], hostKeyAlgorithms: [String], encodedMethods: [UInt8]?, ciphers: [String] = Self.ciphers,
@@ -55,7 +63,8 @@ struct KexInit {
         lists = [methods, hostKeyAlgorithms, ciphers, ciphers, macs, macs,
                  Self.compressions, Self.compressions, [], []]
         firstKexPacketFollows = false
-        var writer = SSHWireWriter()
+        // Sized for ours in one allocation: the fixed lists, and a name of about 32 bytes per method and algorithm.
+        var writer = SSHWireWriter(capacity: 21 + Self.encodedFixedLists.count + 32 * (methods.count + hostKeyAlgorithms.count))
         writer.writeByte(BinaryPacket.Message.kexInit.rawValue)
         writer.writeRaw(BinaryPacket.randomBytes(16))
         if let encodedMethods {
@@ -83,16 +92,22 @@ struct KexInit {
         return implemented.filter { !hybrid.contains($0) } + hybrid + clientMarkers
     }
 
-    /// The lists most KEXINITs of ours share, encoded once: the default key exchange list, and
-    /// everything after the host-key list (ciphers, MACs, compression, languages, the guess
-    /// flag and the reserved word).
+    /// The lists most KEXINITs of ours share, encoded once: the default key exchange lists (ours,
+    /// and `ssh`'s for the deciding connection), and everything after the host-key list (ciphers,
+    /// MACs, compression, languages, the guess flag and the reserved word).
     private static let defaultKeyExchangeList = keyExchangeList(KeyExchangeAlgorithms.openSSHDefault)
 
-    private static let encodedDefaultKeyExchangeList: [UInt8] = {
+    private static let encodedDefaultKeyExchangeList = encoded(defaultKeyExchangeList)
+
+    /// `ssh`'s own list for a host that keeps the default `KexAlgorithms`, with its markers.
+    private static let sshDefaultMethods = KeyExchangeAlgorithms.openSSHDefault + clientMarkers
+    private static let encodedSSHDefaultMethods = encoded(sshDefaultMethods)
+
+    private static func encoded(_ list: [String]) -> [UInt8] {
         var writer = SSHWireWriter()
-        writer.writeString(defaultKeyExchangeList.joined(separator: ","))
+        writer.writeString(list.joined(separator: ","))
         return writer.bytes
-    }()
+    }
 
     private static let encodedFixedLists: [UInt8] = {
         var writer = SSHWireWriter()
@@ -122,6 +137,7 @@ struct KexInit {
         if let known = recent?.proposal(for: payload) {
             lists = known.lists
             firstKexPacketFollows = known.firstKexPacketFollows
+            reported = known.reported
             return
         }
         var reader = SSHWireReader(payload)
@@ -139,7 +155,8 @@ struct KexInit {
             }
             firstKexPacketFollows = try reader.readBoolean()
             _ = try reader.readUInt32()
-            recent?.keep(payload, lists: lists, firstKexPacketFollows: firstKexPacketFollows)
+            reported = ReportedNames(hostKey: lists[List.hostKey.rawValue], keyExchange: lists[List.keyExchange.rawValue])
+            recent?.keep(payload, lists: lists, firstKexPacketFollows: firstKexPacketFollows, reported: reported)
         } catch let failure as ProbeFailure {
             throw failure
         } catch {
@@ -149,6 +166,20 @@ struct KexInit {
 
     /// `MAX_PROP` of match.c.
     static let consideredNames = 40
+
+    /// The server's names a report carries: untrusted text, so cleaned, and at most `limit` of each list.
+    struct ReportedNames {
+        static let limit = 64
+        var hostKey: [String] = []
+        var keyExchange: [String] = []
+
+        init() {}
+
+        init(hostKey: [String], keyExchange: [String]) {
+            self.hostKey = hostKey.prefix(Self.limit).map { Sanitizer.clean($0, limit: 64) }
+            self.keyExchange = keyExchange.prefix(Self.limit).map { Sanitizer.clean($0, limit: 64) }
+        }
+    }
 
     subscript(_ list: List) -> [String] { lists[list.rawValue] }
 

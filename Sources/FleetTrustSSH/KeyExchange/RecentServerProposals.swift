@@ -7,15 +7,17 @@ import FleetTrustCore
 /// the same KEXINIT but for its 16-byte cookie; reading its sixty-odd names anew (splitting each
 /// list, matching every name against the known ones, building the lists) was the largest cost of
 /// a handshake outside the cryptography and the kernel. A KEXINIT whose bytes after the cookie
-/// are exactly those of one read before gets that one's lists; any other is read in full. Only a
-/// KEXINIT read without a failure is kept, so every refusal is still the reader's; one larger
-/// than `largest` (no stock server's is) is read each time rather than kept.
+/// are exactly those of one read before gets that one's lists, and the cleaned names its report
+/// carries; any other is read in full. Only a KEXINIT read without a failure is kept, so every
+/// refusal is still the reader's; one larger than `largest` (no stock server's is) is read each
+/// time rather than kept.
 final class RecentServerProposals {
     /// What `KexInit(parsing:)` read from a KEXINIT's bytes after its cookie.
     struct Proposal {
         let tail: [UInt8]
         let lists: [[String]]
         let firstKexPacketFollows: Bool
+        let reported: KexInit.ReportedNames
     }
 
     /// How many distinct KEXINITs a thread keeps; past it the oldest goes.
@@ -44,9 +46,10 @@ final class RecentServerProposals {
     }
 
     /// Keeps what was read from `payload`, a KEXINIT read without a failure.
-    func keep(_ payload: [UInt8], lists: [[String]], firstKexPacketFollows: Bool) {
+    func keep(_ payload: [UInt8], lists: [[String]], firstKexPacketFollows: Bool, reported: KexInit.ReportedNames) {
         guard payload.count > Self.tailStart, payload.count <= Self.largest, payload[0] == BinaryPacket.Message.kexInit.rawValue else { return }
-        let proposal = Proposal(tail: Array(payload[Self.tailStart...]), lists: lists, firstKexPacketFollows: firstKexPacketFollows)
+        let proposal = Proposal(tail: Array(payload[Self.tailStart...]), lists: lists, firstKexPacketFollows: firstKexPacketFollows,
+                                reported: reported)
         if kept.count < Self.capacity {
             kept.append(proposal)
         } else {
