@@ -66,6 +66,25 @@ final class HandEditedHistoryTests: XCTestCase {
         }
     }
 
+    /// The first scan's shortcut (a store holding no key remembers nothing) must not skip the
+    /// check of the keys a hand-edited store still holds in its sightings: the scan refuses the
+    /// file untouched, as `history` does.
+    func testDamagedSightingKeysWithTheSummariesDeletedAreStillDamage() throws {
+        let fleet = try Self.fleet.get()
+        for edit in ["DELETE FROM host_key; UPDATE sighting_key SET fingerprint = 'SHA256:bad fingerprint'",
+                     "DELETE FROM host_key; UPDATE sighting_key SET key_type = key_type || char(27) || '[2J'"] {
+            let host = try recordedThenEdited(fleet, edit)
+            let sightings = try DatabaseQueue(path: history).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sighting") }
+            let run = try scan(fleet)
+            XCTAssertEqual(run.status, 64, "\(edit): \(run.stderrText)")
+            XCTAssertTrue(run.stderrText.contains("\(history): not a fleettrust history database (a recorded key is damaged)"),
+                          "\(edit): \(run.stderrText)")
+            let after = try DatabaseQueue(path: history).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sighting") }
+            XCTAssertEqual(after, sightings, "\(edit): the damaged store is left untouched")
+            XCTAssertEqual(try fleettrust(["history", host, "--history", history]).status, 64, "\(edit): scan and history agree")
+        }
+    }
+
     func testEscapeSequencesInRecordedNamesComeOutCleanedInTableAndJSON() throws {
         let fleet = try Self.fleet.get()
         let host = try recordedThenEdited(fleet, """

@@ -109,8 +109,11 @@ public final class HistoryStore: Sendable {
         return try guarded {
             try database.read { db in
                 // A store that holds no key yet (a fleet's first scan) remembers nothing of any
-                // host: one query, not two per host.
-                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM host_key)") == true else { return FleetHistory() }
+                // host: one query, not two per host. Both tables the reads below take keys from
+                // must be empty: a hand-edited store with sightings' keys but no summaries is
+                // damaged, and their keys are checked below as ever.
+                let holdsKeys = "SELECT EXISTS (SELECT 1 FROM host_key) OR EXISTS (SELECT 1 FROM sighting_key)"
+                guard try Bool.fetchOne(db, sql: holdsKeys) == true else { return FleetHistory() }
                 var keys: [String: [KeyHistory]] = [:]
                 var latest: [String: (keys: Set<KeyIdentity>, complete: Bool)] = [:]
                 let byHost = "SELECT lookup, key_type, fingerprint, first_seen, last_seen, last_sighting, sightings FROM host_key"
