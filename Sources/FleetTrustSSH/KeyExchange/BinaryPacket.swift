@@ -24,16 +24,12 @@ enum BinaryPacket {
         var padding = 8 - (5 + payload.count) % 8
         if padding < 4 { padding += 8 }
         let length = 1 + payload.count + padding
-        return [UInt8](unsafeUninitializedCapacity: 4 + length) { buffer, count in
-            buffer[0] = UInt8(truncatingIfNeeded: length >> 24)
-            buffer[1] = UInt8(truncatingIfNeeded: length >> 16)
-            buffer[2] = UInt8(truncatingIfNeeded: length >> 8)
-            buffer[3] = UInt8(truncatingIfNeeded: length)
-            buffer[4] = UInt8(padding)
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[5...]).initialize(from: payload)
-            UnsafeMutableBufferPointer(rebasing: buffer[(5 + payload.count)...]).initialize(repeating: 0)
-            count = 4 + length
-        }
+        var writer = SSHWireWriter(capacity: 4 + length)
+        writer.writeUInt32(UInt32(length))
+        writer.writeByte(UInt8(padding))
+        writer.writeRaw(payload)
+        for _ in 0..<padding { writer.writeByte(0) }
+        return writer.bytes
     }
 
     /// `count` random bytes from OpenSSL's generator: one call in user space, where asking the
