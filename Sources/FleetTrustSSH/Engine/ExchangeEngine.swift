@@ -259,12 +259,15 @@ final class Gathered<Outcome: Sendable>: @unchecked Sendable {
         missing = count
     }
 
+    /// The waiter is woken after the lock is let go: woken while it is held, it would run only
+    /// to block on the lock again, a second sleep and wake-up per gathered call.
     func put(_ outcome: Outcome, at index: Int) {
         condition.lock()
         outcomes[index] = outcome
         missing -= 1
-        if missing == 0 { condition.broadcast() }
+        let last = missing == 0
         condition.unlock()
+        if last { condition.broadcast() }
     }
 
     func wait() -> [Outcome] {
