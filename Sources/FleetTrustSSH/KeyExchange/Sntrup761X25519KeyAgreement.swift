@@ -2,7 +2,9 @@ import FleetTrustCore
 
 /// The client half of `sntrup761x25519-sha512@openssh.com`, OpenSSH's hybrid post-quantum key
 /// exchange (its `kexsntrup761x25519.c`): an sntrup761 key pair and an X25519 key side by side,
-/// so that a server configured with only this method can still prove its host keys to us.
+/// so that a server configured with only this method can still prove its host keys to us. Both
+/// halves are shared key pairs (the pool's sntrup761 one, this thread's X25519 one), each serving
+/// up to `EphemeralKeyLifetime.exchangesPerPair` exchanges.
 ///
 /// The wire and hash rules, as OpenSSH has them: Q_C = sntrup761 public key (1158 bytes) ||
 /// X25519 public value (32) in SSH_MSG_KEX_ECDH_INIT; Q_S = ciphertext (1039) || X25519 value
