@@ -87,8 +87,9 @@ final class Sntrup761ExchangeTests: XCTestCase {
         let sshd = try server()
         let expected = try sshd.publicKey(0)
         let values = Mutex<[[UInt8]]>([])
+        let sshdPort = sshd.port
         let relay = try ScriptedServer { client in
-            guard let backend = Loopback.connectedSocket(port: sshd.port) else { return }
+            guard let backend = Loopback.connectedSocket(port: sshdPort) else { return }
             defer { Glibc.close(backend) }
             var sent: [UInt8] = []
             var recorded = false
