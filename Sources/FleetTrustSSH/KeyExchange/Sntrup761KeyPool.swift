@@ -10,13 +10,14 @@ import Synchronization
 /// make a batch of its own (sixteen key pairs, about 2.6 ms of a core) for a pool that now serves
 /// 512 exchanges per batch. The others wait for that one batch instead, once per 512 exchanges.
 enum Sntrup761KeyPool {
-    typealias KeyPair = (publicKey: [UInt8], secretKey: [UInt8])
+    /// A public key, and its secret key decoded once for all the exchanges it serves.
+    typealias KeyPair = (publicKey: [UInt8], secretKey: Sntrup761SecretKey)
 
     static let batchSize = 16
     private static let stock = Mutex(Stock())
 
     /// The key pair in service, or the next one once it has served its exchanges.
-    static func take() -> KeyPair {
+    static func take() -> KeyPair? {
         stock.withLock { stock in
             if stock.spare.isEmpty && !stock.inServiceHasUsesLeft {
                 stock.spare = Sntrup761KeyBatch.generate(count: batchSize, random: BinaryPacket.randomBytes)
@@ -29,20 +30,20 @@ enum Sntrup761KeyPool {
     private struct Stock {
         var inService: KeyPair?
         var uses = 0
-        var spare: [KeyPair] = []
+        var spare: [(publicKey: [UInt8], secretKey: [UInt8])] = []
 
         var inServiceHasUsesLeft: Bool { inService != nil && uses < EphemeralKeyLifetime.exchangesPerPair }
 
-        /// The pair in service, or the next spare one put in service; needs one of them.
-        mutating func handOut() -> KeyPair {
+        /// The pair in service, or the next spare one put in service; nil when there is none.
+        mutating func handOut() -> KeyPair? {
             if inServiceHasUsesLeft, let inService {
                 uses += 1
                 return inService
             }
-            let next = spare.removeLast()
-            inService = next
+            guard let next = spare.popLast(), let secretKey = Sntrup761SecretKey(next.secretKey) else { return nil }
+            inService = (next.publicKey, secretKey)
             uses = 1
-            return next
+            return inService
         }
     }
 }
