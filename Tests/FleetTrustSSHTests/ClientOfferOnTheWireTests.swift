@@ -209,12 +209,14 @@ final class ClientOfferOnTheWireTests: XCTestCase {
     }
 
     /// Copies bytes both ways until either side closes or both are quiet for 10 s.
-    static func relay(_ first: Int32, _ second: Int32) {
+    /// `fromFirst` sees each chunk from `first` before it is passed on.
+    static func relay(_ first: Int32, _ second: Int32, fromFirst: (ArraySlice<UInt8>) -> Void = { _ in }) {
         var sides = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while poll(&sides, 2, 10_000) > 0 {
             for index in 0..<2 where sides[index].revents != 0 {
                 let count = read(sides[index].fd, &buffer, buffer.count)
+                if index == 0, count > 0 { fromFirst(buffer[0..<count]) }
                 guard count > 0, write(sides[1 - index].fd, buffer, count) == count else { return }
             }
         }

@@ -17,12 +17,12 @@ final class CryptoCostBenchmark: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let server = try Curve25519KeyAgreement()
+        let server = try XCTUnwrap(X25519KeyPair())
         let serverPublicKey = server.publicKey
         let clientInit = [UInt8](repeating: 7, count: 300), serverInit = [UInt8](repeating: 9, count: 1100)
         let x25519 = measure(2000 * rounds) {
-            guard let agreement = try? Curve25519KeyAgreement(),
-                  let values = try? agreement.hashedValues(serverValue: serverPublicKey) else { return false }
+            guard let pair = X25519KeyPair(), let secret = pair.sharedSecret(with: serverPublicKey) else { return false }
+            let values = KeyAgreementWire.pointsAndSecret(client: pair.publicKey, server: serverPublicKey, secret: secret)
             return ExchangeHash.sha256.exchangeHash(
                 clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
                 clientKexInit: clientInit, serverKexInit: serverInit, hostKeyBlob: serverPublicKey,
@@ -30,15 +30,15 @@ final class CryptoCostBenchmark: XCTestCase {
         }
         let floor = try x25519Floor(rounds)
         report("x25519 keygen + derive + exchange hash", x25519, floor)
-        let follower = measure(2000 * rounds) {
-            guard let agreement = try? Curve25519KeyAgreement(fresh: false),
+        let shared = measure(2000 * rounds) {
+            guard let agreement = try? Curve25519KeyAgreement(),
                   let values = try? agreement.hashedValues(serverValue: serverPublicKey) else { return false }
             return ExchangeHash.sha256.exchangeHash(
                 clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
                 clientKexInit: clientInit, serverKexInit: serverInit, hostKeyBlob: serverPublicKey,
                 methodValues: values).count == 32
         }
-        report("  the same with the thread's follower pair", follower, nil)
+        report("  the same with the thread's shared pair", shared, nil)
 
         for signed in try corpus(directory) {
             let ours = measure((signed.name.contains("rsa") ? 4000 : 1000) * rounds) {

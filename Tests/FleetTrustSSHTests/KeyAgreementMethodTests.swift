@@ -44,53 +44,14 @@ final class KeyAgreementMethodTests: XCTestCase {
     }
 
     /// X25519 peers follow one another in one thread's peer key (its value replaced in place),
-    /// with a key pair of its own and with the thread's follower pair (its derivation context kept
-    /// from one exchange to the next): each secret is the one `openssl pkeyutl -derive` computes
-    /// for that peer, and a low-order point between them is still refused.
+    /// with the thread's shared key pair (its derivation context kept from one exchange to the
+    /// next): each secret is the one `openssl pkeyutl -derive` computes for that peer, and a
+    /// low-order point between them is still refused.
     func testCurve25519SecretsMatchOpenSSLsForPeersInTurn() throws {
-        try assertSecretsMatchOpenSSL(fresh: true)
-        try assertSecretsMatchOpenSSL(fresh: false)
-    }
-
-    /// The connections that do not decide share their thread's X25519 key pair for
-    /// `X25519KeyPair.followerUses` exchanges, then get a new one; the connection that decides
-    /// (the offer shaped like `ssh`'s) makes its own every time, never a follower's.
-    func testFollowersShareABoundedKeyPairAndTheDecidingConnectionMakesItsOwn() throws {
-        let negotiated = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "curve25519-sha256",
-                                              cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")
-        XCTAssertTrue(ExchangeSession.Offer.likeSSH(["ssh-ed25519"]).decides)
-        XCTAssertFalse(ExchangeSession.Offer.upFront(["ssh-ed25519"]).decides)
-        XCTAssertFalse(ExchangeSession.Offer.afterServer { $0 }.decides)
-        let uses = X25519KeyPair.followerUses
-        var followers: [[UInt8]] = []
-        for _ in 0..<(3 * uses + 1) {
-            followers.append(try KeyExchangeMethod.curve25519.makeAgreement(negotiated, decides: false).firstMessage)
-        }
-        // Runs of one pair: the first may have begun before this test on this thread.
-        var runs: [(message: [UInt8], count: Int)] = []
-        for message in followers {
-            if let last = runs.last, last.message == message { runs[runs.count - 1].count += 1 } else { runs.append((message, 1)) }
-        }
-        XCTAssertGreaterThanOrEqual(runs.count, 3)
-        XCTAssertLessThanOrEqual(runs[0].count, uses)
-        for run in runs.dropFirst().dropLast() { XCTAssertEqual(run.count, uses) }
-        XCTAssertEqual(Set(runs.map(\.message)).count, runs.count, "a replaced pair never comes back")
-        let deciding = try (0..<4).map { _ in try KeyExchangeMethod.curve25519.makeAgreement(negotiated, decides: true).firstMessage }
-        XCTAssertEqual(Set(deciding).count, 4)
-        XCTAssertTrue(Set(deciding).isDisjoint(with: Set(followers)))
-        let hybrid = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "sntrup761x25519-sha512@openssh.com",
-                                          cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")
-        let hybridValues = try (0..<2).map { _ in
-            try KeyExchangeMethod.sntrup761x25519.makeAgreement(hybrid, decides: true).firstMessage.suffix(32)
-        }
-        XCTAssertNotEqual(Array(hybridValues[0]), Array(hybridValues[1]), "the deciding hybrid's X25519 half is its own too")
-    }
-
-    private func assertSecretsMatchOpenSSL(fresh: Bool, line: UInt = #line) throws {
         let directory = NSTemporaryDirectory() + "ft-x25519-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ours = try Curve25519KeyAgreement(fresh: fresh)
+        let ours = try Curve25519KeyAgreement()
         // SubjectPublicKeyInfo of an X25519 key (RFC 8410): a fixed prefix, then the 32 bytes.
         let spkiPrefix: [UInt8] = [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]
         let ourPublic = directory + "/ours.der"
@@ -105,12 +66,31 @@ final class KeyAgreementMethodTests: XCTestCase {
             let peerPublic = [UInt8](try Data(contentsOf: URL(fileURLWithPath: publicDER)).suffix(32))
             let expected = [UInt8](try Data(contentsOf: URL(fileURLWithPath: derived)))
             XCTAssertEqual(expected.count, 32)
-            XCTAssertEqual(ours.sharedSecret(serverPublicKey: peerPublic), expected, "peer \(peer), fresh \(fresh)", line: line)
+            XCTAssertEqual(ours.sharedSecret(serverPublicKey: peerPublic), expected, "peer \(peer)")
             XCTAssertNil(ours.sharedSecret(serverPublicKey: [UInt8](repeating: 0, count: 32)),
-                         "the all-zero point after peer \(peer), fresh \(fresh)", line: line)
+                         "the all-zero point after peer \(peer)")
             secrets.append(expected)
         }
-        XCTAssertEqual(Set(secrets).count, 3, line: line)
+        XCTAssertEqual(Set(secrets).count, 3)
+    }
+
+    /// Every curve25519 exchange of a thread, and the hybrid's X25519 half, shares the thread's key
+    /// pair for `EphemeralKeyLifetime.exchangesPerPair` exchanges, then gets a new one.
+    func testEveryX25519ExchangeSharesItsThreadsKeyPairForABoundedNumberOfExchanges() throws {
+        let negotiated = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "curve25519-sha256",
+                                              cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")
+        let hybrid = NegotiatedAlgorithms(hostKey: "ssh-ed25519", keyExchange: "sntrup761x25519-sha512@openssh.com",
+                                          cipher: "chacha20-poly1305@openssh.com", mac: "<implicit>")
+        let uses = EphemeralKeyLifetime.exchangesPerPair
+        var values: [[UInt8]] = []
+        for index in 0..<(3 * uses + 1) {
+            // Every tenth exchange is the hybrid's, whose last 32 bytes are its X25519 value.
+            let message = index % 10 == 5
+                ? try KeyExchangeMethod.sntrup761x25519.makeAgreement(hybrid).firstMessage
+                : try KeyExchangeMethod.curve25519.makeAgreement(negotiated).firstMessage
+            values.append(Array(message.suffix(32)))
+        }
+        assertKeyPairRuns(values, bound: uses)
     }
 
     func testGroupExchangeRequestsTheSizesSshRequests() {

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Synchronization
 import XCTest
 import FleetTrustCore
 import FleetTrustTestFleet
@@ -63,7 +65,7 @@ final class Sntrup761ExchangeTests: XCTestCase {
         XCTAssertEqual(found.algorithms?.keyExchange, "sntrup761x25519-sha512")
     }
 
-    /// Fresh key pairs each time: a rare slip (a decryption of the wrong weight, a carry in the
+    /// New ciphertexts each time: a rare slip (a decryption of the wrong weight, a carry in the
     /// encoding) would show as one exchange among several failing.
     /// On both kernel paths: the portable one decapsulates (and makes key pairs once the pool
     /// runs dry) with the portable arithmetic.
@@ -76,6 +78,57 @@ final class Sntrup761ExchangeTests: XCTestCase {
                 XCTAssertEqual(try report.outcome.get().key, expected, "attempt \(attempt), \(path)")
             }
         }
+    }
+
+    /// Each sntrup761 key pair serves at most `EphemeralKeyLifetime.exchangesPerPair` exchanges,
+    /// then a new one does, and every exchange with a reused key pair still proves the key: our
+    /// client's value in each exchange as a relay in front of the real sshd sees it on the wire.
+    func testEachKeyPairServesABoundedRunOfExchangesAgainstARealServer() throws {
+        let sshd = try server()
+        let expected = try sshd.publicKey(0)
+        let values = Mutex<[[UInt8]]>([])
+        let sshdPort = sshd.port
+        let relay = try ScriptedServer { client in
+            guard let backend = Loopback.connectedSocket(port: sshdPort) else { return }
+            defer { Glibc.close(backend) }
+            var sent: [UInt8] = []
+            var recorded = false
+            ClientOfferOnTheWireTests.relay(client, backend) { chunk in
+                sent += chunk
+                if !recorded, let value = Self.clientValue(sent) {
+                    recorded = true
+                    values.withLock { $0.append(value) }
+                }
+            }
+        }
+        defer { relay.close() }
+        let uses = EphemeralKeyLifetime.exchangesPerPair
+        for attempt in 0..<(2 * uses + 2) {
+            let report = KeyExchangeProbe.run(host: "127.0.0.1", port: relay.port, hostKeyAlgorithms: ["ssh-ed25519"], timeout: 20)
+            XCTAssertEqual(try report.outcome.get().key, expected, "attempt \(attempt)")
+        }
+        let sntrupValues = values.withLock { $0 }.map { Array($0.prefix(Sntrup761.publicKeyBytes)) }
+        XCTAssertEqual(sntrupValues.count, 2 * uses + 2)
+        assertKeyPairRuns(sntrupValues, bound: uses)
+    }
+
+    /// Q_C from the client's side of an exchange: its identification line, then unencrypted
+    /// packets up to SSH_MSG_KEX_ECDH_INIT; nil until that has arrived whole.
+    private static func clientValue(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let newline = bytes.firstIndex(of: 0x0a) else { return nil }
+        var offset = newline + 1
+        func uint32(at index: Int) -> Int { bytes[index..<(index + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        while offset + 5 <= bytes.count {
+            let length = uint32(at: offset)
+            guard length > 0, offset + 4 + length <= bytes.count else { return nil }
+            let payload = offset + 5
+            if bytes[payload] == KeyExchangeMessage.ecdhInit {
+                let valueLength = uint32(at: payload + 1)
+                return Array(bytes[(payload + 5)..<(payload + 5 + valueLength)])
+            }
+            offset += 4 + length
+        }
+        return nil
     }
 
     /// A hostile server's reply, with the real `ssh` as the oracle on the same server (its

@@ -3,15 +3,15 @@ import FleetTrustCore
 /// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through OpenSSL and
 /// the shared secret. The hybrid post-quantum method reuses its X25519 half.
 ///
-/// The key pair is fresh for the connection that decides which key `ssh` meets and this thread's
-/// follower pair for the others (`X25519KeyPair`); its contexts are made once, so the arithmetic
-/// (one scalar multiplication per exchange, two with a fresh pair) is nearly all that is left per call.
+/// The key pair is this thread's (`X25519KeyPair.forExchange`, shared by up to
+/// `EphemeralKeyLifetime.exchangesPerPair` exchanges); its contexts are made once, so the
+/// arithmetic (one scalar multiplication per exchange, two with a new pair) is nearly all that is
+/// left per call.
 final class Curve25519KeyAgreement: KeyAgreement {
     private let pair: X25519KeyPair
 
-    /// `fresh`: a key pair of its own (the connection that decides), or this thread's follower pair.
-    init(fresh: Bool = true) throws(ProbeFailure) {
-        guard let pair = fresh ? X25519KeyPair() : X25519KeyPair.forFollower() else {
+    init() throws(ProbeFailure) {
+        guard let pair = X25519KeyPair.forExchange() else {
             throw KeyExchangeFailures.kexFailed("cannot create an X25519 key")
         }
         self.pair = pair

@@ -18,13 +18,6 @@ final class ExchangeSession {
         /// (`TransportAlgorithms` applies its `Ciphers` and `MACs`).
         case likeSSH([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
                      macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
-
-        /// Whether this is the connection that decides which key `ssh` meets (the one shaped like
-        /// `ssh`'s), which makes its key-exchange keys for itself, as `ssh` does.
-        var decides: Bool {
-            if case .likeSSH = self { return true }
-            return false
-        }
     }
 
     /// What the driver does next.
@@ -145,7 +138,7 @@ final class ExchangeSession {
                 guard let method = KeyExchangeMethod(rawValue: negotiated.keyExchange) else {
                     throw KeyExchangeFailures.kexFailed("no method for \(negotiated.keyExchange)")
                 }
-                let agreement = try method.makeAgreement(negotiated, decides: offer.decides)
+                let agreement = try method.makeAgreement(negotiated)
                 self.method = method
                 self.agreement = agreement
                 state = KexInit.serverGuessWasWrong(client: clientInit, server: serverInit) ? .skipGuess : .reply

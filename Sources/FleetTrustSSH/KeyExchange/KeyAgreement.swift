@@ -63,12 +63,10 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
     }
 
     /// A fresh client side of this method for one exchange; `negotiated` sizes a group exchange.
-    /// `decides`: the connection that decides which key `ssh` meets, whose X25519 key pair is its
-    /// own; the others' curve25519 shares their thread's (`X25519KeyPair.forFollower`). The
-    /// hybrid's key pairs are always its own (it is nearly always the deciding connection's).
-    func makeAgreement(_ negotiated: NegotiatedAlgorithms, decides: Bool) throws(ProbeFailure) -> any KeyAgreement {
+    /// curve25519 and the hybrid take shared key pairs (`EphemeralKeyLifetime`).
+    func makeAgreement(_ negotiated: NegotiatedAlgorithms) throws(ProbeFailure) -> any KeyAgreement {
         switch self {
-        case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement(fresh: decides)
+        case .curve25519, .curve25519LibSSH: return try Curve25519KeyAgreement()
         case .ecdhP256: return try ECDHKeyAgreement(curve: .p256)
         case .ecdhP384: return try ECDHKeyAgreement(curve: .p384)
         case .ecdhP521: return try ECDHKeyAgreement(curve: .p521)
@@ -80,6 +78,26 @@ enum KeyExchangeMethod: String, CaseIterable, Sendable {
         case .groupExchangeSHA256, .groupExchangeSHA1: return GroupExchangeKeyAgreement(negotiated: negotiated)
         }
     }
+}
+
+/// How long our X25519 and sntrup761 key pairs live: each serves up to `exchangesPerPair` key
+/// exchanges, the connection's that decides which key `ssh` meets included, then a new one is
+/// made (this thread's X25519 pair, `X25519KeyPair.forExchange`; the process's sntrup761 key
+/// pair, `Sntrup761KeyPool.take`). A key pair costs more than the rest of the exchange's
+/// arithmetic (an sntrup761 one about 160 µs even in a batch, an X25519 one about 65 µs).
+///
+/// Nothing a scan proves is weaker for it. This client only probes: it checks the server's
+/// signature over the exchange hash and disconnects before NEWKEYS, never using the exchange's
+/// keys, so a shared secret that another connection could also reach protects nothing. Each
+/// exchange hash covers our fresh 16-byte KEXINIT cookie, the server's, and the server's fresh
+/// value, so a signature from one connection proves nothing on another. sntrup761 is a KEM
+/// secure against chosen ciphertexts (implicit rejection: a forged ciphertext yields a secret
+/// unrelated to the key), built for a key pair that decapsulates many ciphertexts, and X25519
+/// with a reused scalar is static Diffie-Hellman. What a server learns is that up to this many
+/// of its connections came from one scanner, which it can tell anyway by source address and
+/// time. The bound keeps any one key pair's exposure small.
+enum EphemeralKeyLifetime {
+    static let exchangesPerPair = 32
 }
 
 /// The hash function of a key-exchange method, and the exchange hash H built with it.

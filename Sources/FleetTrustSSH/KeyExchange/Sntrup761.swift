@@ -37,7 +37,7 @@ enum Sntrup761 {
         -> (ciphertext: [UInt8], sharedSecret: [UInt8])? {
         guard publicKey.count == publicKeyBytes else { return nil }
         let r = shortRandom(random)
-        let (ciphertext, encodedR) = hide(r, publicKey: publicKey, publicKeyHash: hash(4, publicKey))
+        let (ciphertext, encodedR) = hide(r, h: Sntrup761Encoding.decodeRq(publicKey), publicKeyHash: hash(4, publicKey))
         return (ciphertext, sessionHash(1, encodedR, ciphertext))
     }
 
@@ -45,28 +45,26 @@ enum Sntrup761 {
     /// length. A ciphertext of the right length that was not made for this key gives an
     /// unrelated secret (implicit rejection), as the reference does, never a failure.
     static func decapsulate(ciphertext: [UInt8], secretKey: [UInt8]) -> [UInt8]? {
-        guard ciphertext.count == ciphertextBytes, secretKey.count == secretKeyBytes else { return nil }
-        let f = Sntrup761Encoding.decodeSmall(secretKey[0..<smallBytes])
-        let gInverse = Sntrup761Encoding.decodeSmall(secretKey[smallBytes..<2 * smallBytes])
-        let publicKeyStart = 2 * smallBytes
-        let publicKey = Array(secretKey[publicKeyStart..<publicKeyStart + publicKeyBytes])
-        let rho = Array(secretKey[publicKeyStart + publicKeyBytes..<publicKeyStart + publicKeyBytes + smallBytes])
-        let publicKeyHash = Array(secretKey[(secretKeyBytes - 32)...])
+        guard let key = Sntrup761SecretKey(secretKey) else { return nil }
+        return decapsulate(ciphertext: ciphertext, key: key)
+    }
 
-        let r = decrypt(Sntrup761Encoding.decodeRounded(Array(ciphertext[0..<roundedBytes])), f: f, gInverse: gInverse)
-        let (recomputed, encodedR) = hide(r, publicKey: publicKey, publicKeyHash: publicKeyHash)
+    /// The same with the secret key decoded already; nil for a ciphertext of the wrong length.
+    static func decapsulate(ciphertext: [UInt8], key: Sntrup761SecretKey) -> [UInt8]? {
+        guard ciphertext.count == ciphertextBytes else { return nil }
+        let r = decrypt(Sntrup761Encoding.decodeRounded(Array(ciphertext[0..<roundedBytes])), f: key.f, gInverse: key.gInverse)
+        let (recomputed, encodedR) = hide(r, h: key.h, publicKeyHash: key.publicKeyHash)
         var difference: UInt8 = 0
         for (mine, theirs) in zip(recomputed, ciphertext) { difference |= mine ^ theirs }
         // mismatch is 1 when the ciphertexts differ: the session hash then covers rho, with prefix 0.
         let mismatch = UInt8(truncatingIfNeeded: -Int32(Sntrup761Ring.nonzeroMask(Int32(difference))))
         let mask = 0 &- mismatch
-        let chosen = zip(encodedR, rho).map { $0 ^ (mask & ($0 ^ $1)) }
+        let chosen = zip(encodedR, key.rho).map { $0 ^ (mask & ($0 ^ $1)) }
         return sessionHash(1 &- mismatch, chosen, ciphertext)
     }
 
     /// The ciphertext for r (rounded h·r, then the confirmation hash) and r's encoding.
-    private static func hide(_ r: [Int8], publicKey: [UInt8], publicKeyHash: [UInt8]) -> (ciphertext: [UInt8], encodedR: [UInt8]) {
-        let h = Sntrup761Encoding.decodeRq(publicKey)
+    private static func hide(_ r: [Int8], h: [Int16], publicKeyHash: [UInt8]) -> (ciphertext: [UInt8], encodedR: [UInt8]) {
         let rounded = Sntrup761Ring.multiply(h, small: r).map { $0 - Int16(Sntrup761Ring.freeze3(Int32($0))) }
         let encodedR = Sntrup761Encoding.encodeSmall(r)
         let confirmation = hash(2, hash(3, encodedR) + publicKeyHash)

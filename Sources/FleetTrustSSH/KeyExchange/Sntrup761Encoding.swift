@@ -56,35 +56,41 @@ enum Sntrup761Encoding {
         }
     }
 
-    /// Packs values (each below its modulus, every modulus below 2^14).
+    /// Packs values (each below its modulus, every modulus below 2^14). Each level's merged
+    /// pairs overwrite the front of the same two arrays (pair i lands at i, after both its
+    /// numbers were read); how many bytes a pair writes depends on the moduli only.
     static func encode(_ values: [UInt16], moduli: [UInt16]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 * values.count)
         var values = values.map(UInt32.init)
         var moduli = moduli.map(UInt32.init)
-        while values.count > 1 {
-            var nextValues: [UInt32] = [], nextModuli: [UInt32] = []
-            nextValues.reserveCapacity(values.count / 2 + 1)
-            nextModuli.reserveCapacity(values.count / 2 + 1)
-            for i in stride(from: 0, to: values.count - 1, by: 2) {
-                var r = values[i] + values[i + 1] * moduli[i]
-                var m = moduli[i] * moduli[i + 1]
-                while m >= 16384 {
-                    out.append(UInt8(truncatingIfNeeded: r))
-                    r >>= 8
-                    m = (m + 255) >> 8
+        var count = min(values.count, moduli.count)
+        values.withUnsafeMutableBufferPointer { values in
+            moduli.withUnsafeMutableBufferPointer { moduli in
+                while count > 1 {
+                    var merged = 0
+                    for i in stride(from: 0, to: count - 1, by: 2) {
+                        var r = values[i] + values[i + 1] * moduli[i]
+                        var m = moduli[i] * moduli[i + 1]
+                        while m >= 16384 {
+                            out.append(UInt8(truncatingIfNeeded: r))
+                            r >>= 8
+                            m = (m + 255) >> 8
+                        }
+                        values[merged] = r
+                        moduli[merged] = m
+                        merged += 1
+                    }
+                    if count % 2 == 1 {
+                        values[merged] = values[count - 1]
+                        moduli[merged] = moduli[count - 1]
+                        merged += 1
+                    }
+                    count = merged
                 }
-                nextValues.append(r)
-                nextModuli.append(m)
             }
-            if values.count % 2 == 1 {
-                nextValues.append(values[values.count - 1])
-                nextModuli.append(moduli[moduli.count - 1])
-            }
-            values = nextValues
-            moduli = nextModuli
         }
-        if var r = values.first, var m = moduli.first {
+        if count == 1, var r = values.first, var m = moduli.first {
             while m > 1 {
                 out.append(UInt8(truncatingIfNeeded: r))
                 r >>= 8

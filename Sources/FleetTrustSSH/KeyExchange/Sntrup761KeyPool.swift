@@ -1,24 +1,49 @@
 import Synchronization
 
-/// The sntrup761 key pairs of this process's hybrid key exchanges, made in batches
-/// (`Sntrup761KeyBatch`) so that each costs a fraction of a reciprocal in R/q: a scan's deciding
-/// connections each need a fresh key pair, and one made alone cost most of the exchange's CPU.
+/// The sntrup761 key pairs of this process's hybrid key exchanges: one in service at a time,
+/// handed out for up to `EphemeralKeyLifetime.exchangesPerPair` exchanges (which says why that
+/// is safe), then the next, made in batches (`Sntrup761KeyBatch`) so that each costs a fraction
+/// of a reciprocal in R/q. One made alone cost most of the exchange's CPU.
 ///
-/// Each key pair is handed out once and then forgotten, as a fresh one would be. A refill runs
-/// on the thread that found the pool empty, outside the lock, so other threads keep taking
-/// keys (or make a batch of their own) meanwhile; the lock only guards moving key pairs in and
-/// out. Unused key pairs waiting in memory number at most a batch per thread that found the
-/// pool empty at the same moment.
+/// A refill runs under the lock, on the thread that found no key pair left: at a scan's start
+/// every host's deciding connection arrives within a few milliseconds, and each would otherwise
+/// make a batch of its own (sixteen key pairs, about 2.6 ms of a core) for a pool that now serves
+/// 512 exchanges per batch. The others wait for that one batch instead, once per 512 exchanges.
 enum Sntrup761KeyPool {
-    static let batchSize = 16
-    private static let spare = Mutex<[(publicKey: [UInt8], secretKey: [UInt8])]>([])
+    /// A public key, and its secret key decoded once for all the exchanges it serves.
+    typealias KeyPair = (publicKey: [UInt8], secretKey: Sntrup761SecretKey)
 
-    /// A key pair no one else has been or will be given.
-    static func take() -> (publicKey: [UInt8], secretKey: [UInt8]) {
-        if let keyPair = spare.withLock({ $0.popLast() }) { return keyPair }
-        var batch = Sntrup761KeyBatch.generate(count: batchSize, random: BinaryPacket.randomBytes)
-        let keyPair = batch.removeLast()
-        spare.withLock { $0.append(contentsOf: batch) }
-        return keyPair
+    static let batchSize = 16
+    private static let stock = Mutex(Stock())
+
+    /// The key pair in service, or the next one once it has served its exchanges.
+    static func take() -> KeyPair? {
+        stock.withLock { stock in
+            if stock.spare.isEmpty && !stock.inServiceHasUsesLeft {
+                stock.spare = Sntrup761KeyBatch.generate(count: batchSize, random: BinaryPacket.randomBytes)
+            }
+            return stock.handOut()
+        }
+    }
+
+    /// The key pair in service, how many exchanges it has served, and the batch's others.
+    private struct Stock {
+        var inService: KeyPair?
+        var uses = 0
+        var spare: [(publicKey: [UInt8], secretKey: [UInt8])] = []
+
+        var inServiceHasUsesLeft: Bool { inService != nil && uses < EphemeralKeyLifetime.exchangesPerPair }
+
+        /// The pair in service, or the next spare one put in service; nil when there is none.
+        mutating func handOut() -> KeyPair? {
+            if inServiceHasUsesLeft, let inService {
+                uses += 1
+                return inService
+            }
+            guard let next = spare.popLast(), let secretKey = Sntrup761SecretKey(next.secretKey) else { return nil }
+            inService = (next.publicKey, secretKey)
+            uses = 1
+            return inService
+        }
     }
 }

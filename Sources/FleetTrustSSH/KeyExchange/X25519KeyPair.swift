@@ -1,24 +1,19 @@
 import COpenSSL
 import FleetTrustCore
 
-/// Our X25519 key pair, with its derivation context made once, for one exchange or several.
+/// Our X25519 key pair, with its derivation context made once, shared by the exchanges of one thread.
 ///
 /// A fresh key pair costs a scalar multiplication and OpenSSL 3 a new key object (about 65 µs of
-/// a core here, a tenth of a handshake's whole CPU): the connection that decides which key `ssh`
-/// meets makes its own for itself, as `ssh` does. The other connections of a scan share one per
-/// thread for up to `followerUses` exchanges, then a new one is made. Nothing is lost by that:
-/// this client never uses an exchange's keys (it disconnects before NEWKEYS), and each exchange
-/// hash still covers both sides' fresh cookies and the server's fresh value, so a server's
-/// signature from one connection proves nothing on another. A pair is used only on the thread
-/// that made it: its derivation context, like every `EVP_PKEY_CTX`, is not thread-safe.
+/// a core here, a tenth of a handshake's whole CPU), so every connection of a scan, the one that
+/// decides which key `ssh` meets included, takes its thread's pair, replaced after
+/// `EphemeralKeyLifetime.exchangesPerPair` exchanges (which says why that is safe). A pair is
+/// used only on the thread that made it: its derivation context, like every `EVP_PKEY_CTX`, is
+/// not thread-safe.
 final class X25519KeyPair {
     /// Q_C, the 32-byte public value.
     let publicKey: [UInt8]
     private let key: OpaquePointer
     private let derivation: OpaquePointer
-
-    /// How many exchanges one thread's follower pair serves before it is replaced.
-    static let followerUses = 32
 
     /// A fresh key pair, made as `ssh` makes one (`kexc25519_keygen`): 32 random bytes from the
     /// private generator, wiped once the key holds them; nil when OpenSSL cannot make one.
@@ -53,10 +48,10 @@ final class X25519KeyPair {
         EVP_PKEY_free(key)
     }
 
-    /// This thread's pair for a connection that does not decide, replaced after `followerUses` exchanges.
-    static func forFollower() -> X25519KeyPair? {
-        guard let shelf = followers.current else { return nil }
-        if let pair = shelf.pair, shelf.uses < followerUses {
+    /// This thread's pair for one more exchange, replaced after `EphemeralKeyLifetime.exchangesPerPair`.
+    static func forExchange() -> X25519KeyPair? {
+        guard let shelf = shelves.current else { return nil }
+        if let pair = shelf.pair, shelf.uses < EphemeralKeyLifetime.exchangesPerPair {
             shelf.uses += 1
             return pair
         }
@@ -87,9 +82,9 @@ final class X25519KeyPair {
         }
     }
 
-    private static let followers = PerThread<Shelf> { Shelf() }
+    private static let shelves = PerThread<Shelf> { Shelf() }
 
-    /// One thread's follower pair and how many exchanges it has served.
+    /// One thread's pair and how many exchanges it has served.
     private final class Shelf {
         var pair: X25519KeyPair?
         var uses = 0
