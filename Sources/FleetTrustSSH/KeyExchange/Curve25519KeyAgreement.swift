@@ -1,11 +1,11 @@
 import FleetTrustCore
 
-/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through OpenSSL and
+/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through swift-crypto and
 /// the shared secret. The hybrid post-quantum method reuses its X25519 half.
 ///
 /// The key pair is fresh for the connection that decides which key `ssh` meets and this thread's
-/// follower pair for the others (`X25519KeyPair`); its contexts are made once, so the arithmetic
-/// (one scalar multiplication per exchange, two with a fresh pair) is nearly all that is left per call.
+/// follower pair for the others (`X25519KeyPair`), so the arithmetic (one scalar multiplication per
+/// exchange, two with a fresh pair) is nearly all that is left per call.
 final class Curve25519KeyAgreement: KeyAgreement {
     private let pair: X25519KeyPair
 
