@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CLibSSH", path: "Sources/CLibSSH", pkgConfig: "libssh",
@@ -43,13 +44,15 @@ let package = Package(
 
         .target(name: "FleetTrustCore",
                 dependencies: ["COpenSSL", .product(name: "Yams", package: "Yams"),
+                               .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "Subprocess", package: "swift-subprocess"),
                                .product(name: "GRDB", package: "GRDB.swift")]),
         // Optimized in debug builds too: the probe's key exchanges (sntrup761 above all, about
         // 300 ms of CPU per exchange unoptimized against 14 ms) would otherwise starve the event
         // loop of a debug scan, and the tests' timeouts with it.
         .target(name: "FleetTrustSSH",
-                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL", "CLinux", "CResolver"] + sntrup761Kernels,
+                dependencies: ["FleetTrustCore", "CLibSSH", "COpenSSL", "CLinux", "CResolver",
+                               .product(name: "Crypto", package: "swift-crypto")] + sntrup761Kernels,
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "FleetTrustDashboard",
                 dependencies: ["FleetTrustCore", "FleetTrustSSH", "CNcurses"]),

@@ -39,29 +39,12 @@ static inline const GENERAL_NAME *fleettrust_general_names_at(const GENERAL_NAME
 static inline void fleettrust_general_names_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
 /* Public keys from a kept EVP_PKEY_fromdata context (fetched once per thread, not per key): the
    OSSL_PARAM arrays point at the caller's bytes and live on the C stack for the one call only. */
-static inline EVP_PKEY *fleettrust_public_key_from_octets(EVP_PKEY_CTX *ctx, const unsigned char *bytes, size_t length) {
-    OSSL_PARAM params[2] = {
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)bytes, length), OSSL_PARAM_construct_end() };
-    EVP_PKEY *key = NULL;
-    return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1 ? key : NULL;
-}
 static inline EVP_PKEY *fleettrust_ec_public_key(EVP_PKEY_CTX *ctx, const char *group, const unsigned char *point, size_t length) {
     OSSL_PARAM params[3] = {
         OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0),
         OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)point, length), OSSL_PARAM_construct_end() };
     EVP_PKEY *key = NULL;
     return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) == 1 ? key : NULL;
-}
-/* An X25519 key holding the private scalar `secret` for derivation only: `placeholder` stands in
-   for the public value, which OpenSSL would otherwise compute by its slower Edwards base-point
-   multiplication (the caller derives the public value with the scalar instead, as X25519(k, 9)). */
-static inline EVP_PKEY *fleettrust_x25519_key_from_secret(EVP_PKEY_CTX *ctx, const unsigned char *secret,
-                                                          const unsigned char *placeholder) {
-    OSSL_PARAM params[3] = {
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, (void *)secret, 32),
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)placeholder, 32), OSSL_PARAM_construct_end() };
-    EVP_PKEY *key = NULL;
-    return EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_KEYPAIR, params) == 1 ? key : NULL;
 }
 /* n and e are big-endian magnitudes (leading zero bytes allowed). */
 static inline EVP_PKEY *fleettrust_rsa_public_key(EVP_PKEY_CTX *ctx, const unsigned char *n, int n_length,

@@ -5,8 +5,9 @@ import XCTest
 import FleetTrustTestFleet
 @testable import FleetTrustSSH
 
-/// Per-operation CPU of a handshake's cryptography through our types, next to OpenSSL's own
-/// floor (everything prepared once, only the arithmetic per call). Not part of `make test`: run with
+/// Per-operation CPU of a handshake's cryptography through our types, next to a floor (everything
+/// prepared once, only the arithmetic per call): OpenSSL's own for signatures, which shows what
+/// swift-crypto's Ed25519 and ECDSA checks save; X25519 by the same library as ours. Not part of `make test`: run with
 /// `FLEETTRUST_CRYPTO_BENCH=1 swift test --skip-build --filter CryptoCostBenchmark` (best in a
 /// release build). Thread CPU time, best of three rounds, so a busy machine blurs it less.
 final class CryptoCostBenchmark: XCTestCase {
@@ -17,11 +18,12 @@ final class CryptoCostBenchmark: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let server = try XCTUnwrap(X25519KeyPair())
+        let server = X25519KeyPair()
         let serverPublicKey = server.publicKey
         let clientInit = [UInt8](repeating: 7, count: 300), serverInit = [UInt8](repeating: 9, count: 1100)
         let x25519 = measure(2000 * rounds) {
-            guard let pair = X25519KeyPair(), let secret = pair.sharedSecret(with: serverPublicKey) else { return false }
+            let pair = X25519KeyPair()
+            guard let secret = pair.sharedSecret(with: serverPublicKey) else { return false }
             let values = KeyAgreementWire.pointsAndSecret(client: pair.publicKey, server: serverPublicKey, secret: secret)
             return ExchangeHash.sha256.exchangeHash(
                 clientVersion: Array("SSH-2.0-fleettrust".utf8), serverVersion: Array("SSH-2.0-OpenSSH_9.2p1".utf8),
@@ -40,7 +42,7 @@ final class CryptoCostBenchmark: XCTestCase {
         }
         report("  the same with the thread's shared pair", shared, nil)
 
-        for signed in try corpus(directory) {
+        for signed in try SignedCorpus.make(in: directory) {
             let ours = measure((signed.name.contains("rsa") ? 4000 : 1000) * rounds) {
                 SignatureVerifier.verify(signatureBlob: signed.signature, data: signed.data, key: signed.key)
             }
@@ -57,7 +59,7 @@ final class CryptoCostBenchmark: XCTestCase {
     }
 
     /// The signature check alone: key, context and signature prepared once; the digest per call.
-    private func verifyFloor(_ signed: Signed, _ rounds: Int) throws -> UInt64 {
+    private func verifyFloor(_ signed: SignedCorpus.Signed, _ rounds: Int) throws -> UInt64 {
         let plain = signed.key.isCertificate ? try HostCertificate(signed.key).key : signed.key
         var fields = SSHWireReader(plain.blob)
         _ = try fields.readString()
@@ -67,7 +69,7 @@ final class CryptoCostBenchmark: XCTestCase {
         let count = (signed.name.contains("rsa") ? 4000 : 1000) * rounds
         if plain.kind == .ed25519 {
             let point = try fields.readString()
-            let pkey = try XCTUnwrap(point.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.ed25519, $0) })
+            let pkey = try XCTUnwrap(point.withUnsafeBufferPointer { EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32) })
             let context = EVP_MD_CTX_new()
             defer { EVP_MD_CTX_free(context); EVP_PKEY_free(pkey) }
             XCTAssertEqual(EVP_DigestVerifyInit(context, nil, nil, nil, pkey), 1)
@@ -83,7 +85,7 @@ final class CryptoCostBenchmark: XCTestCase {
             let point = try fields.readString()
             let curve: OpenSSLKeys.ECCurveName = plain.kind == .ecdsaP256 ? .p256 : plain.kind == .ecdsaP384 ? .p384 : .p521
             pkey = try XCTUnwrap(point.withUnsafeBytes { OpenSSLKeys.ecPublicKey(curve, point: $0) })
-            prepared = try XCTUnwrap(SignatureVerifier.ecdsaDER(raw, maxScalarBytes: 66))
+            prepared = try XCTUnwrap(OpenSSLSignatureReference.der(raw))
         }
         let digest: ([UInt8]) -> [UInt8], md: OpaquePointer?
         switch algorithm {
@@ -103,68 +105,10 @@ final class CryptoCostBenchmark: XCTestCase {
 
     /// Two scalar multiplications (key generation costs one) and SHA-256 over 1.6 KB.
     private func x25519Floor(_ rounds: Int) throws -> UInt64 {
-        let scalar = [UInt8](repeating: 0x5a, count: 32)
-        let ours = try XCTUnwrap(scalar.withUnsafeBytes { OpenSSLKeys.x25519DerivationKey(secret: $0) })
-        let peer = try XCTUnwrap(OpenSSLKeys.x25519BasePoint.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.x25519, $0) })
-        defer { EVP_PKEY_free(ours); EVP_PKEY_free(peer) }
-        let context = try XCTUnwrap(EVP_PKEY_CTX_new_from_pkey(nil, ours, nil))
-        defer { EVP_PKEY_CTX_free(context) }
-        XCTAssertEqual(EVP_PKEY_derive_init(context), 1)
-        XCTAssertEqual(EVP_PKEY_derive_set_peer(context, peer), 1)
-        var secret = [UInt8](repeating: 0, count: 32)
-        let derive = measure(2000 * rounds) {
-            var length = 32
-            return EVP_PKEY_derive(context, &secret, &length) == 1
-        }
+        let ours = X25519KeyPair(), peer = X25519KeyPair().publicKey
+        let derive = measure(2000 * rounds) { ours.sharedSecret(with: peer) != nil }
         let input = [UInt8](repeating: 1, count: 1600)
         return 2 * derive + measure(20000 * rounds) { Digest.sha256(input).count == 32 }
-    }
-
-    private struct Signed { let name: String, key: HostKey, signature: [UInt8], data: [UInt8] }
-
-    /// Keys made by `ssh-keygen`, signatures by `ssh-keygen -Y sign` and (rsa-sha2-256) `openssl dgst`.
-    private func corpus(_ directory: URL) throws -> [Signed] {
-        let message = directory.appendingPathComponent("message")
-        try Data("the exchange hash of a handshake\n".utf8).write(to: message)
-        var all: [Signed] = []
-        for (type, bits, name) in [("ed25519", "256", "ssh-ed25519"), ("ecdsa", "256", "ecdsa-sha2-nistp256"),
-                                   ("ecdsa", "384", "ecdsa-sha2-nistp384"), ("ecdsa", "521", "ecdsa-sha2-nistp521"),
-                                   ("rsa", "3072", "rsa-sha2-512 (3072 bits)")] {
-            let path = directory.appendingPathComponent("\(type)-\(bits)").path
-            _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-t", type, "-b", bits, "-N", "", "-f", path])
-            try? FileManager.default.removeItem(atPath: message.path + ".sig")
-            _ = try Tool.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-f", path, "-n", "file", message.path])
-            let armored = try String(contentsOfFile: message.path + ".sig", encoding: .utf8)
-            let sshsig = try XCTUnwrap(Base64.decode(armored.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
-            var reader = SSHWireReader(sshsig)
-            _ = try reader.readBytes(10)
-            let key = try HostKey(blob: try reader.readString())
-            let namespace = try reader.readString(), reserved = try reader.readString(), hash = try reader.readUTF8()
-            let signature = try reader.readString()
-            let content = [UInt8](try Data(contentsOf: message))
-            var data = SSHWireWriter()
-            data.writeRaw(Array("SSHSIG".utf8))
-            for field in [namespace, reserved, Array(hash.utf8)] { data.writeString(field) }
-            data.writeString(hash == "sha512" ? Digest.sha512(content) : Digest.sha256(content))
-            all.append(Signed(name: name, key: key, signature: signature, data: data.bytes))
-            if type == "rsa" {
-                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-p", "-N", "", "-m", "PEM", "-f", path])
-                let raw = directory.appendingPathComponent("rsa256.sig").path
-                _ = try Tool.run("/usr/bin/openssl", ["dgst", "-sha256", "-sign", path, "-out", raw, message.path])
-                var blob = SSHWireWriter()
-                blob.writeString("rsa-sha2-256")
-                blob.writeString([UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
-                all.append(Signed(name: "rsa-sha2-256 (3072 bits)", key: key, signature: blob.bytes, data: content))
-            }
-            if type == "ed25519" {
-                let ca = directory.appendingPathComponent("ca").path
-                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", ca])
-                _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-s", ca, "-I", "bench", "-h", "-n", "web", path + ".pub"])
-                let certificate = try HostKey(openSSHLine: String(contentsOfFile: path + "-cert.pub", encoding: .utf8))
-                all.append(Signed(name: "ssh-ed25519 by a certificate's key", key: certificate, signature: signature, data: data.bytes))
-            }
-        }
-        return all
     }
 
     /// Best thread-CPU nanoseconds per call of three rounds of `count` calls; every call must succeed.

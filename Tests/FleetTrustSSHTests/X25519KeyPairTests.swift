@@ -1,9 +1,9 @@
 import XCTest
 @testable import FleetTrustSSH
 
-/// Our X25519 key pairs are made from 32 random bytes, their public value derived by the ladder
-/// (X25519(k, 9)) rather than by OpenSSL's key generation: held here to RFC 7748's own vectors
-/// and to fresh pairs agreeing with each other.
+/// Our X25519 key pairs (swift-crypto's) held to RFC 7748's own vectors, to fresh pairs agreeing
+/// with each other, and to a low-order server value showing as the all-zero result that the
+/// exchange refuses.
 final class X25519KeyPairTests: XCTestCase {
     private func bytes(_ hex: String) -> [UInt8] {
         var out: [UInt8] = []
@@ -30,11 +30,23 @@ final class X25519KeyPairTests: XCTestCase {
     }
 
     func testFreshPairsAreDistinctAndAgree() throws {
-        let one = try XCTUnwrap(X25519KeyPair()), other = try XCTUnwrap(X25519KeyPair())
+        let one = X25519KeyPair(), other = X25519KeyPair()
         XCTAssertNotEqual(one.publicKey, other.publicKey)
         XCTAssertEqual(one.publicKey.count, 32)
         let secret = try XCTUnwrap(one.sharedSecret(with: other.publicKey))
         XCTAssertEqual(secret, other.sharedSecret(with: one.publicKey))
         XCTAssertTrue(secret.contains { $0 != 0 })
+    }
+
+    func testALowOrderServerValueGivesTheZeroSecretWhichTheExchangeRefuses() throws {
+        // RFC 7748 §6.1's Alice against the points of order 1 and 2 (u = 0, u = 1): the result is 0.
+        let alice = try XCTUnwrap(X25519KeyPair(secret: bytes("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")))
+        for u: UInt8 in [0, 1] {
+            let lowOrder = [u] + [UInt8](repeating: 0, count: 31)
+            XCTAssertEqual(alice.sharedSecret(with: lowOrder), [UInt8](repeating: 0, count: 32))
+            let agreement = try Curve25519KeyAgreement()
+            XCTAssertNil(agreement.sharedSecret(serverPublicKey: lowOrder))
+            XCTAssertThrowsError(try agreement.hashedValues(serverValue: lowOrder))
+        }
     }
 }

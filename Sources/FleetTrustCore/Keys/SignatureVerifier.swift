@@ -1,12 +1,11 @@
-import COpenSSL
-
-/// Checks SSH signatures (RFC 4253 §6.6, RFC 5656, RFC 8332, RFC 8709) with OpenSSL.
+/// Checks SSH signatures (RFC 4253 §6.6, RFC 5656, RFC 8332, RFC 8709): Ed25519 and ECDSA with
+/// swift-crypto, RSA with OpenSSL (`VerificationKey` says why).
 ///
 /// A host key proves nothing until its holder has signed something with it: the server's
 /// signature over the key-exchange hash, or a CA's signature over a certificate. Everything
 /// here comes from untrusted peers, so every length is checked, a signature algorithm must fit
 /// the key type (as OpenSSH's `sshkey_verify` requires), and any doubt answers `false`.
-/// The OpenSSL key for a host key is built once and kept by its exact blob (`VerificationKeyCache`).
+/// The library's key for a host key is built once and kept by its exact blob (`VerificationKeyCache`).
 public enum SignatureVerifier {
     /// Verifies `signatureBlob` (`string algorithm, string signature`) over `data` with `key`.
     ///
@@ -21,9 +20,9 @@ public enum SignatureVerifier {
         case .ed25519:
             guard reader.isAtEnd, signature.count == 64 else { return false }
             return signer.verify(signature: signature, md: nil, data: data)
-        case .ecdsa(let md):
-            guard reader.isAtEnd, let der = ecdsaDER(signature, maxScalarBytes: 66) else { return false }
-            return signer.verify(signature: der, md: md(), data: data)
+        case .ecdsa:
+            guard reader.isAtEnd, let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
+            return signer.verify(signature: raw, md: nil, data: data)
         case .securityKey(let ecdsa):
             // ssh-ed25519-sk.c, ssh-ecdsa-sk.c: the token signed SHA-256(application) || flags ||
             // counter || SHA-256(data); for a host key `ssh` checks neither flag (no user presence).
@@ -34,8 +33,8 @@ public enum SignatureVerifier {
             signed.writeUInt32(counter)
             signed.writeRaw(Digest.sha256(data))
             if ecdsa {
-                guard let der = ecdsaDER(signature, maxScalarBytes: 33) else { return false }
-                return signer.verify(signature: der, md: Digest.fetchedSHA256, data: signed.bytes)
+                guard let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
+                return signer.verify(signature: raw, md: nil, data: signed.bytes)
             }
             guard signature.count == 64 else { return false }
             return signer.verify(signature: signature, md: nil, data: signed.bytes)
@@ -50,7 +49,8 @@ public enum SignatureVerifier {
     /// How a signature algorithm name is checked, given the type of the key that must have made it.
     private enum Scheme {
         case ed25519
-        case ecdsa(md: () -> OpaquePointer?)
+        /// ECDSA over the key's curve, with the digest SSH pairs with that curve.
+        case ecdsa
         case rsa(md: () -> OpaquePointer?)
         /// A FIDO security key's signature, ECDSA P-256 or Ed25519.
         case securityKey(ecdsa: Bool)
@@ -60,9 +60,9 @@ public enum SignatureVerifier {
             case ("ssh-ed25519", .ed25519): self = .ed25519
             case ("sk-ssh-ed25519@openssh.com", .skEd25519): self = .securityKey(ecdsa: false)
             case ("sk-ecdsa-sha2-nistp256@openssh.com", .skEcdsaP256): self = .securityKey(ecdsa: true)
-            case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa(md: { Digest.fetchedSHA256 })
-            case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa(md: { Digest.fetchedSHA384 })
-            case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa(md: { Digest.fetchedSHA512 })
+            case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa
+            case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa
+            case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa
             case ("rsa-sha2-512", .rsa): self = .rsa(md: { Digest.fetchedSHA512 })
             case ("rsa-sha2-256", .rsa): self = .rsa(md: { Digest.fetchedSHA256 })
             case ("ssh-rsa", .rsa): self = .rsa(md: { Digest.fetchedSHA1 })
@@ -71,29 +71,24 @@ public enum SignatureVerifier {
         }
     }
 
-    /// Converts SSH's `mpint r, mpint s` into the DER `ECDSA-Sig-Value` OpenSSL verifies.
-    static func ecdsaDER(_ signature: [UInt8], maxScalarBytes: Int) -> [UInt8]? {
+    /// Converts SSH's `mpint r, mpint s` into the raw r || s, each left-padded to `scalarBytes`;
+    /// nil for trailing bytes, a scalar that is not a minimal positive mpint, or one longer than
+    /// the curve's order (which no valid scalar is). Zero and values at or above the order are
+    /// the verifier's to refuse.
+    static func ecdsaRaw(_ signature: [UInt8], scalarBytes: Int) -> [UInt8]? {
         var reader = SSHWireReader(signature)
-        guard let r = try? reader.readString(limit: maxScalarBytes + 1),
-              let s = try? reader.readString(limit: maxScalarBytes + 1),
+        guard scalarBytes > 0, let r = try? reader.readString(limit: scalarBytes + 1),
+              let s = try? reader.readString(limit: scalarBytes + 1),
               reader.isAtEnd, isPositiveMPInt(r), isPositiveMPInt(s) else { return nil }
-        guard let sig = ECDSA_SIG_new() else { return nil }
-        defer { ECDSA_SIG_free(sig) }
-        let rNumber = r.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
-        let sNumber = s.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
-        guard let rNumber, let sNumber, ECDSA_SIG_set0(sig, rNumber, sNumber) == 1 else {
-            BN_free(rNumber)
-            BN_free(sNumber)
-            return nil
+        var raw: [UInt8] = []
+        raw.reserveCapacity(2 * scalarBytes)
+        for scalar in [r, s] {
+            let magnitude = scalar.first == 0 ? scalar.dropFirst() : scalar[...]
+            guard magnitude.count <= scalarBytes else { return nil }
+            raw.append(contentsOf: repeatElement(0, count: scalarBytes - magnitude.count))
+            raw.append(contentsOf: magnitude)
         }
-        let length = i2d_ECDSA_SIG(sig, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor = buffer.baseAddress
-            return i2d_ECDSA_SIG(sig, &cursor)
-        }
-        return written == length ? der : nil
+        return raw
     }
 
     private static func isPositiveMPInt(_ bytes: [UInt8]) -> Bool {

@@ -1,16 +1,20 @@
 import COpenSSL
+import Crypto
+import Foundation
 import Synchronization
 
-/// A plain public key made into an OpenSSL key once, ready to check signatures.
+/// A plain public key made ready to check signatures once, in the library that checks it fastest.
 ///
-/// Building an `EVP_PKEY` can cost more than a verification (an RSA key sets up its Montgomery
-/// form on first use, an ECDSA key its curve), and a fleet cloned from one image presents the
-/// same host key on many hosts, so `VerificationKeyCache` keeps recent ones by their exact blob.
-/// A verification starts from a copy of a context already set up for this key and digest:
-/// `EVP_DigestVerifyInit` looks the signature and digest algorithms up by name in OpenSSL 3's
-/// provider store on every call (about 5 µs and a global lock here), a copy costs a tenth of that.
-/// Unchecked-sendable: after `init` the OpenSSL key is only read, which OpenSSL allows from any
-/// thread, and the set-up contexts are only touched under their lock.
+/// Ed25519 and ECDSA keys are swift-crypto's (BoringSSL's code: an Ed25519 check in about half
+/// of OpenSSL 3.0's time here, a P-256 check in three quarters), RSA keys OpenSSL's. Building a key
+/// can cost more than a verification (an RSA key sets up its Montgomery form on first use, an
+/// ECDSA key its curve), and a fleet cloned from one image presents the same host key on many
+/// hosts, so `VerificationKeyCache` keeps recent ones by their exact blob. An RSA verification
+/// starts from a copy of a context already set up for this key and digest: `EVP_DigestVerifyInit`
+/// looks the signature and digest algorithms up by name in OpenSSL 3's provider store on every
+/// call (about 5 µs and a global lock here), a copy costs a tenth of that.
+/// Unchecked-sendable: after `init` the keys are only read, which both libraries allow from any
+/// thread, and the set-up RSA contexts are only touched under their lock.
 final class VerificationKey: @unchecked Sendable {
     /// The plain key type that signs (for a certificate: the certified key's).
     let kind: KeyType
@@ -18,11 +22,20 @@ final class VerificationKey: @unchecked Sendable {
     let modulusBytes: Int
     /// Security keys only: SHA-256 of the key's application, which every signature covers.
     let applicationHash: [UInt8]
-    private let pkey: OpaquePointer
-    /// `EVP_DigestVerifyInit`'s result per digest (keyed by the `EVP_MD` address, 0 for Ed25519),
-    /// made on first use and only ever copied; touched only under `preparing`.
+    private let checker: Checker
+    /// RSA only: `EVP_DigestVerifyInit`'s result per digest (keyed by the `EVP_MD` address), made
+    /// on first use and only ever copied; touched only under `preparing`.
     private var prepared: [Int: OpaquePointer] = [:]
     private let preparing = Mutex(())
+
+    /// The key in the library that checks its signatures.
+    private enum Checker {
+        case ed25519(Curve25519.Signing.PublicKey)
+        case p256(P256.Signing.PublicKey)
+        case p384(P384.Signing.PublicKey)
+        case p521(P521.Signing.PublicKey)
+        case rsa(OpaquePointer)
+    }
 
     /// Builds the key that signs for `key` (the certified key, for a certificate); nil if OpenSSH
     /// would not verify with it.
@@ -38,20 +51,25 @@ final class VerificationKey: @unchecked Sendable {
         guard (try? fields.readString(limit: 128)) != nil else { return nil }
         var modulusBytes = 0
         var applicationHash: [UInt8] = []
-        let made: OpaquePointer?
+        let made: Checker?
         switch signer.kind {
         case .ed25519, .skEd25519:
             guard let point = try? fields.readString(limit: 64) else { return nil }
-            made = point.withUnsafeBytes { OpenSSLKeys.rawPublicKey(.ed25519, $0) }
+            made = (try? Curve25519.Signing.PublicKey(rawRepresentation: point)).map { .ed25519($0) }
         case .ecdsaP256, .ecdsaP384, .ecdsaP521, .skEcdsaP256:
-            let curve: OpenSSLKeys.ECCurveName = signer.kind == .ecdsaP384 ? .p384 : signer.kind == .ecdsaP521 ? .p521 : .p256
+            // The uncompressed point 0x04 || x || y, checked to lie on the curve.
             guard (try? fields.readString(limit: 32)) != nil, let point = try? fields.readString(limit: 256) else { return nil }
-            made = point.withUnsafeBytes { OpenSSLKeys.ecPublicKey(curve, point: $0) }
+            switch signer.kind {
+            case .ecdsaP384: made = (try? P384.Signing.PublicKey(x963Representation: point)).map { .p384($0) }
+            case .ecdsaP521: made = (try? P521.Signing.PublicKey(x963Representation: point)).map { .p521($0) }
+            default: made = (try? P256.Signing.PublicKey(x963Representation: point)).map { .p256($0) }
+            }
         case .rsa:
             guard let e = try? fields.readString(limit: 2048), let n = try? fields.readString(limit: 4096) else { return nil }
             modulusBytes = n.drop { $0 == 0 }.count
             guard modulusBytes > 0 else { return nil }
             made = n.withUnsafeBytes { modulus in e.withUnsafeBytes { OpenSSLKeys.rsaPublicKey(modulus: modulus, exponent: $0) } }
+                .map { .rsa($0) }
         default:
             return nil
         }
@@ -63,28 +81,55 @@ final class VerificationKey: @unchecked Sendable {
         self.kind = signer.kind
         self.modulusBytes = modulusBytes
         self.applicationHash = applicationHash
-        self.pkey = made
+        self.checker = made
     }
 
     deinit {
         for context in prepared.values { EVP_MD_CTX_free(context) }
-        EVP_PKEY_free(pkey)
+        if case .rsa(let pkey) = checker { EVP_PKEY_free(pkey) }
     }
 
-    /// Checks a raw signature (already in OpenSSL's form) over `data`; `md` nil for Ed25519.
+    /// ECDSA only: the byte length of each of the raw signature's two scalars (the curve's order).
+    var ecdsaScalarBytes: Int {
+        switch checker {
+        case .p256: 32
+        case .p384: 48
+        case .p521: 66
+        case .ed25519, .rsa: 0
+        }
+    }
+
+    /// Checks `signature` over `data`. Its form is the key's: Ed25519's 64 bytes; ECDSA's raw
+    /// r || s, each `ecdsaScalarBytes` long, over the curve's SSH digest (SHA-256, SHA-384,
+    /// SHA-512 for P-256, P-384, P-521), which is the one swift-crypto applies; RSA's signature
+    /// padded to the modulus length, over the digest `md`.
     func verify(signature: [UInt8], md: OpaquePointer?, data: [UInt8]) -> Bool {
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard prepare(context, md: md) else { return false }
-        return signature.withUnsafeBufferPointer { sig in
-            data.withUnsafeBufferPointer { message in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, message.baseAddress, message.count) == 1
+        switch checker {
+        case .ed25519(let key):
+            return key.isValidSignature(signature, for: data)
+        case .p256(let key):
+            guard let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(raw, for: data)
+        case .p384(let key):
+            guard let raw = try? P384.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(raw, for: data)
+        case .p521(let key):
+            guard let raw = try? P521.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(raw, for: data)
+        case .rsa(let pkey):
+            guard md != nil, let context = EVP_MD_CTX_new() else { return false }
+            defer { EVP_MD_CTX_free(context) }
+            guard prepare(context, pkey: pkey, md: md) else { return false }
+            return signature.withUnsafeBufferPointer { sig in
+                data.withUnsafeBufferPointer { message in
+                    EVP_DigestVerify(context, sig.baseAddress, sig.count, message.baseAddress, message.count) == 1
+                }
             }
         }
     }
 
-    /// Makes `context` a copy of this key's verification context for `md`, setting that up once.
-    private func prepare(_ context: OpaquePointer, md: OpaquePointer?) -> Bool {
+    /// Makes `context` a copy of this RSA key's verification context for `md`, setting that up once.
+    private func prepare(_ context: OpaquePointer, pkey: OpaquePointer, md: OpaquePointer?) -> Bool {
         preparing.withLock { _ in
             let slot = Int(bitPattern: md)
             if let made = prepared[slot] { return EVP_MD_CTX_copy_ex(context, made) == 1 }

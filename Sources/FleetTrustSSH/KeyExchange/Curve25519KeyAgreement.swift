@@ -1,10 +1,10 @@
 import FleetTrustCore
 
-/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through OpenSSL and
+/// The client half of curve25519-sha256 (RFC 8731): an ephemeral X25519 key through swift-crypto and
 /// the shared secret. The hybrid post-quantum method reuses its X25519 half.
 ///
 /// The key pair is this thread's (`X25519KeyPair.forExchange`, shared by up to
-/// `EphemeralKeyLifetime.exchangesPerPair` exchanges); its contexts are made once, so the
+/// `EphemeralKeyLifetime.exchangesPerPair` exchanges), so the
 /// arithmetic (one scalar multiplication per exchange, two with a new pair) is nearly all that is
 /// left per call.
 final class Curve25519KeyAgreement: KeyAgreement {
