@@ -6,7 +6,7 @@ extension TestFleetCommand {
     struct CryptoCost: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "crypto-cost",
-            abstract: "Print this build's thread CPU per sntrup761 key pair (in a batch) and per decapsulation.",
+            abstract: "Print this build's thread CPU per sntrup761 key pair (in a batch) and per decapsulation, and how many exchanges a key pair serves.",
             discussion: "Best of --rounds rounds of --operations each; one line per figure, in microseconds.")
 
         @Option(help: "Rounds; the best is printed.")
@@ -19,6 +19,7 @@ extension TestFleetCommand {
             let figures = Sntrup761ClientCost.measure(rounds: rounds, operations: operations)
             print("sntrup761-keypair-us \(Double(figures.keyPairNanoseconds) / 1000)")
             print("sntrup761-decapsulation-us \(Double(figures.decapsulationNanoseconds) / 1000)")
+            print("sntrup761-exchanges-per-key-pair \(Sntrup761ClientCost.exchangesPerKeyPair)")
         }
     }
 }

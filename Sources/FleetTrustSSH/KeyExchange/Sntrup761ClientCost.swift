@@ -18,6 +18,10 @@ public enum Sntrup761ClientCost {
         public let decapsulationNanoseconds: UInt64
     }
 
+    /// How many exchanges one pooled key pair serves, so that a host's share of a key pair can be
+    /// told from the figures.
+    public static var exchangesPerKeyPair: Int { EphemeralKeyLifetime.exchangesPerPair }
+
     /// Best of `rounds` rounds, each of about `operations` key pairs (whole batches) and
     /// `operations` decapsulations.
     public static func measure(rounds: Int = 3, operations: Int = 200) -> Figures {
