@@ -47,12 +47,15 @@ final class ScriptedServer: @unchecked Sendable {
         }
     }
 
+    /// Idempotent: `deinit` calls it again, often after a test's own `close`, when the listener's
+    /// number may already belong to the next test's socket; a second `close(fd)` would shut that.
     func close() {
-        let open = lock.withLock { () -> Set<Int32> in
-            guard !closed else { return [] }
+        let open = lock.withLock { () -> Set<Int32>? in
+            guard !closed else { return nil }
             closed = true
             return clients
         }
+        guard let open else { return }
         shutdown(fd, Int32(SHUT_RDWR))
         open.forEach { shutdown($0, Int32(SHUT_RDWR)) }
         _ = running.wait(timeout: .now() + 10)

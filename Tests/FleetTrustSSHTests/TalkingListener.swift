@@ -31,13 +31,16 @@ final class TalkingListener: @unchecked Sendable {
         }
     }
 
+    /// Idempotent: `deinit` calls it again after a test's own `close`; shutting the listener's
+    /// number down twice could hit a socket that has taken the number since.
     func close() {
-        let open = lock.withLock { () -> [Int32] in
-            guard !closed else { return [] }
+        let open = lock.withLock { () -> [Int32]? in
+            guard !closed else { return nil }
             closed = true
             defer { clients = [] }
             return clients
         }
+        guard let open else { return }
         shutdown(fd, Int32(SHUT_RDWR))
         open.forEach { Glibc.close($0) }
     }
