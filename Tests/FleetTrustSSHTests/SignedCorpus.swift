@@ -22,18 +22,10 @@ struct SignedCorpus {
             try? FileManager.default.removeItem(atPath: message.path + ".sig")
             _ = try Tool.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-f", path, "-n", "file", message.path])
             let armored = try String(contentsOfFile: message.path + ".sig", encoding: .utf8)
-            let sshsig = try XCTUnwrap(Base64.decode(armored.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
-            var reader = SSHWireReader(sshsig)
-            _ = try reader.readBytes(10)
-            let key = try HostKey(blob: try reader.readString())
-            let namespace = try reader.readString(), reserved = try reader.readString(), hash = try reader.readUTF8()
-            let signature = try reader.readString()
             let content = [UInt8](try Data(contentsOf: message))
-            var data = SSHWireWriter()
-            data.writeRaw(Array("SSHSIG".utf8))
-            for field in [namespace, reserved, Array(hash.utf8)] { data.writeString(field) }
-            data.writeString(hash == "sha512" ? Digest.sha512(content) : Digest.sha256(content))
-            all.append(Signed(name: name, key: key, signature: signature, data: data.bytes))
+            let file = try SSHSignatureFile(armored: armored, message: content)
+            let key = file.key
+            all.append(Signed(name: name, key: key, signature: file.signature, data: file.signedData))
             if type == "rsa" {
                 _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-p", "-N", "", "-m", "PEM", "-f", path])
                 let raw = directory.appendingPathComponent("rsa256.sig").path
@@ -48,7 +40,7 @@ struct SignedCorpus {
                 _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", ca])
                 _ = try Tool.run("/usr/bin/ssh-keygen", ["-q", "-s", ca, "-I", "bench", "-h", "-n", "web", path + ".pub"])
                 let certificate = try HostKey(openSSHLine: String(contentsOfFile: path + "-cert.pub", encoding: .utf8))
-                all.append(Signed(name: "ssh-ed25519 by a certificate's key", key: certificate, signature: signature, data: data.bytes))
+                all.append(Signed(name: "ssh-ed25519 by a certificate's key", key: certificate, signature: file.signature, data: file.signedData))
             }
         }
         return all
