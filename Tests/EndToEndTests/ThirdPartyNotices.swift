@@ -46,6 +46,8 @@ enum ThirdPartyNotices {
         for notice in ["BoringSSL", "Eric Young (eay@cryptsoft.com)", "The OpenSSL Project", "Permission to use, copy, modify, and/or distribute"] {
             XCTAssertTrue(boringSSL.contains(notice), "\(what): BoringSSL's notices lack \(notice)", file: file, line: line)
         }
+        XCTAssertTrue(paragraphs.contains { $0.hasPrefix("Files: checkouts/swift-crypto/Sources/CCryptoBoringSSL/third_party/fiat/*\n") },
+                      "\(what): fiat-crypto's licence (inside BoringSSL) is missing", file: file, line: line)
         let runtime = paragraphs.first { $0.contains("The Swift standard library and runtime") } ?? ""
         XCTAssertTrue(runtime.contains("License: Apache-2.0 with Swift exception") && runtime.contains("Runtime Library Exception"),
                       "\(what): the Swift runtime's licence is missing", file: file, line: line)
