@@ -23,6 +23,9 @@ MANUAL          = $(BUILD_DIR)/fleettrust.1
 GUIDE          := $(filter-out DESIGN.md,$(notdir $(wildcard docs/*.md)))
 COMPLETIONS     = $(BUILD_DIR)/completions
 THEMES         := $(notdir $(wildcard themes/*.theme))
+# The licence notices of what the binary links come from the checkouts of the build that made it.
+NOTICES_FROM    = $(BUILD_DIR)
+NOTICES         = $(BUILD_DIR)/copyright
 # `make dist`: the Swift runtime linked in (a build directory of its own, beside the dynamic one).
 DIST_DIR       ?= dist
 DIST_BUILD      = $(BUILD_DIR)/static
@@ -30,7 +33,7 @@ DEB_MAINTAINER ?= fleettrust builders <root@localhost>
 # Every file install puts under $(DESTDIR)$(PREFIX); uninstall removes exactly these.
 INSTALLED       = bin/fleettrust $(addprefix share/fleettrust/themes/,$(THEMES)) share/man/man1/fleettrust.1 \
                   share/bash-completion/completions/fleettrust share/zsh/site-functions/_fleettrust \
-                  share/fish/vendor_completions.d/fleettrust.fish $(addprefix share/doc/fleettrust/,$(GUIDE))
+                  share/fish/vendor_completions.d/fleettrust.fish $(addprefix share/doc/fleettrust/,$(GUIDE) copyright)
 
 export LANG ?= C.UTF-8
 
@@ -143,6 +146,8 @@ install-files:
 	install -D -m 644 $(COMPLETIONS)/fleettrust.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fleettrust.fish
 	install -d $(DESTDIR)$(PREFIX)/share/doc/fleettrust
 	install -m 644 $(addprefix docs/,$(GUIDE)) $(DESTDIR)$(PREFIX)/share/doc/fleettrust/
+	./scripts/third-party-notices $(NOTICES_FROM) > $(NOTICES)
+	install -m 644 $(NOTICES) $(DESTDIR)$(PREFIX)/share/doc/fleettrust/copyright
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))

@@ -3,9 +3,9 @@ import FleetTrustTestFleet
 import Foundation
 import XCTest
 
-/// The release for jump hosts without Swift, as `make dist` wrote it: the tarball's binary runs
-/// with the toolchain hidden (version, a scan of the test fleet, the dashboard with an installed
-/// theme), and the .deb installs with `apt-get` into a fresh Debian 12 root, where `--version`,
+/// The release for jump hosts without Swift, as `make dist` wrote it: both packages carry the
+/// licence notices of what the binary links; the tarball's binary runs with the toolchain hidden
+/// (version, a scan of the test fleet, the dashboard with an installed theme), and the .deb installs with `apt-get` into a fresh Debian 12 root, where `--version`,
 /// `man -w` and a scan of the fleet on 127.0.0.1 work and `apt-get remove` takes it away again.
 /// The statuses are those the real `ssh` gives the fleet (ScanCommandTests proves them for the
 /// tested build); each scan here must give the same.
@@ -58,7 +58,7 @@ final class DistributionTests: XCTestCase {
         let guide = try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/docs").filter { $0.hasSuffix(".md") && $0 != "DESIGN.md" }
         let files = ["bin/fleettrust", "share/man/man1/fleettrust.1", "share/bash-completion/completions/fleettrust",
                      "share/zsh/site-functions/_fleettrust", "share/fish/vendor_completions.d/fleettrust.fish"]
-            + themes.map { "share/fleettrust/themes/" + $0 } + guide.map { "share/doc/fleettrust/" + $0 }
+            + themes.map { "share/fleettrust/themes/" + $0 } + guide.map { "share/doc/fleettrust/" + $0 } + ["share/doc/fleettrust/copyright"]
         XCTAssertEqual(Set(listing.stdoutText.split(separator: "\n").map(String.init).filter { !$0.hasSuffix("/") }),
                        Set(files.map { dist.tarballTop + "/" + $0 }), "the tarball is laid out as `make install` lays out a prefix")
 
@@ -70,7 +70,8 @@ final class DistributionTests: XCTestCase {
         }
         let contents = try run("/usr/bin/dpkg-deb", ["--contents", dist.package]).stdoutText
         for path in ["./usr/bin/fleettrust", "./usr/share/man/man1/fleettrust.1.gz", "./usr/share/fleettrust/themes/high-contrast.theme",
-                     "./usr/share/zsh/vendor-completions/_fleettrust", "./usr/share/doc/fleettrust/install.md"] {
+                     "./usr/share/zsh/vendor-completions/_fleettrust", "./usr/share/doc/fleettrust/install.md",
+                     "./usr/share/doc/fleettrust/copyright"] {
             XCTAssertTrue(contents.contains(" \(path)\n"), "the package lacks \(path): \(contents)")
         }
         for line in contents.split(separator: "\n") {
@@ -85,6 +86,19 @@ final class DistributionTests: XCTestCase {
         // A search path beside the binary would load a library planted next to a copy of it.
         let dynamic = try run("/usr/bin/readelf", ["--dynamic", unpacked + "/usr/bin/fleettrust"]).stdoutText
         XCTAssertFalse(dynamic.contains("RPATH") || dynamic.contains("RUNPATH"), "the binary names no library search path: \(dynamic)")
+    }
+
+    /// Both packages carry the licence notices at Debian's place, the same text, covering every
+    /// package Package.swift names, BoringSSL and the Swift runtime linked into the binary.
+    func testBothPackagesCarryTheLicenceNoticesOfEverythingTheBinaryLinks() throws {
+        let dist = try DistArtifacts.located()
+        let fromTarball = try run("/usr/bin/tar", ["-xzOf", dist.tarball, dist.tarballTop + "/share/doc/fleettrust/copyright"])
+        XCTAssertEqual(fromTarball.status, 0, fromTarball.stderrText)
+        let fromPackage = try run("/bin/sh", ["-c", #"dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/share/doc/fleettrust/copyright"#,
+                                              "sh", dist.package])
+        XCTAssertEqual(fromPackage.status, 0, fromPackage.stderrText)
+        XCTAssertEqual(fromTarball.stdoutText, fromPackage.stdoutText, "the tarball and the package carry different notices")
+        try ThirdPartyNotices.assertCoversEverythingLinked(fromPackage.stdoutText, packageRoot: packageRoot, "the package's copyright")
     }
 
     /// `Depends` against the binary: every library it needs (ELF NEEDED) comes from a Debian

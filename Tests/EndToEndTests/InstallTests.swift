@@ -54,8 +54,11 @@ final class InstallTests: XCTestCase {
                                               "usr/local/share/zsh/site-functions/_fleettrust",
                                               "usr/local/share/fish/vendor_completions.d/fleettrust.fish"]
                                                  + themes.map { "usr/local/share/fleettrust/themes/" + $0 }
-                                                 + guide.map { "usr/local/share/doc/fleettrust/" + $0 }))
+                                                 + guide.map { "usr/local/share/doc/fleettrust/" + $0 }
+                                                 + ["usr/local/share/doc/fleettrust/copyright"]))
         let prefix = destination + "/usr/local"
+        let notices = try String(contentsOfFile: prefix + "/share/doc/fleettrust/copyright", encoding: .utf8)
+        try ThirdPartyNotices.assertCoversEverythingLinked(notices, packageRoot: packageRoot, "the installed copyright")
 
         let version = try ProgramRun.run(prefix + "/bin/fleettrust", ["--version"])
         XCTAssertEqual(version.status, 0, version.stderrText)
