@@ -49,4 +49,35 @@ final class X25519KeyPairTests: XCTestCase {
             XCTAssertThrowsError(try agreement.hashedValues(serverValue: lowOrder))
         }
     }
+
+    /// `ssh` reads a server value's bit 255 as 2^255 = 19 (mod p), where RFC 7748 clears it (a
+    /// fake server showed `ssh` accepting ((u - 19) mod p) + 2^255 for a real value u, and failing
+    /// on u + 2^255 with "incorrect signature"). The exchange must reach the same secret as the
+    /// server in the first case and a different one in the second, as `ssh` does.
+    func testAServerValueWithBit255SetIsReadAsSSHReadsIt() throws {
+        for _ in 0..<50 {
+            let server = X25519KeyPair()
+            let agreement = try Curve25519KeyAgreement()
+            let real = try XCTUnwrap(server.sharedSecret(with: agreement.publicKey))
+            XCTAssertEqual(agreement.sharedSecret(serverPublicKey: server.publicKey), real, "an honest value passes unchanged")
+            // (u - 19) with bit 255 set; a fresh public value is at least 19 but for odds of 2^-250.
+            var shifted = server.publicKey
+            var borrow = 19
+            for index in 0..<32 where borrow != 0 {
+                let difference = Int(shifted[index]) - borrow
+                shifted[index] = UInt8(truncatingIfNeeded: difference)
+                borrow = difference < 0 ? 1 : 0
+            }
+            XCTAssertEqual(borrow, 0)
+            shifted[31] |= 0x80
+            XCTAssertEqual(Curve25519KeyAgreement.openSSHReading(shifted), server.publicKey)
+            XCTAssertEqual(agreement.sharedSecret(serverPublicKey: shifted), real, "ssh's reading of u - 19 + 2^255 is u")
+            var masked = server.publicKey
+            masked[31] |= 0x80
+            XCTAssertNotEqual(agreement.sharedSecret(serverPublicKey: masked), real, "ssh reads u + 2^255 as u + 19, not u")
+        }
+        // The carry past bit 255 again: 2^256 - 1 is 37 modulo p (2^256 = 2 · 2^255 = 38).
+        let top = [UInt8](repeating: 0xff, count: 32)
+        XCTAssertEqual(Curve25519KeyAgreement.openSSHReading(top), [37] + [UInt8](repeating: 0, count: 31))
+    }
 }

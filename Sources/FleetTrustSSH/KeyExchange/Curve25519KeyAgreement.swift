@@ -22,11 +22,38 @@ final class Curve25519KeyAgreement: KeyAgreement {
 
     /// The raw shared secret with the server's Q_S; nil for a malformed or low-order point
     /// (RFC 8731 §3: an all-zero result must abort the exchange).
+    /// The value is read as `ssh` reads it (`openSSHReading`); the exchange hash keeps the bytes
+    /// the server sent.
     func sharedSecret(serverPublicKey: [UInt8]) -> [UInt8]? {
-        guard let secret = pair.sharedSecret(with: serverPublicKey), secret.count == 32, secret.contains(where: { $0 != 0 }) else {
+        guard let secret = pair.sharedSecret(with: Self.openSSHReading(serverPublicKey)), secret.count == 32,
+              secret.contains(where: { $0 != 0 }) else {
             return nil
         }
         return secret
+    }
+
+    /// The server's X25519 value as OpenSSH's client reads it. `ssh`'s X25519
+    /// (smult_curve25519_ref.c) keeps all 256 bits of the peer's value, so a set bit 255 counts as
+    /// 2^255, which is 19 modulo p = 2^255 - 19; RFC 7748, and the library, clear that bit instead.
+    /// A server whose value has bit 255 set thus agrees with `ssh` on a different secret than with
+    /// the library: given `ssh`'s reading (the same number below 2^255, bit 255 replaced by 19
+    /// more), we agree with it exactly when `ssh` does, and its signature proves the key here
+    /// exactly when it proves it to `ssh`. Honest values are below p and pass unchanged.
+    static func openSSHReading(_ value: [UInt8]) -> [UInt8] {
+        guard value.count == 32, value[31] & 0x80 != 0 else { return value }
+        var reading = value
+        // Twice at most: the first sum is below 2^255 + 19, so a second carry into bit 255
+        // leaves under 38.
+        while reading[31] & 0x80 != 0 {
+            reading[31] &= 0x7f
+            var carry = 19
+            for index in 0..<32 where carry != 0 {
+                let sum = Int(reading[index]) + carry
+                reading[index] = UInt8(truncatingIfNeeded: sum)
+                carry = sum >> 8
+            }
+        }
+        return reading
     }
 
     /// SSH_MSG_KEX_ECDH_INIT with Q_C.
