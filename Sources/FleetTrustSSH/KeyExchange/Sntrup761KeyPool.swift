@@ -19,31 +19,24 @@ enum Sntrup761KeyPool {
     /// The key pair in service, or the next one once it has served its exchanges.
     static func take() -> KeyPair? {
         stock.withLock { stock in
-            if stock.spare.isEmpty && !stock.inServiceHasUsesLeft {
+            if stock.spare.isEmpty && !stock.served.hasUsesLeft {
                 stock.spare = Sntrup761KeyBatch.generate(count: batchSize, random: BinaryPacket.randomBytes)
             }
             return stock.handOut()
         }
     }
 
-    /// The key pair in service, how many exchanges it has served, and the batch's others.
+    /// The key pair in service and how many exchanges it has served, and the batch's others.
     private struct Stock {
-        var inService: KeyPair?
-        var uses = 0
+        var served = ServedKeyPair<KeyPair>()
         var spare: [(publicKey: [UInt8], secretKey: [UInt8])] = []
-
-        var inServiceHasUsesLeft: Bool { inService != nil && uses < EphemeralKeyLifetime.exchangesPerPair }
 
         /// The pair in service, or the next spare one put in service; nil when there is none.
         mutating func handOut() -> KeyPair? {
-            if inServiceHasUsesLeft, let inService {
-                uses += 1
-                return inService
+            let next = served.hasUsesLeft ? nil : spare.popLast()
+            return served.take {
+                next.flatMap { next in Sntrup761SecretKey(next.secretKey).map { (next.publicKey, $0) } }
             }
-            guard let next = spare.popLast(), let secretKey = Sntrup761SecretKey(next.secretKey) else { return nil }
-            inService = (next.publicKey, secretKey)
-            uses = 1
-            return inService
         }
     }
 }

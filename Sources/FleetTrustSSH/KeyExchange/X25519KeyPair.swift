@@ -32,15 +32,7 @@ final class X25519KeyPair {
 
     /// This thread's pair for one more exchange, replaced after `EphemeralKeyLifetime.exchangesPerPair`.
     static func forExchange() -> X25519KeyPair? {
-        guard let shelf = shelves.current else { return nil }
-        if let pair = shelf.pair, shelf.uses < EphemeralKeyLifetime.exchangesPerPair {
-            shelf.uses += 1
-            return pair
-        }
-        let pair = X25519KeyPair()
-        shelf.pair = pair
-        shelf.uses = 1
-        return pair
+        shelves.current?.served.take { X25519KeyPair() }
     }
 
     /// The raw 32-byte X25519 result with the server's Q_S; nil for a value of the wrong length.
@@ -55,7 +47,6 @@ final class X25519KeyPair {
 
     /// One thread's pair and how many exchanges it has served.
     private final class Shelf {
-        var pair: X25519KeyPair?
-        var uses = 0
+        var served = ServedKeyPair<X25519KeyPair>()
     }
 }
