@@ -51,6 +51,8 @@ final class ScanFormatsTests: XCTestCase {
                 .map { $0.labels["status"] ?? "" }, [host.status.rawValue])
             let level = metrics.samples(named: "fleettrust_host_alarm_level").first { $0.labels["name"] == host.name }
             XCTAssertEqual(level?.value, Double(ExitStatusRule.host(status: host.status, drift: host.drift)))
+            let unfetched = metrics.samples(named: "fleettrust_host_unfetched_key_types").filter { $0.labels["name"] == host.name }
+            XCTAssertEqual(unfetched.map(\.value), [Double(host.unfetchedKeys.count)], "the JSON's unfetched_keys")
             for key in host.keys {
                 guard let days = key.certificate?.expiresInDays else { continue }
                 let sample = metrics.samples(named: "fleettrust_certificate_expires_in_days")

@@ -50,6 +50,9 @@ public struct PrometheusTextfile: Sendable {
                "How loud each host's status is: 0 \(JudgementWords.statuses(atLevel: 0)), 1 needs a look (\(JudgementWords.statuses(atLevel: 1))), "
                    + "2 alarm (\(JudgementWords.statuses(atLevel: 2))); a host presenting again a key it had replaced is 2.",
                judged.map { (host($0), String(ExitStatusRule.host($0))) })
+        family("fleettrust_host_unfetched_key_types",
+               "Key types each SSH host offers that the scan asked for and could not fetch (the JSON's unfetched_keys): above 0, its keys are not all the server's.",
+               judged.filter { $0.endpointProtocol == .ssh }.map { (host($0), String($0.unfetched.count)) })
         let certificates = judged.flatMap { judged in
             judged.keys.compactMap { key -> (labels: [(String, String)], days: Int, validBefore: UInt64)? in
                 guard let days = key.audit?.expiresInDays, let certificate = key.certificate else { return nil }
