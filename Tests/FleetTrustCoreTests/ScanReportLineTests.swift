@@ -52,6 +52,8 @@ final class ScanReportLineTests: XCTestCase {
             entry.sshConnection = ScanReport.SSHConnection(key: 0, algorithms: NegotiatedAlgorithms(hostKey: text, keyExchange: text,
                                                                                                      cipher: text, mac: text),
                                                            error: ScanReport.Failure(stage: text, code: FailureCode.allCases[0], message: text))
+            entry.unfetchedKeys = [ScanReport.UnfetchedKey(algorithm: text, error: ScanReport.Failure(stage: text, code: .badSignature, message: text)),
+                                   ScanReport.UnfetchedKey(algorithm: "", error: ScanReport.Failure(stage: "", code: .other, message: ""))]
             entry.ssh?.hostKeyAlias = text
             entry.ssh?.knownHostsFiles = [text]
             entry.ssh?.userKnownHostsFiles = [text, "/x"]
@@ -92,6 +94,9 @@ final class ScanReportLineTests: XCTestCase {
             entry.address = index % 2 == 0 ? nil : "::1"
             entry.user = nil; entry.method = index % 3 == 0 ? nil : "known-hosts"; entry.serverVersion = nil
             entry.serverHostKeyAlgorithms = index % 2 == 0 ? nil : []
+            entry.unfetchedKeys = index % 3 == 1 ? nil : index % 3 == 0 ? [] : [ScanReport.UnfetchedKey(
+                algorithm: "rsa-sha2-512", error: ScanReport.Failure(stage: pick(ProbeStage.allCases, index).rawValue,
+                                                                  code: pick(FailureCode.allCases, index), message: "m"))]
             entry.negotiatedAlgorithm = nil
             var key = base.keys[0]
             key.verdict = pick(KeyVerdict.allCases, index)

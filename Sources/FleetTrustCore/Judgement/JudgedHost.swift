@@ -38,6 +38,10 @@ public struct JudgedHost: Hashable, Sendable {
     /// Index into `keys` of the key `ssh` would meet, when it would meet one this probe fetched
     /// (the key's own `isNegotiated` is the one stored fact).
     public var negotiated: Int? { keys.firstIndex(where: \.isNegotiated) }
+    /// The key types the server offers that the probe asked for and could not fetch, each with
+    /// why, when it proved keys (the status stands on the key `ssh` meets; these say the keys
+    /// are not all the server's); empty when it proved none, for `failure` says why.
+    public var unfetched: [UnfetchedKeyType] { probe.proof.provesSomething ? probe.ssh?.unfetched ?? [] : [] }
     /// The host-key algorithm `ssh` would negotiate, when the server offers one `ssh` accepts.
     public let negotiatedAlgorithm: String?
     /// What the pins say about the host.

@@ -140,6 +140,14 @@ public enum JudgementWords {
         return text
     }
 
+    /// The key types the probe could not fetch, each with its failure's code
+    /// (`not fetched: ecdsa-sha2-nistp256 (bad-signature)`); nil when it fetched every one.
+    public static func unfetched(_ judged: JudgedHost) -> String? {
+        let missed = judged.unfetched
+        guard !missed.isEmpty else { return nil }
+        return "not fetched: " + missed.map { "\($0.algorithm) (\($0.failure.code.rawValue))" }.joined(separator: ", ")
+    }
+
     public static func unusable(_ reason: UnusableKey) -> String {
         switch reason {
         case .rsaKeyTooShort: return "ssh refuses RSA keys under 1024 bits"

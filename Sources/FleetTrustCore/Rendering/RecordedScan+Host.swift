@@ -33,6 +33,8 @@ extension RecordedScan {
         public var sshfp: ScanReport.SSHFPEntry?
         /// What the connection shaped like `ssh`'s came to; nil in documents before it was recorded.
         public var sshConnection: ScanReport.SSHConnection?
+        /// The key types the scan could not fetch, with why; empty in documents before it was recorded.
+        public var unfetchedKeys: [ScanReport.UnfetchedKey]
         /// Version 3: the scanner that proved the keys and when (RFC 3339); nil in older documents.
         public var scannedFrom: String?
         public var scannedAt: String?
@@ -81,6 +83,10 @@ extension RecordedScan {
             sshConnection = try c.decodeIfPresent(ScanReport.SSHConnection.self, forKey: .sshConnection)
             if let failure = sshConnection?.error, ProbeStage(rawValue: failure.stage) == nil {
                 throw DecodingError.dataCorruptedError(forKey: .sshConnection, in: c, debugDescription: "unknown stage \(failure.stage)")
+            }
+            unfetchedKeys = try c.decodeIfPresent([ScanReport.UnfetchedKey].self, forKey: .unfetchedKeys) ?? []
+            if let failure = unfetchedKeys.lazy.map(\.error).first(where: { ProbeStage(rawValue: $0.stage) == nil }) {
+                throw DecodingError.dataCorruptedError(forKey: .unfetchedKeys, in: c, debugDescription: "unknown stage \(failure.stage)")
             }
             scannedFrom = try c.decodeIfPresent(String.self, forKey: .scannedFrom)
             scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)

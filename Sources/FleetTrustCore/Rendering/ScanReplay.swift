@@ -138,6 +138,10 @@ public enum ScanReplay {
                                  failures: probeFailures, serverVersion: entry.serverVersion,
                                  serverHostKeyAlgorithms: entry.serverHostKeyAlgorithms, malformedKeys: malformed)
         result.sshConnection = sshConnection
+        let unfetched = entry.unfetchedKeys.prefix(UnfetchedKeyType.limit).compactMap { recorded in
+            recorded.error.probeFailure.map { UnfetchedKeyType(algorithm: recorded.algorithm, failure: $0) }
+        }
+        if !unfetched.isEmpty { result.gatherSSH { $0.unfetched = Array(unfetched) } }
         return (host, result)
     }
 

@@ -13,7 +13,7 @@ extension ScanReport.Host {
         key != .sharesKeysWith && !tlsKeys.contains(key)
     })
     private static let tlsEntryKeys = CompactJSON.sortedKeys(CodingKeys.allCases.filter {
-        $0 != .sharesKeysWith && $0 != .sshfp && $0 != .sshConnection
+        $0 != .sharesKeysWith && $0 != .sshfp && $0 != .sshConnection && $0 != .unfetchedKeys
     })
     private static let tlsKeys: [CodingKeys] = [.tlsSession, .startTLS, .certificates, .expiresInDays, .warnings, .evidence]
 
@@ -62,6 +62,10 @@ extension ScanReport.Host {
             case .endpointProtocol: json.string(endpointProtocol.rawValue)
             case .sshfp: try json.optional(sshfp) { try $0.encoded($1) }
             case .sshConnection: json.optional(sshConnection) { $1.write(to: &$0) }
+            case .unfetchedKeys:
+                json.beginArray()
+                for unfetched in unfetchedKeys ?? [] { unfetched.write(to: &json) }
+                json.endArray()
             case .tlsSession: try json.optional(tlsSession) { try $0.encoded($1) }
             case .startTLS: json.optional(startTLS) { $0.string($1.rawValue) }
             case .certificates: try json.optional(certificates) { try $0.encoded($1) }
@@ -134,6 +138,19 @@ extension ScanReport.Failure {
             case .stage: json.string(stage)
             case .code: json.string(code.rawValue)
             case .message: json.string(message)
+            }
+        }
+    }
+}
+
+extension ScanReport.UnfetchedKey {
+    private static let sortedKeys = CompactJSON.sortedKeys(CodingKeys.allCases)
+
+    func write(to json: inout CompactJSON) {
+        json.object(Self.sortedKeys) { json, field in
+            switch field {
+            case .algorithm: json.string(algorithm)
+            case .error: error.write(to: &json)
             }
         }
     }

@@ -46,6 +46,7 @@ extension ScanReport.Host {
             self.sshConnection = ScanReport.SSHConnection(key: nil, algorithms: nil, error: ScanReport.Failure(failure))
         case nil: self.sshConnection = nil
         }
+        self.unfetchedKeys = judged.endpointProtocol == .ssh ? judged.unfetched.map(ScanReport.UnfetchedKey.init) : nil
         if judged.endpointProtocol == .tls { renderTLS(judged) }
     }
 }

@@ -31,6 +31,23 @@ public struct ScanReport: Sendable {
 
     }
 
+    /// A key type the server offers that the probe asked for and did not get, and why.
+    public struct UnfetchedKey: Codable, Sendable, Equatable {
+        public var algorithm: String
+        public var error: Failure
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, error }
+
+        public init(algorithm: String, error: Failure) {
+            self.algorithm = algorithm
+            self.error = error
+        }
+
+        init(_ unfetched: UnfetchedKeyType) {
+            self.init(algorithm: unfetched.algorithm.value, error: Failure(unfetched.failure))
+        }
+    }
+
     /// The connection shaped like `ssh`'s: the index into `keys` of the key it proved and the
     /// algorithms it negotiated, or its failure.
     public struct SSHConnection: Codable, Sendable, Equatable {
@@ -314,6 +331,9 @@ public struct ScanReport: Sendable {
         /// What the probe's connection shaped like `ssh`'s came to (the key `ssh` meets, or its
         /// failure), so that replay judges it as the live scan did; null when none was made.
         public var sshConnection: SSHConnection?
+        /// The key types the server offers that the probe could not fetch, with why; empty when
+        /// it fetched them all or proved no key (`error` then says why); null on a TLS entry.
+        public var unfetchedKeys: [UnfetchedKey]?
 
         /// `ssh` or `tls` (documents before TLS endpoints: `ssh`).
         public var endpointProtocol: EndpointProtocol = .ssh
@@ -331,7 +351,7 @@ public struct ScanReport: Sendable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case endpointProtocol = "protocol", tlsSession = "tls", startTLS = "starttls", certificates, expiresInDays = "expires_in_days", warnings, evidence
             case name, host, port, address, user, groups, ssh, status, reason, method, keys, pin, error, policy, drift, route, sshfp
-            case sshConnection = "ssh_connection"
+            case sshConnection = "ssh_connection", unfetchedKeys = "unfetched_keys"
             case driftMoves = "drift_moves"
             case policySource = "policy_source", standardStatus = "standard_status"
             case knownHostsName = "known_hosts_name", serverVersion = "server_version"
@@ -361,6 +381,7 @@ public struct ScanReport: Sendable {
             if endpointProtocol == .ssh {
                 try c.encode(sshfp, forKey: .sshfp)
                 try c.encode(sshConnection, forKey: .sshConnection)
+                try c.encode(unfetchedKeys ?? [], forKey: .unfetchedKeys)
             }
             try c.encode(endpointProtocol, forKey: .endpointProtocol)
             if endpointProtocol == .tls {

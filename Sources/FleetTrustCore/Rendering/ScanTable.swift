@@ -54,6 +54,7 @@ public enum ScanTable {
             if let leaf = host.tls?.leaf { keys = "tls:\(leaf.keyType.lowercased())\(leaf.keyBits)" }
             var reason = JudgementWords.reason(host)
             if let shared = host.keySharing.widest { reason += "; key shared by \(shared) hosts" }
+            if let unfetched = JudgementWords.unfetched(host) { reason += "; " + unfetched }
             let pin = host.pin.verdict == .unpinned ? "-" : host.pin.verdict.rawValue
             let endpoint = host.labels.endpoint.value + (JudgementWords.routeMark(host.route).map { " " + $0 } ?? "")
             return [host.status.rawValue, host.labels.name.value, endpoint, keys.isEmpty ? "-" : keys, pin,

@@ -70,6 +70,10 @@ enum DetailView {
         if let banner = judged.probe.banner, !banner.isEmpty {
             lines += CleanText(multiline: banner, lineLimit: 200, maxLines: 10).lines.map { ScreenLine(" banner│ " + $0, .dim) }
         }
+        for missed in judged.unfetched {
+            lines += wrapped(" not fetched: \(missed.algorithm): \(missed.failure.stage.rawValue) (\(missed.failure.code.rawValue)): \(missed.failure.message)",
+                             width: width, role: .warning)
+        }
         if let failure = judged.failure {
             lines += wrapped(" failed at \(failure.stage.rawValue) (\(failure.code.rawValue)): \(failure.message)", width: width, role: .danger)
         }

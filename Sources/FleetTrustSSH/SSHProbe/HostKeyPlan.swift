@@ -31,6 +31,13 @@ struct HostKeyPlan: Sendable {
         return nil
     }
 
+    /// The algorithm a list from `next()` stands for: the first the server offers, when its list
+    /// is known, else the list's first.
+    func offeredFirst(of list: String) -> String {
+        let algorithms = list.split(separator: ",").map(String.init)
+        return serverAlgorithms.flatMap { offered in algorithms.first(where: offered.contains) } ?? algorithms.first ?? list
+    }
+
     mutating func found(keyType: String) {
         foundTypes.insert(keyType)
     }

@@ -164,6 +164,14 @@ public struct HostProbe: EndpointProbe {
                                at: address, cancellation: cancellation)
         for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
         finish(&result, plan: plan, refused: refused)
+        // What each exchange came to, those never made included: the types without a key are named.
+        var ledger = FetchLedger()
+        let made = claimed + later
+        for exchange in claimed.compactMap(\.exchange) + unclaimed {
+            let outcome = made.first { $0.exchange?.index == exchange.index }
+            ledger.asked(exchange, offered: offered, outcome: outcome.map { ($0.ours, $0.libssh) })
+        }
+        ledger.note(into: &result)
     }
 
     /// Starts the exchanges the first round has no connection for, without waiting: on the
@@ -313,11 +321,18 @@ public struct HostProbe: EndpointProbe {
         result.gatherSSH { $0.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms }
         var plan = HostKeyPlan()
         var refused = false
+        var ledger = FetchLedger()
         while let algorithms = plan.next() {
             let outcome = fetch(algorithms, at: address, cancellation: cancellation)
+            if outcome.key == nil, outcome.serverHostKeyAlgorithms == nil, let failure = outcome.failure {
+                ledger.asked(plan.offeredFirst(of: algorithms), failure: failure)
+            }
             if !take(outcome, into: &result, plan: &plan, refused: &refused) { break }
         }
+        // The types still to ask for when a failure ended the probe were never asked for.
+        while let algorithms = plan.next() { ledger.asked(plan.offeredFirst(of: algorithms), failure: nil) }
         finish(&result, plan: plan, refused: refused)
+        ledger.note(into: &result)
         return true
     }
 

@@ -1,0 +1,44 @@
+import FleetTrustCore
+
+/// The key types one host's probe set out to fetch, each on a connection of its own, and what
+/// came of each: what the probe could not fetch becomes `SSHProof.unfetched`, so that a scan
+/// whose follower connection was closed, timed out or failed its signature says which of the
+/// server's keys it did not see, instead of reporting the others as if they were all.
+struct FetchLedger {
+    private var entries: [(algorithm: String, failure: ProbeFailure?)] = []
+
+    /// One key type asked for (`algorithm`, one the server offers), and its connection's failure;
+    /// nil when it fetched the key, or when the connection was never made (the probe ended first).
+    mutating func asked(_ algorithm: String, failure: ProbeFailure?) {
+        entries.append((algorithm, failure == KeyExchangeFailures.notNeeded ? nil : failure))
+    }
+
+    /// An exchange of the board and what came of it (nil: never made).
+    mutating func asked(_ exchange: ExchangeBoard.Exchange, offered: [String], outcome: (ours: AttemptOutcome, libssh: AttemptOutcome?)?) {
+        let algorithm = exchange.negotiates(with: offered)
+            ?? exchange.libsshFallback?.split(separator: ",").map(String.init).first(where: offered.contains)
+        guard let algorithm else { return }
+        // libssh's failure only when it got further than ours (a signature ours found bad stays).
+        asked(algorithm, failure: outcome.flatMap { ($0.libssh?.afterFallback(from: $0.ours) ?? $0.ours).failure })
+    }
+
+    /// Writes the key types `result` holds no key of into its proof: each with its connection's
+    /// failure, or, never asked for, with the failure that ended the probe. A type asked for
+    /// twice is written once; nothing is written for a probe that proved nothing.
+    func note(into result: inout ProbeResult) {
+        guard result.proof.provesSomething else { return }
+        let found = Set(result.keys.map { KeyType.canonicalName($0.key.type) }
+                        + result.malformedKeys.map { KeyType.canonicalName($0.algorithm.value) })
+        let ending = result.failures.last(where: HostProbe.endsProbe).map { failure in
+            ProbeFailure(stage: failure.stage, code: failure.code,
+                         message: "not asked for: the probe ended when another connection failed (\(failure.message.value))")
+        }
+        var unfetched: [UnfetchedKeyType] = []
+        for (algorithm, failure) in entries where !found.contains(KeyType.canonicalName(algorithm)) {
+            guard !unfetched.contains(where: { $0.algorithm.value == algorithm }), let failure = failure ?? ending else { continue }
+            unfetched.append(UnfetchedKeyType(algorithm: algorithm, failure: failure))
+        }
+        guard !unfetched.isEmpty else { return }
+        result.gatherSSH { $0.unfetched = Array(unfetched.prefix(UnfetchedKeyType.limit)) }
+    }
+}
