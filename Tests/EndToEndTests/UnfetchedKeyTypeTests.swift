@@ -8,7 +8,7 @@ import FleetTrustTestFleet
 /// sits behind a relay that spoils only the connections asking for one other key type first:
 /// `ssh`'s connection, and the probe's connection shaped like it, meet the Ed25519 key untouched,
 /// so the host stays `trusted` (exit 0) as `ssh` says; the spoiled type is listed in
-/// `unfetched_keys` with its failure code, in the table's reason, and again after a replay.
+/// `unfetched_keys` with its failure code, in the table's reason, and again after a replay and a merge.
 final class UnfetchedKeyTypeTests: XCTestCase {
     private var sshd: LoopbackSSHD!
     private var relay: HostKeyTypeTamperingRelay?
@@ -41,17 +41,22 @@ final class UnfetchedKeyTypeTests: XCTestCase {
 
     private var common: [String] { ["--known-hosts", path("known_hosts"), "--no-history", "--timeout", "10"] }
 
-    /// One `scan --format json` of the relay; the run and its one host entry.
-    private func scan() throws -> (run: ProgramRun, host: [String: Any]) {
-        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--inventory", path("hosts.txt")] + common, limit: 60)
-        try Data(run.stdout).write(to: URL(fileURLWithPath: path("scan.json")))
+    /// One `scan --format json` of the relay, kept as `SCANNER.json`; the run and its one host entry.
+    private func scan(scanner: String = "first") throws -> (run: ProgramRun, host: [String: Any]) {
+        let run = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "json", "--inventory", path("hosts.txt"),
+                                                                "--scanner-name", scanner] + common, limit: 60)
+        try Data(run.stdout).write(to: URL(fileURLWithPath: path(scanner + ".json")))
         return (run, try Self.onlyHost(run))
     }
 
-    private static func onlyHost(_ run: ProgramRun) throws -> [String: Any] {
+    private static func hosts(_ run: ProgramRun) throws -> [[String: Any]] {
         let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any],
                                      "no JSON document: \(run.stderrText)")
-        let hosts = try XCTUnwrap(document["hosts"] as? [[String: Any]], "\(document)")
+        return try XCTUnwrap(document["hosts"] as? [[String: Any]], "\(document)")
+    }
+
+    private static func onlyHost(_ run: ProgramRun) throws -> [String: Any] {
+        let hosts = try hosts(run)
         XCTAssertEqual(hosts.count, 1)
         return try XCTUnwrap(hosts.first)
     }
@@ -138,19 +143,29 @@ final class UnfetchedKeyTypeTests: XCTestCase {
         XCTAssertTrue(unfetched(host).isEmpty, "\(host)")
     }
 
-    func testAReplayAndTheTableSayWhichKeyTypeWasNotFetched() throws {
+    func testAReplayAMergeAndTheTableSayWhichKeyTypeWasNotFetched() throws {
         _ = try start(.flipReplySignature, spoiling: "ecdsa-")
         let (_, scanned) = try scan()
         let recorded = unfetched(scanned)
         XCTAssertEqual(recorded.map(\.algorithm), ["ecdsa-sha2-nistp256"], "\(scanned)")
 
-        let replay = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--replay", path("scan.json"), "--format", "json"] + common, limit: 60)
+        let replay = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--replay", path("first.json"), "--format", "json"] + common, limit: 60)
         let replayed = try Self.onlyHost(replay)
         XCTAssertEqual(replayed["status"] as? String, scanned["status"] as? String, "\(replayed)")
         XCTAssertEqual(replay.status, 0, replay.stderrText)
         let again = unfetched(replayed)
         XCTAssertEqual(again.map(\.algorithm), recorded.map(\.algorithm))
         XCTAssertEqual(again.map(\.code), recorded.map(\.code))
+
+        _ = try scan(scanner: "second")
+        let merge = try ProgramRun.run(BuiltProducts.fleettrust, ["merge", path("first.json"), path("second.json")], limit: 60)
+        XCTAssertEqual(merge.status, 0, merge.stderrText)
+        let merged = try Self.hosts(merge)
+        XCTAssertEqual(merged.count, 2, "one entry per scanner")
+        for entry in merged {
+            XCTAssertEqual(unfetched(entry).map(\.algorithm), ["ecdsa-sha2-nistp256"], "\(entry)")
+            XCTAssertEqual(unfetched(entry).map(\.code), ["bad-signature"], "\(entry)")
+        }
 
         let table = try ProgramRun.run(BuiltProducts.fleettrust, ["scan", "--format", "table", "--inventory", path("hosts.txt")] + common, limit: 60)
         XCTAssertEqual(table.status, 0, table.stderrText)
