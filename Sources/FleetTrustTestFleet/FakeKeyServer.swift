@@ -68,7 +68,9 @@ public final class FakeKeyServer: @unchecked Sendable {
     /// One server listening on several loopback addresses (one port for all), so that many test
     /// cases, each under its own host address, share one process. `kexInitAfterClient`: it sends
     /// its KEXINIT only once it has read the client's (as some servers do; RFC 4253 allows it).
-    public init(keys: [FakeHostKey], addresses: [String], kexInitAfterClient: Bool = false) throws {
+    /// `looseSignatures`: its signatures over the exchange hash take the forms OpenSSH accepts and
+    /// RFC 8032 and SEC 1 do not (an Ed25519 S + L, ECDSA r and s with a needless leading zero byte).
+    public init(keys: [FakeHostKey], addresses: [String], kexInitAfterClient: Bool = false, looseSignatures: Bool = false) throws {
         precondition(!keys.isEmpty && !addresses.isEmpty, "a fake server needs keys and an address")
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ft-fake-\(getpid())-\(UUID().uuidString.prefix(8))").path
@@ -78,6 +80,7 @@ public final class FakeKeyServer: @unchecked Sendable {
             "keys": keys.map { ["private": $0.privateKeyPath, "blob": Data($0.presentedBlob).base64EncodedString(),
                                 "algorithms": $0.algorithms] as [String: Any] },
             "kexinit_after_client": kexInitAfterClient,
+            "loose_signatures": looseSignatures,
         ]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
         try Self.script.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
@@ -177,6 +180,18 @@ def sk_application(blob):
     skip = 1 if fields[0].endswith(b"-cert-v01@openssh.com") else 0
     return fields[2 + skip] if fields[0].startswith(b"sk-ssh-ed25519") else fields[3 + skip]
 
+LOOSE = config.get("loose_signatures", False)
+ED25519_L = 2**252 + 27742317777372353535851937790883648493
+def ed25519_signature(signature):
+    # Loose: S + L, which OpenSSH's ref10 takes modulo L (it checks only S's top three bits).
+    if not LOOSE: return signature
+    loose = int.from_bytes(signature[32:], "little") + ED25519_L
+    return signature[:32] + loose.to_bytes(32, "little") if loose < 2**253 else signature
+def ecdsa_scalars(r, s_):
+    # Loose: each mpint with a needless leading zero byte, which sshbuf_get_bignum2 skips.
+    if not LOOSE: return mpint(r) + mpint(s_)
+    return b"".join(s(b"\0" + mpint(n)[4:]) for n in (r, s_))
+
 def sign(private, algorithm, data, blob=b""):
     # The signature over the exchange hash: its algorithm follows the key type, and for RSA the negotiated name.
     base = algorithm[: -len("-cert-v01@openssh.com")] if algorithm.endswith("-cert-v01@openssh.com") else algorithm
@@ -187,16 +202,16 @@ def sign(private, algorithm, data, blob=b""):
         signed = hashlib.sha256(sk_application(blob)).digest() + bytes([flags]) + struct.pack(">I", counter) + hashlib.sha256(data).digest()
         tail = bytes([flags]) + struct.pack(">I", counter)
         if isinstance(private, ed25519.Ed25519PrivateKey):
-            return s(b"sk-ssh-ed25519@openssh.com") + s(private.sign(signed)) + tail
+            return s(b"sk-ssh-ed25519@openssh.com") + s(ed25519_signature(private.sign(signed))) + tail
         r, s_ = utils.decode_dss_signature(private.sign(signed, ec.ECDSA(hashes.SHA256())))
-        return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(mpint(r) + mpint(s_)) + tail
+        return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(ecdsa_scalars(r, s_)) + tail
     if isinstance(private, ed25519.Ed25519PrivateKey):
-        return s(b"ssh-ed25519") + s(private.sign(data))
+        return s(b"ssh-ed25519") + s(ed25519_signature(private.sign(data)))
     if isinstance(private, ec.EllipticCurvePrivateKey):
         curve, digest = {"secp256r1": ("nistp256", hashes.SHA256()), "secp384r1": ("nistp384", hashes.SHA384()),
                          "secp521r1": ("nistp521", hashes.SHA512())}[private.curve.name]
         r, s_ = utils.decode_dss_signature(private.sign(data, ec.ECDSA(digest)))
-        return s("ecdsa-sha2-" + curve) + s(mpint(r) + mpint(s_))
+        return s("ecdsa-sha2-" + curve) + s(ecdsa_scalars(r, s_))
     if isinstance(private, rsa.RSAPrivateKey):
         name, digest = {"rsa-sha2-512": ("rsa-sha2-512", hashes.SHA512()),
                         "rsa-sha2-256": ("rsa-sha2-256", hashes.SHA256())}.get(base, ("ssh-rsa", hashes.SHA1()))

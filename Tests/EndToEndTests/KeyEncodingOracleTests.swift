@@ -30,10 +30,10 @@ final class KeyEncodingOracleTests: XCTestCase {
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
 
     /// One fake server per host name; the ssh_config both `ssh` and the scan read names each one.
-    private func start(_ hosts: [(name: String, keys: [FakeHostKey])], knownHosts: String) throws -> String {
+    private func start(_ hosts: [(name: String, keys: [FakeHostKey])], knownHosts: String, looseSignatures: Bool = false) throws -> String {
         var config = ""
         for host in hosts {
-            let server = try FakeKeyServer(keys: host.keys)
+            let server = try FakeKeyServer(keys: host.keys, addresses: ["127.0.0.1"], looseSignatures: looseSignatures)
             servers.append(server)
             config += "Host \(host.name)\n  HostName 127.0.0.1\n  Port \(server.port)\n"
         }
@@ -101,6 +101,47 @@ final class KeyEncodingOracleTests: XCTestCase {
                                                                    "--trust-on-first-use"], limit: 90)
         XCTAssertNotEqual(refused.status, 0, "a revoked key is an alarm: \(refused.stdoutText)")
         XCTAssertEqual(try String(contentsOfFile: knownHosts, encoding: .utf8), revoked, "a revoked key is never saved")
+        for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
+    }
+
+    /// Signatures over the exchange hash in forms OpenSSH accepts and RFC 8032 and SEC 1 do not: an
+    /// Ed25519 S + L (OpenSSH's ref10 takes S modulo L) and ECDSA r and s each with a needless
+    /// leading zero byte (`sshbuf_get_bignum2` skips it), from plain and security-key host keys.
+    /// `ssh` accepts each key, so the scan says `trusted`, and `changed` when another key is
+    /// recorded, as `ssh` does: never an alarm `ssh` does not raise, nor a quieter answer.
+    func testSignaturesInFormsOnlyOpenSSHAcceptsAreJudgedAsSshJudgesThem() throws {
+        var hosts: [(name: String, keys: [FakeHostKey])] = []
+        var keyLines: [String: String] = [:]
+        for (name, type, bits, securityKey) in [("ed25519", "ed25519", nil, false), ("p256", "ecdsa", 256, false), ("p384", "ecdsa", 384, false),
+                                                ("p521", "ecdsa", 521, false), ("sk-ed25519", "ed25519", nil, true), ("sk-p256", "ecdsa", 256, true)] {
+            try KeyFiles.generate(type: type, bits: bits, path: path(name))
+            var key = try FakeHostKey.plain(path(name), algorithms: [try KeyFiles.line(publicKeyFile: path(name + ".pub")).split(separator: " ")[0].description])
+            if securityKey {
+                let file = try KeyFiles.securityKey(privateKeyPath: path(name), output: path(name + "-sk.pub"))
+                key.presentedBlob = try KeyFiles.blob(publicKeyFile: file)
+                key.algorithms = [type == "ed25519" ? "sk-ssh-ed25519@openssh.com" : "sk-ecdsa-sha2-nistp256@openssh.com"]
+                keyLines[name] = try KeyFiles.line(publicKeyFile: file)
+            } else {
+                keyLines[name] = try KeyFiles.line(publicKeyFile: path(name + ".pub"))
+            }
+            hosts.append((name, [key]))
+        }
+        try KeyFiles.generate(type: "ed25519", path: path("other"))
+        let other = try KeyFiles.line(publicKeyFile: path("other.pub"))
+        let knownHosts = path("known_hosts")
+        let config = try start(hosts, knownHosts: knownHosts, looseSignatures: true)
+        for (recorded, status, finding) in [(true, HostStatus.trusted, SSHOracle.Finding.accepted), (false, .changed, .changed)] {
+            try hosts.indices.map { "[127.0.0.1]:\(port(of: $0)) \(recorded ? keyLines[hosts[$0].name]! : other)\n" }.joined()
+                .write(toFile: knownHosts, atomically: true, encoding: .utf8)
+            let rows = try scan(config: config, knownHosts: knownHosts)
+            for host in hosts {
+                let ssh = try SSHOracle.handshake(host: host.name, config: config)
+                XCTAssertEqual(ssh.finding, finding, "\(host.name): ssh \(ssh.finalMessage)\n\(ssh.transcript)")
+                let row = try XCTUnwrap(rows[host.name], host.name)
+                XCTAssertEqual(row.status, status, "\(host.name), key \(recorded ? "recorded" : "not recorded"): \(row.reason)")
+                XCTAssertEqual(row.keys.map(\.key), [keyLines[host.name]!], host.name)
+            }
+        }
         for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
     }
 

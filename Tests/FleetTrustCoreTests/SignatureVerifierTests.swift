@@ -124,15 +124,26 @@ final class SignatureVerifierTests: XCTestCase {
         }
     }
 
-    func testECDSAScalarsMustBeMinimalPositiveMPInts() throws {
+    /// As `sshbuf_get_bignum2` reads them: negative refused, leading zeros skipped (any number),
+    /// over OpenSSH's 2048-byte bignum limit refused.
+    func testECDSAScalarsArePositiveMPIntsReadAsSshReadsThem() throws {
         var negative = SSHWireWriter()
         negative.writeString([0x80] + [UInt8](repeating: 1, count: 31))
         negative.writeString([0x01])
         XCTAssertNil(SignatureVerifier.ecdsaRaw(negative.bytes, scalarBytes: 32))
         var padded = SSHWireWriter()
+        padded.writeString([0x00, 0x00, 0x01])
         padded.writeString([0x00, 0x01])
-        padded.writeString([0x01])
-        XCTAssertNil(SignatureVerifier.ecdsaRaw(padded.bytes, scalarBytes: 32))
+        XCTAssertEqual(SignatureVerifier.ecdsaRaw(padded.bytes, scalarBytes: 32),
+                       [UInt8](repeating: 0, count: 31) + [0x01] + [UInt8](repeating: 0, count: 31) + [0x01], "needless zeros are skipped")
+        var overLimit = SSHWireWriter()
+        overLimit.writeString([UInt8](repeating: 0, count: 2049) + [0x01])
+        overLimit.writeString([0x01])
+        XCTAssertNil(SignatureVerifier.ecdsaRaw(overLimit.bytes, scalarBytes: 32), "over OpenSSH's bignum limit")
+        var atLimit = SSHWireWriter()
+        atLimit.writeString([UInt8](repeating: 0, count: 2048) + [0x01])
+        atLimit.writeString([0x01])
+        XCTAssertNotNil(SignatureVerifier.ecdsaRaw(atLimit.bytes, scalarBytes: 32), "a sign byte over 2048 bytes of zeros and one")
         var long = SSHWireWriter()
         long.writeString([0x01] + [UInt8](repeating: 0, count: 32))
         long.writeString([0x01])
@@ -143,6 +154,28 @@ final class SignatureVerifierTests: XCTestCase {
         let zeros = [UInt8](repeating: 0, count: 31)
         XCTAssertEqual(SignatureVerifier.ecdsaRaw(fine.bytes, scalarBytes: 32), zeros + [0x80] + zeros + [0x01])
         XCTAssertNil(SignatureVerifier.ecdsaRaw(fine.bytes + [0], scalarBytes: 32), "a trailing byte")
+    }
+
+    /// OpenSSH's ref10 refuses an S with any of its top three bits set and takes any other modulo L.
+    func testAnEd25519SIsReadAsSshReadsIt() {
+        let order: [UInt8] = [0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14]
+            + [UInt8](repeating: 0, count: 15) + [0x10]
+        let r = [UInt8](repeating: 7, count: 32)
+        let small = [UInt8](repeating: 0, count: 31) + [0x01]
+        XCTAssertEqual(SignatureVerifier.ed25519AsOpenSSHReadsIt(r + small), r + small, "below L: as it is")
+        XCTAssertEqual(SignatureVerifier.ed25519AsOpenSSHReadsIt(r + order), r + [UInt8](repeating: 0, count: 32), "L is 0")
+        var orderPlusFive = order
+        orderPlusFive[0] &+= 5
+        XCTAssertEqual(SignatureVerifier.ed25519AsOpenSSHReadsIt(r + orderPlusFive), r + [5] + [UInt8](repeating: 0, count: 31))
+        var borrow = [UInt8](repeating: 0, count: 31) + [0x1f]
+        borrow[0] = 0x00
+        let reduced = SignatureVerifier.ed25519AsOpenSSHReadsIt(r + borrow)
+        XCTAssertEqual(reduced?.prefix(32).map { $0 }, r)
+        XCTAssertEqual(reduced?.suffix(32).first, 0x13, "0x1f00…00 - L: the borrow runs through the low bytes (0x100 - 0xed)")
+        XCTAssertEqual(reduced?.suffix(32).last, 0x0e)
+        XCTAssertNil(SignatureVerifier.ed25519AsOpenSSHReadsIt(r + [UInt8](repeating: 0, count: 31) + [0x20]), "a top bit set")
+        XCTAssertNil(SignatureVerifier.ed25519AsOpenSSHReadsIt(r + small + [0]), "65 bytes")
+        XCTAssertNil(SignatureVerifier.ed25519AsOpenSSHReadsIt(Array((r + small).dropLast())), "63 bytes")
     }
 
     private func makeCertificate(caType: String, caBits: String, signWith: String?, name: String) throws

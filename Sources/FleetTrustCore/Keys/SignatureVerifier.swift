@@ -18,7 +18,7 @@ public enum SignatureVerifier {
               let scheme = Scheme(algorithm: algorithm, keyType: signer.kind) else { return false }
         switch scheme {
         case .ed25519:
-            guard reader.isAtEnd, signature.count == 64 else { return false }
+            guard reader.isAtEnd, let signature = ed25519AsOpenSSHReadsIt(signature) else { return false }
             return signer.verify(signature: signature, md: nil, data: data)
         case .ecdsa:
             guard reader.isAtEnd, let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
@@ -36,7 +36,7 @@ public enum SignatureVerifier {
                 guard let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
                 return signer.verify(signature: raw, md: nil, data: signed.bytes)
             }
-            guard signature.count == 64 else { return false }
+            guard let signature = ed25519AsOpenSSHReadsIt(signature) else { return false }
             return signer.verify(signature: signature, md: nil, data: signed.bytes)
         case .rsa(let md):
             guard reader.isAtEnd, signature.count <= signer.modulusBytes else { return false }
@@ -71,19 +71,50 @@ public enum SignatureVerifier {
         }
     }
 
-    /// Converts SSH's `mpint r, mpint s` into the raw r || s, each left-padded to `scalarBytes`;
-    /// nil for trailing bytes, a scalar that is not a minimal positive mpint, or one longer than
-    /// the curve's order (which no valid scalar is). Zero and values at or above the order are
-    /// the verifier's to refuse.
+    /// L, the order of Ed25519's base point, little-endian (RFC 8032 §5.1).
+    private static let ed25519Order: [UInt8] = [0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14]
+        + [UInt8](repeating: 0, count: 15) + [0x10]
+
+    /// An Ed25519 signature R || S as `ssh` reads it (OpenSSH's ref10 `crypto_sign_ed25519_open`):
+    /// refused when any of S's top three bits is set, otherwise S is taken modulo L, so S + L
+    /// verifies as S does. RFC 8032 and swift-crypto refuse every S at or above L; checking the
+    /// reduced S gives `ssh`'s answer, since [S]B = [S mod L]B. S < 2^253 < 2L, so S mod L is S
+    /// or S - L. Nil for another length or a set top bit.
+    static func ed25519AsOpenSSHReadsIt(_ signature: [UInt8]) -> [UInt8]? {
+        guard signature.count == 64, signature[63] & 0xe0 == 0 else { return nil }
+        let scalar = signature[32...]
+        // S >= L, compared from the most significant byte.
+        var atOrAbove = true
+        for index in stride(from: 31, through: 0, by: -1) where scalar[32 + index] != ed25519Order[index] {
+            atOrAbove = scalar[32 + index] > ed25519Order[index]
+            break
+        }
+        guard atOrAbove else { return signature }
+        var reduced = Array(signature.prefix(32))
+        var borrow = 0
+        for index in 0..<32 {
+            let difference = Int(scalar[32 + index]) - Int(ed25519Order[index]) - borrow
+            reduced.append(UInt8(truncatingIfNeeded: difference))
+            borrow = difference < 0 ? 1 : 0
+        }
+        return reduced
+    }
+
+    /// Converts SSH's `mpint r, mpint s` into the raw r || s, each left-padded to `scalarBytes`,
+    /// reading each mpint as `ssh` does (`sshbuf_get_bignum2`): a negative one (top bit set) is
+    /// refused, leading zero bytes are skipped however many there are, and one over OpenSSH's
+    /// bignum limit is refused. Nil for trailing bytes, or a scalar longer than the curve's order
+    /// (which no valid scalar is); zero and values at or above the order are the verifier's to refuse.
     static func ecdsaRaw(_ signature: [UInt8], scalarBytes: Int) -> [UInt8]? {
         var reader = SSHWireReader(signature)
-        guard scalarBytes > 0, let r = try? reader.readString(limit: scalarBytes + 1),
-              let s = try? reader.readString(limit: scalarBytes + 1),
-              reader.isAtEnd, isPositiveMPInt(r), isPositiveMPInt(s) else { return nil }
+        guard scalarBytes > 0, let r = try? reader.readString(limit: maximumMPIntBytes),
+              let s = try? reader.readString(limit: maximumMPIntBytes), reader.isAtEnd else { return nil }
         var raw: [UInt8] = []
         raw.reserveCapacity(2 * scalarBytes)
         for scalar in [r, s] {
-            let magnitude = scalar.first == 0 ? scalar.dropFirst() : scalar[...]
+            guard scalar.first.map({ $0 & 0x80 == 0 }) ?? true,
+                  scalar.count < maximumMPIntBytes || scalar.first == 0 else { return nil }
+            let magnitude = scalar.drop { $0 == 0 }
             guard magnitude.count <= scalarBytes else { return nil }
             raw.append(contentsOf: repeatElement(0, count: scalarBytes - magnitude.count))
             raw.append(contentsOf: magnitude)
@@ -91,10 +122,8 @@ public enum SignatureVerifier {
         return raw
     }
 
-    private static func isPositiveMPInt(_ bytes: [UInt8]) -> Bool {
-        guard let first = bytes.first else { return false }
-        return first & 0x80 == 0 && !(first == 0 && (bytes.count == 1 || bytes[1] & 0x80 == 0))
-    }
+    /// OpenSSH's `SSHBUF_MAX_BIGNUM` (2048 bytes) and a zero byte for the sign.
+    private static let maximumMPIntBytes = 2049
 }
 
 extension HostCertificate {
