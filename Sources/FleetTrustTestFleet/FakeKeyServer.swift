@@ -16,6 +16,21 @@ public struct FakeHostKey: Sendable {
     /// ["ssh-ed25519"], ["rsa-sha2-512","rsa-sha2-256"], ["ssh-rsa"] (SHA-1 only),
     /// ["ssh-ed25519-cert-v01@openssh.com"], ["rsa-sha2-512-cert-v01@openssh.com","rsa-sha2-256-cert-v01@openssh.com"].
     public var algorithms: [String]
+    /// The form of its signatures over the exchange hash.
+    public var signatureForm: SignatureForm = .standard
+
+    /// How the key's signature over the exchange hash is written.
+    public enum SignatureForm: String, Sendable {
+        /// As OpenSSH's sshd writes it.
+        case standard
+        /// Forms OpenSSH accepts and RFC 8032 and SEC 1 do not: an Ed25519 S + L (OpenSSH's ref10
+        /// takes S modulo L), ECDSA r and s each with a needless leading zero byte
+        /// (`sshbuf_get_bignum2` skips it).
+        case openSSHLoose = "openssh-loose"
+        /// A byte after the signature inside the signature blob: `ssh` refuses it ("unexpected
+        /// bytes remain"), libssh 0.10 reads past it.
+        case trailingByte = "trailing-byte"
+    }
 
     public init(privateKeyPath: String, presentedBlob: [UInt8], algorithms: [String]) {
         self.privateKeyPath = privateKeyPath
@@ -68,9 +83,7 @@ public final class FakeKeyServer: @unchecked Sendable {
     /// One server listening on several loopback addresses (one port for all), so that many test
     /// cases, each under its own host address, share one process. `kexInitAfterClient`: it sends
     /// its KEXINIT only once it has read the client's (as some servers do; RFC 4253 allows it).
-    /// `looseSignatures`: its signatures over the exchange hash take the forms OpenSSH accepts and
-    /// RFC 8032 and SEC 1 do not (an Ed25519 S + L, ECDSA r and s with a needless leading zero byte).
-    public init(keys: [FakeHostKey], addresses: [String], kexInitAfterClient: Bool = false, looseSignatures: Bool = false) throws {
+    public init(keys: [FakeHostKey], addresses: [String], kexInitAfterClient: Bool = false) throws {
         precondition(!keys.isEmpty && !addresses.isEmpty, "a fake server needs keys and an address")
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ft-fake-\(getpid())-\(UUID().uuidString.prefix(8))").path
@@ -78,9 +91,8 @@ public final class FakeKeyServer: @unchecked Sendable {
         let config: [String: Any] = [
             "addresses": addresses,
             "keys": keys.map { ["private": $0.privateKeyPath, "blob": Data($0.presentedBlob).base64EncodedString(),
-                                "algorithms": $0.algorithms] as [String: Any] },
+                                "algorithms": $0.algorithms, "form": $0.signatureForm.rawValue] as [String: Any] },
             "kexinit_after_client": kexInitAfterClient,
-            "loose_signatures": looseSignatures,
         ]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
         try Self.script.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
@@ -161,7 +173,7 @@ def load_private(path):
 keys = []
 for entry in config["keys"]:
     keys.append({"private": load_private(entry["private"]), "blob": base64.b64decode(entry["blob"]),
-                 "algorithms": entry["algorithms"]})
+                 "algorithms": entry["algorithms"], "form": entry.get("form", "standard")})
 offered = []
 by_algorithm = {}
 for key in keys:
@@ -180,19 +192,18 @@ def sk_application(blob):
     skip = 1 if fields[0].endswith(b"-cert-v01@openssh.com") else 0
     return fields[2 + skip] if fields[0].startswith(b"sk-ssh-ed25519") else fields[3 + skip]
 
-LOOSE = config.get("loose_signatures", False)
 ED25519_L = 2**252 + 27742317777372353535851937790883648493
-def ed25519_signature(signature):
+def ed25519_signature(signature, loose):
     # Loose: S + L, which OpenSSH's ref10 takes modulo L (it checks only S's top three bits).
-    if not LOOSE: return signature
-    loose = int.from_bytes(signature[32:], "little") + ED25519_L
-    return signature[:32] + loose.to_bytes(32, "little") if loose < 2**253 else signature
-def ecdsa_scalars(r, s_):
+    if not loose: return signature
+    plus = int.from_bytes(signature[32:], "little") + ED25519_L
+    return signature[:32] + plus.to_bytes(32, "little") if plus < 2**253 else signature
+def ecdsa_scalars(r, s_, loose):
     # Loose: each mpint with a needless leading zero byte, which sshbuf_get_bignum2 skips.
-    if not LOOSE: return mpint(r) + mpint(s_)
+    if not loose: return mpint(r) + mpint(s_)
     return b"".join(s(b"\0" + mpint(n)[4:]) for n in (r, s_))
 
-def sign(private, algorithm, data, blob=b""):
+def sign(private, algorithm, data, blob=b"", loose=False):
     # The signature over the exchange hash: its algorithm follows the key type, and for RSA the negotiated name.
     base = algorithm[: -len("-cert-v01@openssh.com")] if algorithm.endswith("-cert-v01@openssh.com") else algorithm
     if base.startswith("sk-"):
@@ -202,16 +213,16 @@ def sign(private, algorithm, data, blob=b""):
         signed = hashlib.sha256(sk_application(blob)).digest() + bytes([flags]) + struct.pack(">I", counter) + hashlib.sha256(data).digest()
         tail = bytes([flags]) + struct.pack(">I", counter)
         if isinstance(private, ed25519.Ed25519PrivateKey):
-            return s(b"sk-ssh-ed25519@openssh.com") + s(ed25519_signature(private.sign(signed))) + tail
+            return s(b"sk-ssh-ed25519@openssh.com") + s(ed25519_signature(private.sign(signed), loose)) + tail
         r, s_ = utils.decode_dss_signature(private.sign(signed, ec.ECDSA(hashes.SHA256())))
-        return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(ecdsa_scalars(r, s_)) + tail
+        return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(ecdsa_scalars(r, s_, loose)) + tail
     if isinstance(private, ed25519.Ed25519PrivateKey):
-        return s(b"ssh-ed25519") + s(ed25519_signature(private.sign(data)))
+        return s(b"ssh-ed25519") + s(ed25519_signature(private.sign(data), loose))
     if isinstance(private, ec.EllipticCurvePrivateKey):
         curve, digest = {"secp256r1": ("nistp256", hashes.SHA256()), "secp384r1": ("nistp384", hashes.SHA384()),
                          "secp521r1": ("nistp521", hashes.SHA512())}[private.curve.name]
         r, s_ = utils.decode_dss_signature(private.sign(data, ec.ECDSA(digest)))
-        return s("ecdsa-sha2-" + curve) + s(ecdsa_scalars(r, s_))
+        return s("ecdsa-sha2-" + curve) + s(ecdsa_scalars(r, s_, loose))
     if isinstance(private, rsa.RSAPrivateKey):
         name, digest = {"rsa-sha2-512": ("rsa-sha2-512", hashes.SHA512()),
                         "rsa-sha2-256": ("rsa-sha2-256", hashes.SHA256())}.get(base, ("ssh-rsa", hashes.SHA1()))
@@ -221,6 +232,10 @@ def sign(private, algorithm, data, blob=b""):
         r, s_ = utils.decode_dss_signature(private.sign(data, hashes.SHA1()))
         return s(b"ssh-dss") + s(r.to_bytes(20, "big") + s_.to_bytes(20, "big"))
     raise ValueError("unsupported key")
+
+def signed_in_form(key, algorithm, data, blob):
+    signature = sign(key["private"], algorithm, data, blob, loose=key["form"] == "openssh-loose")
+    return signature + b"\0" if key["form"] == "trailing-byte" else signature
 
 KEX = [b"curve25519-sha256", b"curve25519-sha256@libssh.org"]
 CIPHERS = b"aes128-ctr,aes256-ctr,chacha20-poly1305@openssh.com"
@@ -281,7 +296,7 @@ def handle(conn):
     key = by_algorithm[host_key_algorithm]
     k_s = key["blob"]
     h = hashlib.sha256(s(v_c) + s(V_S) + s(i_c) + s(i_s) + s(k_s) + s(q_c) + s(q_s) + mpint_bytes(k)).digest()
-    signature = sign(key["private"], host_key_algorithm, h, k_s)
+    signature = signed_in_form(key, host_key_algorithm, h, k_s)
     conn.sendall(frame(bytes([31]) + s(k_s) + s(q_s) + s(signature)) + frame(bytes([21])))
     # Wait for the client's NEWKEYS (our own prober disconnects before it), then for its first
     # encrypted packet or a short while, and close without sending anything encrypted.

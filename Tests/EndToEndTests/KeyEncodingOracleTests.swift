@@ -30,10 +30,10 @@ final class KeyEncodingOracleTests: XCTestCase {
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
 
     /// One fake server per host name; the ssh_config both `ssh` and the scan read names each one.
-    private func start(_ hosts: [(name: String, keys: [FakeHostKey])], knownHosts: String, looseSignatures: Bool = false) throws -> String {
+    private func start(_ hosts: [(name: String, keys: [FakeHostKey])], knownHosts: String) throws -> String {
         var config = ""
         for host in hosts {
-            let server = try FakeKeyServer(keys: host.keys, addresses: ["127.0.0.1"], looseSignatures: looseSignatures)
+            let server = try FakeKeyServer(keys: host.keys)
             servers.append(server)
             config += "Host \(host.name)\n  HostName 127.0.0.1\n  Port \(server.port)\n"
         }
@@ -116,6 +116,7 @@ final class KeyEncodingOracleTests: XCTestCase {
                                                 ("p521", "ecdsa", 521, false), ("sk-ed25519", "ed25519", nil, true), ("sk-p256", "ecdsa", 256, true)] {
             try KeyFiles.generate(type: type, bits: bits, path: path(name))
             var key = try FakeHostKey.plain(path(name), algorithms: [try KeyFiles.line(publicKeyFile: path(name + ".pub")).split(separator: " ")[0].description])
+            key.signatureForm = .openSSHLoose
             if securityKey {
                 let file = try KeyFiles.securityKey(privateKeyPath: path(name), output: path(name + "-sk.pub"))
                 key.presentedBlob = try KeyFiles.blob(publicKeyFile: file)
@@ -129,7 +130,7 @@ final class KeyEncodingOracleTests: XCTestCase {
         try KeyFiles.generate(type: "ed25519", path: path("other"))
         let other = try KeyFiles.line(publicKeyFile: path("other.pub"))
         let knownHosts = path("known_hosts")
-        let config = try start(hosts, knownHosts: knownHosts, looseSignatures: true)
+        let config = try start(hosts, knownHosts: knownHosts)
         for (recorded, status, finding) in [(true, HostStatus.trusted, SSHOracle.Finding.accepted), (false, .changed, .changed)] {
             try hosts.indices.map { "[127.0.0.1]:\(port(of: $0)) \(recorded ? keyLines[hosts[$0].name]! : other)\n" }.joined()
                 .write(toFile: knownHosts, atomically: true, encoding: .utf8)
@@ -142,6 +143,29 @@ final class KeyEncodingOracleTests: XCTestCase {
                 XCTAssertEqual(row.keys.map(\.key), [keyLines[host.name]!], host.name)
             }
         }
+        for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
+    }
+
+    /// A key whose signature `ssh` refuses (a byte after it) and libssh would take: the key `ssh`
+    /// meets is trusted, as `ssh` says; the other is never taken from libssh instead, and the
+    /// scan names its type as not fetched, with the refused signature.
+    func testAKeyWhoseSignatureSshRefusesIsNotFetchedThroughLibsshInstead() throws {
+        try KeyFiles.generate(type: "ed25519", path: path("ed"))
+        try KeyFiles.generate(type: "ecdsa", bits: 256, path: path("ec"))
+        var ecdsa = try FakeHostKey.plain(path("ec"), algorithms: ["ecdsa-sha2-nistp256"])
+        ecdsa.signatureForm = .trailingByte
+        let knownHosts = path("known_hosts")
+        let config = try start([("trailing", [try FakeHostKey.plain(path("ed"), algorithms: ["ssh-ed25519"]), ecdsa])], knownHosts: knownHosts)
+        let lines = try ["ed.pub", "ec.pub"].map { "[127.0.0.1]:\(port(of: 0)) \(try KeyFiles.line(publicKeyFile: path($0)))\n" }
+        try lines.joined().write(toFile: knownHosts, atomically: true, encoding: .utf8)
+
+        XCTAssertEqual(try SSHOracle.handshake(host: "trailing", config: config).finding, .accepted, "ssh meets the Ed25519 key")
+        let refused = try SSHOracle.handshake(host: "trailing", config: config, extraOptions: ["-o", "HostKeyAlgorithms=ecdsa-sha2-nistp256"])
+        XCTAssertNotEqual(refused.finding, .accepted, "ssh refuses the ECDSA signature: \(refused.finalMessage)")
+        let row = try XCTUnwrap(try scan(config: config, knownHosts: knownHosts)["trailing"])
+        XCTAssertEqual(row.status, .trusted, row.reason)
+        XCTAssertEqual(row.keys.map(\.type), ["ssh-ed25519"], "no ECDSA key from libssh")
+        XCTAssertEqual(row.unfetchedKeys.map { "\($0.algorithm) \($0.error.code.rawValue)" }, ["ecdsa-sha2-nistp256 bad-signature"])
         for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
     }
 

@@ -58,13 +58,28 @@ final class FetchLedgerTests: XCTestCase {
         XCTAssertTrue(result.ssh?.unfetched.last?.failure.message.value.hasPrefix("not asked for") == true)
     }
 
-    func testNothingIsNamedWithoutAFailureOrWhenNothingWasProved() {
-        var declined = proved([Self.ed25519])
+    /// A type with no key is named whatever came of its connection: declined, never made with
+    /// nothing ending the probe, or one that proved a key of another type (two servers behind one
+    /// address, with different keys).
+    func testATypeWithoutAKeyIsNamedEvenWithoutAFailure() {
+        var result = proved([Self.ed25519])
         var ledger = FetchLedger()
-        ledger.asked("ecdsa-sha2-nistp256", failure: KeyExchangeFailures.notNeeded)
+        ledger.asked("ssh-rsa-cert-v01@openssh.com", failure: KeyExchangeFailures.notNeeded)
         ledger.asked("rsa-sha2-512", failure: nil)
-        ledger.note(into: &declined)
-        XCTAssertEqual(named(declined), [], "a declined connection, or one never made with nothing ending the probe")
+        let exchanges = ExchangeBoard.exchanges(for: Self.offered)
+        let ecdsa = try! XCTUnwrap(exchanges.first { $0.negotiates(with: Self.offered) == "ecdsa-sha2-nistp256" })
+        ledger.asked(ecdsa, offered: Self.offered, outcome: (AttemptOutcome(key: DiscoveredKey(key: Self.ed25519)), nil))
+        ledger.note(into: &result)
+        XCTAssertEqual(named(result), ["ssh-rsa-cert-v01@openssh.com other", "rsa-sha2-512 other", "ecdsa-sha2-nistp256 other-key-type"])
+    }
+
+    func testARetrysOwnFailureReplacesAGuessAndNothingIsNamedWhenNothingWasProved() {
+        var result = proved([Self.ed25519])
+        var ledger = FetchLedger()
+        ledger.asked("rsa-sha2-512", failure: nil)
+        ledger.asked("rsa-sha2-512", failure: Self.closed)
+        ledger.note(into: &result)
+        XCTAssertEqual(named(result), ["rsa-sha2-512 connection-closed"])
 
         var nothing = ProbeResult(host: "h", port: 22, failures: [Self.closed], serverHostKeyAlgorithms: Self.offered)
         var failed = FetchLedger()

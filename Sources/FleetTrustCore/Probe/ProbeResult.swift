@@ -18,6 +18,10 @@ public enum FailureCode: String, Sendable, Codable, CaseIterable {
     case kexTimeout = "kex-timeout"
     case badSignature = "bad-signature"
     case noCommonAlgorithm = "no-common-algorithm"
+    /// A connection that asked for one host-key type proved a key of another (the address leads
+    /// to servers with different keys, as a load-balanced pool in a rollout): only in the list
+    /// of key types a probe could not fetch.
+    case otherKeyType = "other-key-type"
     case cancelled
     /// `ssh` reaches the host through a proxy that fleettrust does not follow.
     case proxied

@@ -13,18 +13,26 @@ struct FetchLedger {
         entries.append((algorithm, failure == KeyExchangeFailures.notNeeded ? nil : failure))
     }
 
-    /// An exchange of the board and what came of it (nil: never made).
+    /// An exchange of the board and what came of it (nil: never made). A key of another type than
+    /// the one its offer negotiates with the server's list is no key of that type.
     mutating func asked(_ exchange: ExchangeBoard.Exchange, offered: [String], outcome: (ours: AttemptOutcome, libssh: AttemptOutcome?)?) {
         let algorithm = exchange.negotiates(with: offered)
             ?? exchange.libsshFallback?.split(separator: ",").map(String.init).first(where: offered.contains)
         guard let algorithm else { return }
         // libssh's failure only when it got further than ours (a signature ours found bad stays).
-        asked(algorithm, failure: outcome.flatMap { ($0.libssh?.afterFallback(from: $0.ours) ?? $0.ours).failure })
+        let ended = outcome.map { $0.libssh?.afterFallback(from: $0.ours) ?? $0.ours }
+        if let proved = ended?.key?.key.type, KeyType.canonicalName(proved) != KeyType.canonicalName(algorithm) {
+            asked(algorithm, failure: ProbeFailure(stage: .keyExchange, code: .otherKeyType,
+                                                   message: "the connection that asked for it proved a \(proved) key instead"))
+        } else {
+            asked(algorithm, failure: ended?.failure)
+        }
     }
 
     /// Writes the key types `result` holds no key of into its proof: each with its connection's
-    /// failure, or, never asked for, with the failure that ended the probe. A type asked for
-    /// twice is written once; nothing is written for a probe that proved nothing.
+    /// failure, or, never asked for, with the failure that ended the probe; a type is never left
+    /// out for want of a failure. A type asked for twice is written once; nothing is written for a
+    /// probe that proved nothing. Run once the probe's every key is in `result`.
     func note(into result: inout ProbeResult) {
         guard result.proof.provesSomething else { return }
         let found = Set(result.keys.map { KeyType.canonicalName($0.key.type) }
@@ -33,9 +41,15 @@ struct FetchLedger {
             ProbeFailure(stage: failure.stage, code: failure.code,
                          message: "not asked for: the probe ended when another connection failed (\(failure.message.value))")
         }
+        let unexplained = ProbeFailure(stage: .keyExchange, code: .other, message: "no key of this type was proved")
         var unfetched: [UnfetchedKeyType] = []
         for (algorithm, failure) in entries where !found.contains(KeyType.canonicalName(algorithm)) {
-            guard !unfetched.contains(where: { $0.algorithm.value == algorithm }), let failure = failure ?? ending else { continue }
+            let failure = failure ?? ending ?? unexplained
+            if let known = unfetched.firstIndex(where: { $0.algorithm.value == algorithm }) {
+                // Asked twice (a retry): the connection's own failure over a guess.
+                if unfetched[known].failure.code == .other, failure.code != .other { unfetched[known].failure = failure }
+                continue
+            }
             unfetched.append(UnfetchedKeyType(algorithm: algorithm, failure: failure))
         }
         guard !unfetched.isEmpty else { return }

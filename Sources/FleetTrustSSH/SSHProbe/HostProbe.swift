@@ -79,6 +79,10 @@ public struct HostProbe: EndpointProbe {
         // or that waits to see whether more follow, treats it as it treats `ssh`'s.
         // It is never replaced by a new connection after a timeout (`AttemptOutcome.load(decides:)`):
         // where the scan's load may explain one, it waits one timeout more (`EngineConnection`).
+        // The key types not fetched are worked out last (this defer runs after the next one),
+        // once the deciding connection's key is in the result too.
+        var ledger = FetchLedger()
+        defer { ledger.note(into: &result) }
         let shaped = likeSSH
         let sshsOwn = shaped.isEmpty ? nil
             : ours(shaped, at: address, firstDeadline: firstDeadline, decides: true, cancellation: cancellation)[0]
@@ -90,7 +94,7 @@ public struct HostProbe: EndpointProbe {
             return failure.stage != .connect
         }
         if let sshsOwn, let met = sshsOwn.key?.algorithms?.hostKey, let offered = sshsOwn.serverHostKeyAlgorithms, !offered.isEmpty {
-            follow(sshsOwn, negotiated: met, offered: offered, at: address, into: &result, cancellation: cancellation)
+            follow(sshsOwn, negotiated: met, offered: offered, at: address, into: &result, ledger: &ledger, cancellation: cancellation)
             return true
         }
         let board = ExchangeBoard()
@@ -112,10 +116,10 @@ public struct HostProbe: EndpointProbe {
                                at: address, cancellation: cancellation)
         let claimed = round.filter { $0.exchange != nil }.sorted { $0.exchange!.index < $1.exchange!.index }
         guard let opening = claimed.first, let offered = board.serverAlgorithms else {
-            return probeOneByOne(address, opening: round[0].ours, into: &result, cancellation: cancellation)
+            return probeOneByOne(address, opening: round[0].ours, into: &result, ledger: &ledger, cancellation: cancellation)
         }
         complete(claimed, leftover: board.unclaimed, offered: offered, serverVersion: opening.ours.serverVersion, at: address,
-                 into: &result, cancellation: cancellation)
+                 into: &result, ledger: &ledger, cancellation: cancellation)
         return true
     }
 
@@ -125,7 +129,7 @@ public struct HostProbe: EndpointProbe {
     /// route's rule holds: the server has said how many exchanges it needs). Three handshakes,
     /// not four, prove a usual server's three keys; every sshd handshake costs the server a fork.
     private func follow(_ deciding: AttemptOutcome, negotiated: String, offered: [String], at address: ProbeEndpoint,
-                        into result: inout ProbeResult, cancellation: ProbeCancellation) {
+                        into result: inout ProbeResult, ledger: inout FetchLedger, cancellation: ProbeCancellation) {
         let (standIns, followers) = FollowerPlans.shared.plan(negotiated: negotiated, offered: offered)
         let fetched = ours(followers.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
         let done = withLibssh(zip(followers, fetched).map { ClaimedExchange(exchange: $0, ours: $1) }, at: address,
@@ -133,14 +137,16 @@ public struct HostProbe: EndpointProbe {
         let claimed = (standIns.map { ClaimedExchange(exchange: $0, ours: deciding) } + done)
             .sorted { $0.exchange!.index < $1.exchange!.index }
         complete(claimed, leftover: [], offered: offered, serverVersion: deciding.serverVersion, at: address,
-                 into: &result, cancellation: cancellation)
+                 into: &result, ledger: &ledger, cancellation: cancellation)
     }
 
     /// Takes the exchanges done so far, once the server's list (`offered`) is known, and does
-    /// the `leftover` ones: our client first, libssh where ours cannot negotiate.
+    /// the `leftover` ones: our client first, libssh where ours cannot negotiate. A failure that
+    /// ends the probe stops new connections; every outcome already in is still taken. What each
+    /// planned exchange came to goes into `ledger`.
     private func complete(_ claimed: [ClaimedExchange], leftover unclaimed: [ExchangeBoard.Exchange], offered: [String],
                           serverVersion: String?, at address: ProbeEndpoint, into result: inout ProbeResult,
-                          cancellation: ProbeCancellation) {
+                          ledger: inout FetchLedger, cancellation: ProbeCancellation) {
         var plan = HostKeyPlan()
         plan.learn(serverAlgorithms: offered)
         result.peerAddress = address.peerAddress
@@ -152,26 +158,21 @@ public struct HostProbe: EndpointProbe {
         var refused = false
         var leftover = unclaimed
         for exchange in claimed {
-            if !take(exchange, into: &result, plan: &plan, refused: &refused) {
-                leftover = []
-                break
-            }
+            if !take(exchange, into: &result, plan: &plan, refused: &refused) { leftover = [] }
         }
         // Certificates libssh cannot fetch are ours; a plain type with a libssh list is tried by
         // ours first too, and handed to libssh only when ours cannot negotiate.
         let fetched = ours(leftover.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
         let later = withLibssh(zip(leftover, fetched).map { ClaimedExchange(exchange: $0, ours: $1) },
                                at: address, cancellation: cancellation)
-        for exchange in later where !take(exchange, into: &result, plan: &plan, refused: &refused) { break }
+        for exchange in later { _ = take(exchange, into: &result, plan: &plan, refused: &refused) }
         finish(&result, plan: plan, refused: refused)
-        // What each exchange came to, those never made included: the types without a key are named.
-        var ledger = FetchLedger()
+        // What each exchange came to, those never made included.
         let made = claimed + later
         for exchange in claimed.compactMap(\.exchange) + unclaimed {
             let outcome = made.first { $0.exchange?.index == exchange.index }
             ledger.asked(exchange, offered: offered, outcome: outcome.map { ($0.ours, $0.libssh) })
         }
-        ledger.note(into: &result)
     }
 
     /// Starts the exchanges the first round has no connection for, without waiting: on the
@@ -286,7 +287,7 @@ public struct HostProbe: EndpointProbe {
     /// certificates-first offer up front, then the rest of its list; otherwise the usual key
     /// types are asked for one by one (our client, and libssh where ours cannot negotiate).
     private func probeOneByOne(_ address: ProbeEndpoint, opening: AttemptOutcome, into result: inout ProbeResult,
-                               cancellation: ProbeCancellation) -> Bool {
+                               ledger: inout FetchLedger, cancellation: ProbeCancellation) -> Bool {
         if let failure = opening.failure {
             // Only a failure in the key exchange leaves the server to try otherwise; one that did
             // not connect ends the host.
@@ -312,7 +313,7 @@ public struct HostProbe: EndpointProbe {
                 let claimed = withLibssh([ClaimedExchange(exchange: exchanges.removeFirst(), ours: first)], at: address,
                                          cancellation: cancellation)
                 complete(claimed, leftover: exchanges, offered: offered, serverVersion: first.serverVersion ?? opening.serverVersion,
-                         at: address, into: &result, cancellation: cancellation)
+                         at: address, into: &result, ledger: &ledger, cancellation: cancellation)
                 return true
             }
         }
@@ -321,7 +322,6 @@ public struct HostProbe: EndpointProbe {
         result.gatherSSH { $0.serverKeyExchangeAlgorithms = opening.serverKeyExchangeAlgorithms }
         var plan = HostKeyPlan()
         var refused = false
-        var ledger = FetchLedger()
         while let algorithms = plan.next() {
             let outcome = fetch(algorithms, at: address, cancellation: cancellation)
             if outcome.key == nil, outcome.serverHostKeyAlgorithms == nil, let failure = outcome.failure {
@@ -332,7 +332,6 @@ public struct HostProbe: EndpointProbe {
         // The types still to ask for when a failure ended the probe were never asked for.
         while let algorithms = plan.next() { ledger.asked(plan.offeredFirst(of: algorithms), failure: nil) }
         finish(&result, plan: plan, refused: refused)
-        ledger.note(into: &result)
         return true
     }
 
@@ -366,8 +365,11 @@ public struct HostProbe: EndpointProbe {
     /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
     /// itself (not by the clock), as with a server without curve25519, and the server's methods
     /// (when our client read them) include one `ssh` offers the host, which libssh may implement.
+    /// Never a signature our client checked and refused: it reads signatures as `ssh` does, and
+    /// libssh accepts some `ssh` refuses (a negative mpint, bytes after the signature), so its key
+    /// would be a key `ssh` would not take, and the refusal would leave no trace.
     private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
-        guard outcome.key == nil, let failure = outcome.failure else { return false }
+        guard outcome.key == nil, let failure = outcome.failure, failure.code != .badSignature else { return false }
         if let methods = outcome.serverKeyExchangeAlgorithms, !methods.contains(where: keyExchange.contains) { return false }
         return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
     }
