@@ -30,6 +30,11 @@ public struct FakeHostKey: Sendable {
         /// A byte after the signature inside the signature blob: `ssh` refuses it ("unexpected
         /// bytes remain"), libssh 0.10 reads past it.
         case trailingByte = "trailing-byte"
+        /// A security key's ECDSA signature made through WebAuthn (`webauthn-sk-ecdsa-sha2-nistp256@openssh.com`):
+        /// the token signed the hash of a clientData binding the exchange hash, which `ssh` accepts.
+        case webauthn
+        /// As `webauthn`, its clientData binding another challenge: `ssh` refuses it.
+        case webauthnOtherChallenge = "webauthn-other-challenge"
     }
 
     public init(privateKeyPath: String, presentedBlob: [UInt8], algorithms: [String]) {
@@ -203,7 +208,7 @@ def ecdsa_scalars(r, s_, loose):
     if not loose: return mpint(r) + mpint(s_)
     return b"".join(s(b"\0" + mpint(n)[4:]) for n in (r, s_))
 
-def sign(private, algorithm, data, blob=b"", loose=False):
+def sign(private, algorithm, data, blob=b"", loose=False, webauthn=None):
     # The signature over the exchange hash: its algorithm follows the key type, and for RSA the negotiated name.
     base = algorithm[: -len("-cert-v01@openssh.com")] if algorithm.endswith("-cert-v01@openssh.com") else algorithm
     if base.startswith("sk-"):
@@ -214,6 +219,15 @@ def sign(private, algorithm, data, blob=b"", loose=False):
         tail = bytes([flags]) + struct.pack(">I", counter)
         if isinstance(private, ed25519.Ed25519PrivateKey):
             return s(b"sk-ssh-ed25519@openssh.com") + s(ed25519_signature(private.sign(signed), loose)) + tail
+        if webauthn:
+            # A browser's WebAuthn signs SHA-256(clientData) in the data's place; clientData binds
+            # the data (base64url, unpadded) as its challenge. "other": another challenge.
+            challenge = base64.urlsafe_b64encode(data if webauthn != "other" else bytes([data[0] ^ 1]) + data[1:]).rstrip(b"=")
+            origin = b"https://fleettrust.test"
+            client = b'{"type":"webauthn.get","challenge":"' + challenge + b'","origin":"' + origin + b'","crossOrigin":false}'
+            signed = hashlib.sha256(sk_application(blob)).digest() + tail + hashlib.sha256(client).digest()
+            r, s_ = utils.decode_dss_signature(private.sign(signed, ec.ECDSA(hashes.SHA256())))
+            return s(b"webauthn-sk-ecdsa-sha2-nistp256@openssh.com") + s(mpint(r) + mpint(s_)) + tail + s(origin) + s(client) + s(b"")
         r, s_ = utils.decode_dss_signature(private.sign(signed, ec.ECDSA(hashes.SHA256())))
         return s(b"sk-ecdsa-sha2-nistp256@openssh.com") + s(ecdsa_scalars(r, s_, loose)) + tail
     if isinstance(private, ed25519.Ed25519PrivateKey):
@@ -234,7 +248,8 @@ def sign(private, algorithm, data, blob=b"", loose=False):
     raise ValueError("unsupported key")
 
 def signed_in_form(key, algorithm, data, blob):
-    signature = sign(key["private"], algorithm, data, blob, loose=key["form"] == "openssh-loose")
+    webauthn = {"webauthn": "same", "webauthn-other-challenge": "other"}.get(key["form"])
+    signature = sign(key["private"], algorithm, data, blob, loose=key["form"] == "openssh-loose", webauthn=webauthn)
     return signature + b"\0" if key["form"] == "trailing-byte" else signature
 
 KEX = [b"curve25519-sha256", b"curve25519-sha256@libssh.org"]

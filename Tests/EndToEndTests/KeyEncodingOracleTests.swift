@@ -127,6 +127,14 @@ final class KeyEncodingOracleTests: XCTestCase {
             }
             hosts.append((name, [key]))
         }
+        // The WebAuthn form of a security key's signature, which ssh accepts from a host key too.
+        try KeyFiles.generate(type: "ecdsa", bits: 256, path: path("webauthn"))
+        let webauthnFile = try KeyFiles.securityKey(privateKeyPath: path("webauthn"), output: path("webauthn-sk.pub"))
+        var webauthn = FakeHostKey(privateKeyPath: path("webauthn"), presentedBlob: try KeyFiles.blob(publicKeyFile: webauthnFile),
+                                   algorithms: ["sk-ecdsa-sha2-nistp256@openssh.com"])
+        webauthn.signatureForm = .webauthn
+        hosts.append(("webauthn", [webauthn]))
+        keyLines["webauthn"] = try KeyFiles.line(publicKeyFile: webauthnFile)
         try KeyFiles.generate(type: "ed25519", path: path("other"))
         let other = try KeyFiles.line(publicKeyFile: path("other.pub"))
         let knownHosts = path("known_hosts")
@@ -143,6 +151,25 @@ final class KeyEncodingOracleTests: XCTestCase {
                 XCTAssertEqual(row.keys.map(\.key), [keyLines[host.name]!], host.name)
             }
         }
+        for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
+    }
+
+    /// A WebAuthn signature whose clientData binds another challenge than the exchange hash: `ssh`
+    /// fails the connection, and the scan, with the key recorded, raises the alarm.
+    func testAWebAuthnSignatureOverAnotherChallengeIsRefusedAsSshRefusesIt() throws {
+        try KeyFiles.generate(type: "ecdsa", bits: 256, path: path("webauthn"))
+        let file = try KeyFiles.securityKey(privateKeyPath: path("webauthn"), output: path("webauthn-sk.pub"))
+        var key = FakeHostKey(privateKeyPath: path("webauthn"), presentedBlob: try KeyFiles.blob(publicKeyFile: file),
+                              algorithms: ["sk-ecdsa-sha2-nistp256@openssh.com"])
+        key.signatureForm = .webauthnOtherChallenge
+        let knownHosts = path("known_hosts")
+        let config = try start([("other-challenge", [key])], knownHosts: knownHosts)
+        try "[127.0.0.1]:\(port(of: 0)) \(try KeyFiles.line(publicKeyFile: file))\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        let ssh = try SSHOracle.handshake(host: "other-challenge", config: config)
+        XCTAssertNotEqual(ssh.finding, .accepted, "ssh refuses it: \(ssh.finalMessage)")
+        let row = try XCTUnwrap(try scan(config: config, knownHosts: knownHosts)["other-challenge"])
+        XCTAssertEqual(row.status, .unverified, row.reason)
+        XCTAssertEqual(row.error?.code, .badSignature, row.reason)
         for server in servers { XCTAssertEqual(server.log, "", "the fake server logged no errors") }
     }
 

@@ -13,9 +13,11 @@ public enum SignatureVerifier {
     public static func verify(signatureBlob: [UInt8], data: [UInt8], key: HostKey) -> Bool {
         guard let signer = VerificationKeyCache.shared.key(for: key) else { return false }
         var reader = SSHWireReader(signatureBlob)
-        guard let algorithm = try? reader.readUTF8(limit: 64),
+        // `sshbuf_get_cstring`: one NUL at the very end of the name ends it.
+        guard let named = try? reader.readUTF8(limit: 65),
               let signature = try? reader.readString(limit: 8192),
-              let scheme = Scheme(algorithm: algorithm, keyType: signer.kind) else { return false }
+              let scheme = Scheme(algorithm: named.hasSuffix("\0") ? String(named.dropLast()) : named, keyType: signer.kind)
+        else { return false }
         switch scheme {
         case .ed25519:
             guard reader.isAtEnd, let signature = ed25519AsOpenSSHReadsIt(signature) else { return false }
@@ -23,15 +25,30 @@ public enum SignatureVerifier {
         case .ecdsa:
             guard reader.isAtEnd, let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
             return signer.verify(signature: raw, md: nil, data: data)
-        case .securityKey(let ecdsa):
+        case .securityKey(let ecdsa, let webauthn):
             // ssh-ed25519-sk.c, ssh-ecdsa-sk.c: the token signed SHA-256(application) || flags ||
             // counter || SHA-256(data); for a host key `ssh` checks neither flag (no user presence).
-            guard let flags = try? reader.readByte(), let counter = try? reader.readUInt32(), reader.isAtEnd else { return false }
-            var signed = SSHWireWriter(capacity: 69)
+            // A WebAuthn signature signed extensions || SHA-256(clientData) in that last place.
+            guard let flags = try? reader.readByte(), let counter = try? reader.readUInt32() else { return false }
+            var extensions: [UInt8] = []
+            var messageHash: [UInt8]
+            if webauthn {
+                guard let origin = try? reader.readString(limit: 8192), let clientData = try? reader.readString(limit: 8192),
+                      let named = try? reader.readString(limit: 8192), reader.isAtEnd,
+                      let hash = WebAuthnClientData.hash(clientData, challenge: data, origin: origin, flags: flags, extensions: named)
+                else { return false }
+                extensions = named
+                messageHash = hash
+            } else {
+                guard reader.isAtEnd else { return false }
+                messageHash = Digest.sha256(data)
+            }
+            var signed = SSHWireWriter(capacity: 69 + extensions.count)
             signed.writeRaw(signer.applicationHash)
             signed.writeByte(flags)
             signed.writeUInt32(counter)
-            signed.writeRaw(Digest.sha256(data))
+            signed.writeRaw(extensions)
+            signed.writeRaw(messageHash)
             if ecdsa {
                 guard let raw = ecdsaRaw(signature, scalarBytes: signer.ecdsaScalarBytes) else { return false }
                 return signer.verify(signature: raw, md: nil, data: signed.bytes)
@@ -52,14 +69,16 @@ public enum SignatureVerifier {
         /// ECDSA over the key's curve, with the digest SSH pairs with that curve.
         case ecdsa
         case rsa(md: () -> OpaquePointer?)
-        /// A FIDO security key's signature, ECDSA P-256 or Ed25519.
-        case securityKey(ecdsa: Bool)
+        /// A FIDO security key's signature, ECDSA P-256 or Ed25519; `webauthn`: made through a web
+        /// browser's WebAuthn (P-256 only), which `ssh` accepts from a host key too.
+        case securityKey(ecdsa: Bool, webauthn: Bool)
 
         init?(algorithm: String, keyType: KeyType) {
             switch (algorithm, keyType) {
             case ("ssh-ed25519", .ed25519): self = .ed25519
-            case ("sk-ssh-ed25519@openssh.com", .skEd25519): self = .securityKey(ecdsa: false)
-            case ("sk-ecdsa-sha2-nistp256@openssh.com", .skEcdsaP256): self = .securityKey(ecdsa: true)
+            case ("sk-ssh-ed25519@openssh.com", .skEd25519): self = .securityKey(ecdsa: false, webauthn: false)
+            case ("sk-ecdsa-sha2-nistp256@openssh.com", .skEcdsaP256): self = .securityKey(ecdsa: true, webauthn: false)
+            case ("webauthn-sk-ecdsa-sha2-nistp256@openssh.com", .skEcdsaP256): self = .securityKey(ecdsa: true, webauthn: true)
             case ("ecdsa-sha2-nistp256", .ecdsaP256): self = .ecdsa
             case ("ecdsa-sha2-nistp384", .ecdsaP384): self = .ecdsa
             case ("ecdsa-sha2-nistp521", .ecdsaP521): self = .ecdsa

@@ -241,9 +241,13 @@ final class ExchangeSession {
         return try? HostKey(type: kind.plain.name, blob: plain.bytes)
     }
 
-    /// OpenSSH requires the signature algorithm to be exactly the one the host-key algorithm implies
+    /// OpenSSH requires the signature algorithm to be the one the host-key algorithm implies
     /// (`rsa-sha2-512` for `rsa-sha2-512-cert-v01@openssh.com`, the plain key's name for other
-    /// certificates), so a server cannot downgrade to SHA-1.
+    /// certificates), so a server cannot downgrade to SHA-1; as its verifiers do, a security
+    /// key's ECDSA signature may also be the WebAuthn form, and under SHA-1's
+    /// `ssh-rsa-cert-v01@openssh.com` any RSA signature is taken (`ssh_rsa_verify` checks the hash
+    /// only against another name). The name is read as `sshbuf_get_cstring` reads it (a NUL at its
+    /// very end ends it).
     private static func checkSignature(_ signature: [UInt8], over hash: [UInt8], key: HostKey,
                                        hostKeyAlgorithm: String) throws(ProbeFailure) {
         let certificateSuffix = "-cert-v01@openssh.com"
@@ -251,9 +255,15 @@ final class ExchangeSession {
         let expected = hostKeyAlgorithm.hasPrefix("rsa-sha2-") && hostKeyAlgorithm.hasSuffix(certificateSuffix)
             ? String(hostKeyAlgorithm.dropLast(certificateSuffix.count))
             : kind.map { $0.isCertificate ? $0.plain.name : hostKeyAlgorithm } ?? hostKeyAlgorithm
+        let accepted: Set<String> = switch expected {
+        case "sk-ecdsa-sha2-nistp256@openssh.com": [expected, "webauthn-sk-ecdsa-sha2-nistp256@openssh.com"]
+        case "ssh-rsa" where hostKeyAlgorithm == "ssh-rsa-cert-v01@openssh.com": ["ssh-rsa", "rsa-sha2-256", "rsa-sha2-512"]
+        default: [expected]
+        }
         var reader = SSHWireReader(signature)
-        let algorithm = (try? reader.readUTF8(limit: 64)) ?? ""
-        guard algorithm == expected else {
+        let named = (try? reader.readUTF8(limit: 65)) ?? ""
+        let algorithm = named.hasSuffix("\0") ? String(named.dropLast()) : named
+        guard accepted.contains(algorithm) else {
             throw KeyExchangeFailures.badSignature("signature algorithm \(Sanitizer.clean(algorithm, limit: 64)) instead of \(expected)")
         }
         guard SignatureVerifier.verify(signatureBlob: signature, data: hash, key: key) else {
