@@ -156,6 +156,22 @@ final class SignatureVerifierTests: XCTestCase {
         XCTAssertNil(SignatureVerifier.ecdsaRaw(fine.bytes + [0], scalarBytes: 32), "a trailing byte")
     }
 
+    /// Names are read as `sshbuf_get_cstring` reads them: one NUL at the very end ends the name.
+    func testANameIsReadAsSshReadsACString() throws {
+        func read(_ bytes: [UInt8]) -> String? {
+            var writer = SSHWireWriter()
+            writer.writeString(bytes)
+            var reader = SSHWireReader(writer.bytes)
+            return try? reader.readCString()
+        }
+        XCTAssertEqual(read(Array("ssh-ed25519".utf8)), "ssh-ed25519")
+        XCTAssertEqual(read(Array("ssh-ed25519".utf8) + [0]), "ssh-ed25519")
+        XCTAssertNil(read(Array("ssh-ed25519".utf8) + [0, 0]), "two NULs")
+        XCTAssertNil(read(Array("ssh-".utf8) + [0] + Array("ed25519".utf8)), "a NUL inside")
+        XCTAssertEqual(read([0]), "")
+        XCTAssertEqual(read([]), "")
+    }
+
     /// OpenSSH's ref10 refuses an S with any of its top three bits set and takes any other modulo L.
     func testAnEd25519SIsReadAsSshReadsIt() {
         let order: [UInt8] = [0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14]

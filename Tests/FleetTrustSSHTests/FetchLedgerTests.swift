@@ -74,7 +74,8 @@ final class FetchLedgerTests: XCTestCase {
     }
 
     func testARetrysOwnFailureReplacesAGuessAndNothingIsNamedWhenNothingWasProved() {
-        var result = proved([Self.ed25519])
+        var result = ProbeResult(host: "h", port: 22, keys: [DiscoveredKey(key: Self.ed25519)],
+                                 serverHostKeyAlgorithms: ["ssh-ed25519", "rsa-sha2-512"])
         var ledger = FetchLedger()
         ledger.asked("rsa-sha2-512", failure: nil)
         ledger.asked("rsa-sha2-512", failure: Self.closed)
@@ -87,6 +88,15 @@ final class FetchLedgerTests: XCTestCase {
         failed.note(into: &nothing)
         XCTAssertEqual(named(nothing), [], "the host's error says it")
         XCTAssertFalse(nothing.proof.provesSomething)
+    }
+
+    /// A type the server's reported list names and no connection asked for (the probe planned
+    /// from another server's list behind the same address) is named too.
+    func testATypeTheReportedListNamesIsNamedThoughNoConnectionAskedForIt() {
+        var result = ProbeResult(host: "h", port: 22, keys: [DiscoveredKey(key: Self.ed25519)],
+                                 serverHostKeyAlgorithms: ["ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", "ssh-dss"])
+        FetchLedger().note(into: &result)
+        XCTAssertEqual(named(result), ["ssh-ed25519-cert-v01@openssh.com other"], "ssh-dss is never asked for")
     }
 
     private static let rsaLine = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQD3t1/RD9NRhi8PdMZ2oHImxn0udSWmTNr1iY/zx9iEiZhpkwHL40da2VBXQeByvdC0UODfra2oefqzaMgZ5+gUhOGOiWAr14xdwmrMZ5BwmcmH4q/hNnlbsYjHZTlE8nFCR0FMfS48nsyyFerItBPPZ6qgono17WujhhzAkaZLIK2IgsPVq1djdkFwtR/yhPV/tbcZRr48DpHRRem0pjhYGPpruvctR6mGZTrsa9iuUqskKIXHCLMs3nYa4TSsszmrECx3fzPqh+s6o2FzXmaQLNJsubaogUoar8pa2vr23+b9EI5N8epukL8MCOrJAJYWY3zdq2KDxxMwE8prk/kB"

@@ -6,6 +6,8 @@ public struct SSHWireReader: Sendable {
     public enum Failure: Error, Equatable, Sendable {
         case truncated
         case oversized(Int)
+        /// A NUL byte inside a name (`readCString`).
+        case embeddedNUL
     }
 
     private let bytes: [UInt8]
@@ -54,6 +56,17 @@ public struct SSHWireReader: Sendable {
 
     public mutating func readUTF8(limit: Int = 1 << 20) throws -> String {
         String(decoding: try readString(limit: limit), as: UTF8.self)
+    }
+
+    /// A name read as OpenSSH's `sshbuf_get_cstring` reads it: a NUL byte may only be the last
+    /// byte, and ends the name there; one anywhere else is refused (`Failure.embeddedNUL`).
+    public mutating func readCString(limit: Int = 1 << 20) throws -> String {
+        var bytes = try readString(limit: limit)
+        if let nul = bytes.firstIndex(of: 0) {
+            guard nul == bytes.count - 1 else { throw Failure.embeddedNUL }
+            bytes.removeLast()
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public mutating func readBoolean() throws -> Bool { try readByte() != 0 }

@@ -13,11 +13,9 @@ public enum SignatureVerifier {
     public static func verify(signatureBlob: [UInt8], data: [UInt8], key: HostKey) -> Bool {
         guard let signer = VerificationKeyCache.shared.key(for: key) else { return false }
         var reader = SSHWireReader(signatureBlob)
-        // `sshbuf_get_cstring`: one NUL at the very end of the name ends it.
-        guard let named = try? reader.readUTF8(limit: 65),
+        guard let algorithm = try? reader.readCString(limit: 65),
               let signature = try? reader.readString(limit: 8192),
-              let scheme = Scheme(algorithm: named.hasSuffix("\0") ? String(named.dropLast()) : named, keyType: signer.kind)
-        else { return false }
+              let scheme = Scheme(algorithm: algorithm, keyType: signer.kind) else { return false }
         switch scheme {
         case .ed25519:
             guard reader.isAtEnd, let signature = ed25519AsOpenSSHReadsIt(signature) else { return false }
@@ -33,8 +31,9 @@ public enum SignatureVerifier {
             var extensions: [UInt8] = []
             var messageHash: [UInt8]
             if webauthn {
-                guard let origin = try? reader.readString(limit: 8192), let clientData = try? reader.readString(limit: 8192),
-                      let named = try? reader.readString(limit: 8192), reader.isAtEnd,
+                // No bounds of their own in `ssh`: the packet's (256 KiB) bounds them.
+                guard let origin = try? reader.readString(limit: 1 << 18), let clientData = try? reader.readString(limit: 1 << 18),
+                      let named = try? reader.readString(limit: 1 << 18), reader.isAtEnd,
                       let hash = WebAuthnClientData.hash(clientData, challenge: data, origin: origin, flags: flags, extensions: named)
                 else { return false }
                 extensions = named
@@ -153,11 +152,12 @@ extension HostCertificate {
         SignatureVerifier.verify(signatureBlob: signature, data: signedData, key: signatureKey)
     }
 
-    /// The algorithm the CA signed with (`rsa-sha2-512`, `ssh-rsa`, ...), or nil if unreadable.
+    /// The algorithm the CA signed with (`rsa-sha2-512`, `ssh-rsa`, ...), read as `ssh` reads it
+    /// (a NUL at its very end ends it), or nil if unreadable.
     ///
     /// OpenSSH's default `CASignatureAlgorithms` excludes `ssh-rsa` (SHA-1), so trust needs it.
     public var signatureAlgorithm: String? {
         var reader = SSHWireReader(signature)
-        return try? reader.readUTF8(limit: 64)
+        return try? reader.readCString(limit: 65)
     }
 }

@@ -261,8 +261,7 @@ final class ExchangeSession {
         default: [expected]
         }
         var reader = SSHWireReader(signature)
-        let named = (try? reader.readUTF8(limit: 65)) ?? ""
-        let algorithm = named.hasSuffix("\0") ? String(named.dropLast()) : named
+        let algorithm = (try? reader.readCString(limit: 65)) ?? ""
         guard accepted.contains(algorithm) else {
             throw KeyExchangeFailures.badSignature("signature algorithm \(Sanitizer.clean(algorithm, limit: 64)) instead of \(expected)")
         }

@@ -16,9 +16,7 @@ struct FetchLedger {
     /// An exchange of the board and what came of it (nil: never made). A key of another type than
     /// the one its offer negotiates with the server's list is no key of that type.
     mutating func asked(_ exchange: ExchangeBoard.Exchange, offered: [String], outcome: (ours: AttemptOutcome, libssh: AttemptOutcome?)?) {
-        let algorithm = exchange.negotiates(with: offered)
-            ?? exchange.libsshFallback?.split(separator: ",").map(String.init).first(where: offered.contains)
-        guard let algorithm else { return }
+        guard let algorithm = Self.algorithm(of: exchange, offered: offered) else { return }
         // libssh's failure only when it got further than ours (a signature ours found bad stays).
         let ended = outcome.map { $0.libssh?.afterFallback(from: $0.ours) ?? $0.ours }
         if let proved = ended?.key?.key.type, KeyType.canonicalName(proved) != KeyType.canonicalName(algorithm) {
@@ -27,6 +25,13 @@ struct FetchLedger {
         } else {
             asked(algorithm, failure: ended?.failure)
         }
+    }
+
+    /// The host-key algorithm an exchange asks a server offering `offered` for: what its offer
+    /// negotiates, or the first of its libssh list the server has.
+    private static func algorithm(of exchange: ExchangeBoard.Exchange, offered: [String]) -> String? {
+        exchange.negotiates(with: offered)
+            ?? exchange.libsshFallback?.split(separator: ",").map(String.init).first(where: offered.contains)
     }
 
     /// Writes the key types `result` holds no key of into its proof: each with its connection's
@@ -42,8 +47,16 @@ struct FetchLedger {
                          message: "not asked for: the probe ended when another connection failed (\(failure.message.value))")
         }
         let unexplained = ProbeFailure(stage: .keyExchange, code: .other, message: "no key of this type was proved")
+        // Every type the server's reported list asks for, asked for or not: the probe may have
+        // planned from another list (two servers behind one address, one failing).
+        var asked = entries
+        if let listed = result.serverHostKeyAlgorithms {
+            for exchange in ExchangeBoard.exchanges(for: listed) {
+                if let algorithm = Self.algorithm(of: exchange, offered: listed) { asked.append((algorithm, nil)) }
+            }
+        }
         var unfetched: [UnfetchedKeyType] = []
-        for (algorithm, failure) in entries where !found.contains(KeyType.canonicalName(algorithm)) {
+        for (algorithm, failure) in asked where !found.contains(KeyType.canonicalName(algorithm)) {
             let failure = failure ?? ending ?? unexplained
             if let known = unfetched.firstIndex(where: { $0.algorithm.value == algorithm }) {
                 // Asked twice (a retry): the connection's own failure over a guess.

@@ -258,7 +258,7 @@ public struct HostProbe: EndpointProbe {
         guard let exchange = claimed.exchange else { return true }
         let ours = claimed.ours
         if let key = ours.key {
-            result.gatherSSH { $0.keys.append(key) }
+            Self.add(key, to: &result)
             plan.found(keyType: key.key.type)
         }
         if let malformed = ours.malformedKey { result.gatherSSH { $0.malformedKeys.append(malformed) } }
@@ -335,6 +335,12 @@ public struct HostProbe: EndpointProbe {
         return true
     }
 
+    /// Adds a proved key, once: two connections to an address with two servers behind it (a
+    /// load-balanced pool) may prove the same key.
+    private static func add(_ key: DiscoveredKey, to result: inout ProbeResult) {
+        result.gatherSSH { proof in if !proof.keys.contains(where: { $0.key == key.key }) { proof.keys.append(key) } }
+    }
+
     /// Takes the outcome of the connection shaped like `ssh`'s: its key is the key `ssh` meets
     /// (added to the others when none of them is the same key), or its failure leaves that key
     /// unproved; the server's lists it read are the ones `ssh` is shown.
@@ -400,7 +406,7 @@ public struct HostProbe: EndpointProbe {
                       refused: inout Bool) -> Bool {
         if result.serverVersion == nil { result.serverVersion = outcome.serverVersion }
         if let key = outcome.key {
-            result.gatherSSH { $0.keys.append(key) }
+            Self.add(key, to: &result)
             plan.found(keyType: key.key.type)
         } else if let offered = outcome.serverHostKeyAlgorithms {
             plan.learn(serverAlgorithms: offered)
