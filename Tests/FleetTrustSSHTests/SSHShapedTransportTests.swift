@@ -4,9 +4,10 @@ import XCTest
 import FleetTrustCore
 import FleetTrustTestFleet
 
-/// The host's `Ciphers` and `MACs` reach the connection shaped like `ssh`'s: against a real sshd
-/// that offers one cipher, the probe agrees where `ssh` agrees and fails where `ssh` fails
-/// ("no matching cipher found"), with the real `ssh` as the oracle.
+/// The host's `Ciphers` and `MACs` reach the connection shaped like `ssh`'s and every other
+/// connection of the probe: against a real sshd that offers one cipher, the probe agrees where
+/// `ssh` agrees and fails where `ssh` fails ("no matching cipher found"), with the real `ssh` as
+/// the oracle.
 final class SSHShapedTransportTests: XCTestCase {
     private func ssh(_ port: Int, _ options: [String]) throws -> ProgramRun {
         try ProgramRun.run("/usr/bin/ssh", ["-F", "/dev/null"] + options + ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
@@ -40,5 +41,18 @@ final class SSHShapedTransportTests: XCTestCase {
         guard case .failed(let failure)? = failed.sshConnection else { return XCTFail("\(String(describing: failed.sshConnection))") }
         XCTAssertEqual(failure.code, .noCommonAlgorithm, failure.message.value)
         XCTAssertTrue(failure.message.value.contains("cipher"), failure.message.value)
+    }
+
+    /// A server that speaks only a cipher the user enabled (CBC, as an old switch): every key type
+    /// is fetched with it, not only the one `ssh`'s connection meets.
+    func testEveryKeyTypeIsFetchedWithTheCipherTheUserEnabled() throws {
+        let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256"), .init(type: "ecdsa", bits: "256"), .init(type: "rsa", bits: "2048")],
+                                           extraConfig: ["Ciphers aes128-cbc"])
+        defer { sshd.stop() }
+        let agreed = try ssh(sshd.port, ["-o", "Ciphers=+aes128-cbc", "-v"])
+        XCTAssertTrue(agreed.stderrText.contains("cipher: aes128-cbc"), agreed.stderrText)
+        let result = probe(sshd.port, ciphers: "+aes128-cbc")
+        XCTAssertEqual(Set(result.keys.map(\.key.type)), ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], "\(result.failures)")
+        XCTAssertEqual(result.ssh?.unfetched ?? [], [])
     }
 }

@@ -12,7 +12,9 @@ final class ExchangeSession {
     /// from the server's list, or `ssh`'s own KEXINIT (`KexInit(sshOffering:keyExchange:)`) for
     /// this host-key list, sent when `ssh` sends it: as soon as the server's identification is read.
     enum Offer: Sendable {
-        case upFront([String])
+        /// These host-key algorithms, sent at once, with the host's ciphers and MACs (`ssh`'s for it).
+        case upFront([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
+                     macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
         case afterServer(@Sendable ([String]) -> [String]?)
         /// The host-key algorithms, ciphers and MACs as `ssh` lists them for the host
         /// (`TransportAlgorithms` applies its `Ciphers` and `MACs`).
@@ -66,9 +68,9 @@ final class ExchangeSession {
         self.keyExchange = keyExchange
         var opening = IdentificationExchange.clientVersion + [0x0d, 0x0a]
         switch offer {
-        case .upFront(let offered):
+        case .upFront(let offered, let ciphers, let macs):
             guard !offered.isEmpty else { throw KeyExchangeFailures.noCommonAlgorithm("host key", server: []) }
-            let sent = KexInit(clientOffering: offered, keyExchange: keyExchange)
+            let sent = KexInit(clientOffering: offered, keyExchange: keyExchange, ciphers: ciphers, macs: macs)
             clientInit = sent
             opening += BinaryPacket.frame(sent.payload)
         case .likeSSH(let offered, let ciphers, let macs):

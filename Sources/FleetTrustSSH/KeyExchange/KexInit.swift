@@ -34,12 +34,14 @@ struct KexInit {
 
     /// Our KEXINIT, offering `hostKeyAlgorithms` in order of preference, and of `keyExchange`
     /// (what `ssh` offers the host, in its order) the methods this client implements.
-    init(clientOffering hostKeyAlgorithms: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault) {
+    init(clientOffering hostKeyAlgorithms: [String], keyExchange: [String] = KeyExchangeAlgorithms.openSSHDefault,
+         ciphers: [String] = Self.ciphers, macs: [String] = Self.macs) {
         if keyExchange == KeyExchangeAlgorithms.openSSHDefault {
             self.init(methods: Self.defaultKeyExchangeList, hostKeyAlgorithms: hostKeyAlgorithms,
-                      encodedMethods: Self.encodedDefaultKeyExchangeList)
+                      encodedMethods: Self.encodedDefaultKeyExchangeList, ciphers: ciphers, macs: macs)
         } else {
-            self.init(methods: Self.keyExchangeList(keyExchange), hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil)
+            self.init(methods: Self.keyExchangeList(keyExchange), hostKeyAlgorithms: hostKeyAlgorithms, encodedMethods: nil,
+                      ciphers: ciphers, macs: macs)
         }
     }
 

@@ -64,6 +64,13 @@ public struct HostProbe: EndpointProbe {
     /// The key exchange methods `ssh` offers this host: what our client and libssh offer.
     private var keyExchange: [String] { KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms) }
 
+    /// An offer of these host-key algorithms, sent at once, with the ciphers and MACs `ssh`
+    /// offers the host (its `Ciphers` and `MACs`): a server that takes only what the user enabled
+    /// (CBC on an old switch) answers every connection, not only the one shaped like `ssh`'s.
+    private func upFront(_ offered: [String]) -> ExchangeSession.Offer {
+        .upFront(offered, ciphers: TransportAlgorithms.ciphers(host.sshOptions.ciphers), macs: TransportAlgorithms.macs(host.sshOptions.macs))
+    }
+
     /// The offer of the connection shaped like `ssh`'s; none when the host's `HostKeyAlgorithms`
     /// selects nothing (`ssh` does not start).
     private var likeSSH: [ExchangeSession.Offer] {
@@ -131,7 +138,7 @@ public struct HostProbe: EndpointProbe {
     private func follow(_ deciding: AttemptOutcome, negotiated: String, offered: [String], at address: ProbeEndpoint,
                         into result: inout ProbeResult, ledger: inout FetchLedger, cancellation: ProbeCancellation) {
         let (standIns, followers) = FollowerPlans.shared.plan(negotiated: negotiated, offered: offered)
-        let fetched = ours(followers.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
+        let fetched = ours(followers.map { upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
         let done = withLibssh(zip(followers, fetched).map { ClaimedExchange(exchange: $0, ours: $1) }, at: address,
                               cancellation: cancellation)
         let claimed = (standIns.map { ClaimedExchange(exchange: $0, ours: deciding) } + done)
@@ -162,7 +169,7 @@ public struct HostProbe: EndpointProbe {
         }
         // Certificates libssh cannot fetch are ours; a plain type with a libssh list is tried by
         // ours first too, and handed to libssh only when ours cannot negotiate.
-        let fetched = ours(leftover.map { .upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
+        let fetched = ours(leftover.map { upFront($0.offered) }, at: address, firstDeadline: nil, cancellation: cancellation)
         let later = withLibssh(zip(leftover, fetched).map { ClaimedExchange(exchange: $0, ours: $1) },
                                at: address, cancellation: cancellation)
         for exchange in later { _ = take(exchange, into: &result, plan: &plan, refused: &refused) }
@@ -181,12 +188,12 @@ public struct HostProbe: EndpointProbe {
                        cancellation: ProbeCancellation) {
         let gathered = early.begin(exchanges)
         guard case .direct(let socketAddress) = address else {
-            scheduler.start(exchanges.map { routedAttempt(.upFront($0.offered), at: address, firstDeadline: nil,
+            scheduler.start(exchanges.map { routedAttempt(upFront($0.offered), at: address, firstDeadline: nil,
                                                           cancellation: cancellation) }) { gathered.put($1, at: $0) }
             return
         }
         for (index, exchange) in exchanges.enumerated() {
-            let request = ExchangeRequest(address: socketAddress, port: host.port, offer: .upFront(exchange.offered),
+            let request = ExchangeRequest(address: socketAddress, port: host.port, offer: upFront(exchange.offered),
                                           keyExchange: keyExchange, timeout: timeout, connectDeadline: .now + timeout, cancellation: cancellation,
                                           politeness: scheduler.politeness)
             scheduler.engine.start(request) { gathered.put($0, at: index) }
@@ -201,7 +208,7 @@ public struct HostProbe: EndpointProbe {
     private func ours(_ offers: [ExchangeSession.Offer], at address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant?,
                       decides: Bool = false, cancellation: ProbeCancellation) -> [AttemptOutcome] {
         guard !offers.isEmpty else { return [] }
-        if let empty = offers.firstIndex(where: { if case .upFront(let offered) = $0 { offered.isEmpty } else { false } }) {
+        if let empty = offers.firstIndex(where: { if case .upFront(let offered, _, _) = $0 { offered.isEmpty } else { false } }) {
             // Nothing this client can verify was asked for: no connection is needed to know.
             var outcomes = ours(offers.enumerated().filter { $0.offset != empty }.map(\.element), at: address,
                                 firstDeadline: firstDeadline, decides: decides, cancellation: cancellation)
@@ -306,7 +313,7 @@ public struct HostProbe: EndpointProbe {
             // The server said nothing of its list (it sends its KEXINIT only after the client's):
             // the first round's certificates-first offer, sent up front, fetches its certificate
             // and learns the list the rest is planned from.
-            let first = ours([.upFront(CertificateFirstProbe.certificatesFirst)], at: address, firstDeadline: nil,
+            let first = ours([upFront(CertificateFirstProbe.certificatesFirst)], at: address, firstDeadline: nil,
                              cancellation: cancellation)[0]
             if let offered = first.serverHostKeyAlgorithms, !offered.isEmpty {
                 var exchanges = ExchangeBoard.exchanges(for: offered)
@@ -392,7 +399,7 @@ public struct HostProbe: EndpointProbe {
     private func fetch(_ algorithms: String, at address: ProbeEndpoint, cancellation: ProbeCancellation) -> AttemptOutcome {
         let offered = algorithms.split(separator: ",").map(String.init).filter(KeyExchangeProbe.plainAlgorithms.contains)
         guard !offered.isEmpty else { return libssh(algorithms, at: address, cancellation: cancellation) }
-        var outcome = ours([.upFront(offered)], at: address, firstDeadline: nil, cancellation: cancellation)[0]
+        var outcome = ours([upFront(offered)], at: address, firstDeadline: nil, cancellation: cancellation)[0]
         guard needsLibssh(outcome, cancellation: cancellation) else {
             // Only libssh's refusal names the server's list; ours learned it from the opening.
             outcome.serverHostKeyAlgorithms = nil
