@@ -55,4 +55,19 @@ final class SSHShapedTransportTests: XCTestCase {
         XCTAssertEqual(Set(result.keys.map(\.key.type)), ["ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa"], "\(result.failures)")
         XCTAssertEqual(result.ssh?.unfetched ?? [], [])
     }
+
+    /// A server with no MAC among the host's: `ssh` fails ("no matching MAC found"), and no key is
+    /// taken from libssh instead, which would negotiate a MAC the host does not allow.
+    func testNoKeyIsFetchedWithAMACTheHostDoesNotAllow() throws {
+        let sshd = try KeyExchangeTestSSHD(keys: [.init(type: "ed25519", bits: "256"), .init(type: "rsa", bits: "2048")],
+                                           extraConfig: ["Ciphers aes128-ctr", "MACs hmac-sha1"])
+        defer { sshd.stop() }
+        let refused = try ssh(sshd.port, ["-o", "MACs=hmac-sha2-256"])
+        XCTAssertTrue(refused.stderrText.contains("no matching MAC found"), refused.stderrText)
+        let result = probe(sshd.port, ciphers: nil, macs: "hmac-sha2-256")
+        XCTAssertEqual(result.keys.map(\.key.type), [], "no key through a MAC the host forbids")
+        guard case .failed(let failure)? = result.sshConnection else { return XCTFail("\(String(describing: result.sshConnection))") }
+        XCTAssertEqual(failure.code, .noCommonAlgorithm, failure.message.value)
+        XCTAssertTrue(failure.message.value.contains("MAC"), failure.message.value)
+    }
 }

@@ -15,7 +15,10 @@ final class ExchangeSession {
         /// These host-key algorithms, sent at once, with the host's ciphers and MACs (`ssh`'s for it).
         case upFront([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
                      macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
-        case afterServer(@Sendable ([String]) -> [String]?)
+        /// The host-key algorithms `choose` picks from the server's list, sent once it has arrived,
+        /// with the host's ciphers and MACs.
+        case afterServer(@Sendable ([String]) -> [String]?, ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
+                         macs: [String] = TransportAlgorithms.openSSHDefaultMACs)
         /// The host-key algorithms, ciphers and MACs as `ssh` lists them for the host
         /// (`TransportAlgorithms` applies its `Ciphers` and `MACs`).
         case likeSSH([String], ciphers: [String] = TransportAlgorithms.openSSHDefaultCiphers,
@@ -118,13 +121,13 @@ final class ExchangeSession {
                 report.serverHostKeyAlgorithms = serverInit.reported.hostKey
                 report.serverKeyExchangeAlgorithms = serverInit.reported.keyExchange
                 var outgoing: [UInt8] = []
-                if case .afterServer(let choose) = offer {
+                if case .afterServer(let choose, let ciphers, let macs) = offer {
                     let chosen = (choose(report.serverHostKeyAlgorithms) ?? []).filter(KeyExchangeProbe.supportedAlgorithms.contains)
                     guard !chosen.isEmpty else {
                         state = .finished
                         throw KeyExchangeFailures.notNeeded
                     }
-                    let sent = KexInit(clientOffering: chosen, keyExchange: keyExchange)
+                    let sent = KexInit(clientOffering: chosen, keyExchange: keyExchange, ciphers: ciphers, macs: macs)
                     clientInit = sent
                     outgoing = BinaryPacket.frame(sent.payload)
                 }

@@ -34,6 +34,12 @@ enum KeyExchangeFailures {
                             message: "no common \(what) algorithm; the server offers \(offered.isEmpty ? "none" : offered)")
     }
 
+    /// Whether `failure` is no cipher, MAC or compression in common (`KexInit.negotiate`): our
+    /// client offers `ssh`'s lists for the host, so that is `ssh`'s answer too, not a gap of ours.
+    static func isTransportMismatch(_ failure: ProbeFailure) -> Bool {
+        failure.code == .noCommonAlgorithm && ["cipher", "MAC", "compression"].contains { failure.message.value.hasPrefix("no common \($0) algorithm") }
+    }
+
     static func badSignature(_ why: String) -> ProbeFailure {
         ProbeFailure(stage: .keyExchange, code: .badSignature,
                      message: "the server did not prove it holds the host key: \(why)")

@@ -64,11 +64,16 @@ public struct HostProbe: EndpointProbe {
     /// The key exchange methods `ssh` offers this host: what our client and libssh offer.
     private var keyExchange: [String] { KeyExchangeAlgorithms.offered(host.sshOptions.kexAlgorithms) }
 
+    /// The ciphers and MACs `ssh` offers the host (its `Ciphers` and `MACs`).
+    private var transport: (ciphers: [String], macs: [String]) {
+        (TransportAlgorithms.ciphers(host.sshOptions.ciphers), TransportAlgorithms.macs(host.sshOptions.macs))
+    }
+
     /// An offer of these host-key algorithms, sent at once, with the ciphers and MACs `ssh`
     /// offers the host (its `Ciphers` and `MACs`): a server that takes only what the user enabled
     /// (CBC on an old switch) answers every connection, not only the one shaped like `ssh`'s.
     private func upFront(_ offered: [String]) -> ExchangeSession.Offer {
-        .upFront(offered, ciphers: TransportAlgorithms.ciphers(host.sshOptions.ciphers), macs: TransportAlgorithms.macs(host.sshOptions.macs))
+        .upFront(offered, ciphers: transport.ciphers, macs: transport.macs)
     }
 
     /// The offer of the connection shaped like `ssh`'s; none when the host's `HostKeyAlgorithms`
@@ -109,7 +114,7 @@ public struct HostProbe: EndpointProbe {
         let claims = (0..<opening).map { _ in Claim() }
         let early = EarlyExchanges()
         let opened = ours(claims.map { claim in
-            .afterServer { offered in
+            .afterServer({ offered in
                 // A retry (the exchange timed out under load) asks again for what it claimed.
                 if claim.claimed { return claim.exchange?.offered }
                 claim.claimed = true
@@ -117,7 +122,7 @@ public struct HostProbe: EndpointProbe {
                 let surplus = board.claimSurplus(beyond: opening)
                 if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
                 return claim.exchange?.offered
-            }
+            }, ciphers: transport.ciphers, macs: transport.macs)
         }, at: address, firstDeadline: sshsOwn == nil ? firstDeadline : nil, cancellation: cancellation)
         let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) } + early.wait(),
                                at: address, cancellation: cancellation)
@@ -378,11 +383,14 @@ public struct HostProbe: EndpointProbe {
     /// Whether our client's outcome leaves the key type to libssh: it failed in the key exchange
     /// itself (not by the clock), as with a server without curve25519, and the server's methods
     /// (when our client read them) include one `ssh` offers the host, which libssh may implement.
-    /// Never a signature our client checked and refused: it reads signatures as `ssh` does, and
+    /// Never a cipher, MAC or compression in common with none of the host's (our client offers
+    /// `ssh`'s, so `ssh` would fail too, and libssh would negotiate outside them). Never a
+    /// signature our client checked and refused: it reads signatures as `ssh` does, and
     /// libssh accepts some `ssh` refuses (a negative mpint, bytes after the signature), so its key
     /// would be a key `ssh` would not take, and the refusal would leave no trace.
     private func needsLibssh(_ outcome: AttemptOutcome, cancellation: ProbeCancellation) -> Bool {
-        guard outcome.key == nil, let failure = outcome.failure, failure.code != .badSignature else { return false }
+        guard outcome.key == nil, let failure = outcome.failure, failure.code != .badSignature,
+              !KeyExchangeFailures.isTransportMismatch(failure) else { return false }
         if let methods = outcome.serverKeyExchangeAlgorithms, !methods.contains(where: keyExchange.contains) { return false }
         return failure.stage == .keyExchange && failure.code != .kexTimeout && !cancellation.isCancelled
     }
