@@ -65,9 +65,7 @@ extension RecordedScan {
             keys = try c.decode([Key].self, forKey: .keys)
             pin = try c.decodeIfPresent(ScanReport.Pin.self, forKey: .pin)
             error = try c.decodeIfPresent(ScanReport.Failure.self, forKey: .error)
-            if let error, ProbeStage(rawValue: error.stage) == nil {
-                throw DecodingError.dataCorruptedError(forKey: .error, in: c, debugDescription: "unknown stage \(error.stage)")
-            }
+            try Self.checkStages(error.map { [$0] } ?? [], at: .error, in: c)
             serverVersion = try c.decodeIfPresent(String.self, forKey: .serverVersion)
             serverHostKeyAlgorithms = try c.decodeIfPresent([String].self, forKey: .serverHostKeyAlgorithms)
             negotiatedAlgorithm = try c.decodeIfPresent(String.self, forKey: .negotiatedAlgorithm)
@@ -81,13 +79,9 @@ extension RecordedScan {
             route = try c.decodeIfPresent([ScanReport.Hop].self, forKey: .route) ?? []
             sshfp = try c.decodeIfPresent(ScanReport.SSHFPEntry.self, forKey: .sshfp)
             sshConnection = try c.decodeIfPresent(ScanReport.SSHConnection.self, forKey: .sshConnection)
-            if let failure = sshConnection?.error, ProbeStage(rawValue: failure.stage) == nil {
-                throw DecodingError.dataCorruptedError(forKey: .sshConnection, in: c, debugDescription: "unknown stage \(failure.stage)")
-            }
+            try Self.checkStages(sshConnection?.error.map { [$0] } ?? [], at: .sshConnection, in: c)
             unfetchedKeys = try c.decodeIfPresent([ScanReport.UnfetchedKey].self, forKey: .unfetchedKeys) ?? []
-            if let failure = unfetchedKeys.lazy.map(\.error).first(where: { ProbeStage(rawValue: $0.stage) == nil }) {
-                throw DecodingError.dataCorruptedError(forKey: .unfetchedKeys, in: c, debugDescription: "unknown stage \(failure.stage)")
-            }
+            try Self.checkStages(unfetchedKeys.map(\.error), at: .unfetchedKeys, in: c)
             scannedFrom = try c.decodeIfPresent(String.self, forKey: .scannedFrom)
             scannedAt = try c.decodeIfPresent(String.self, forKey: .scannedAt)
             endpointProtocol = try c.decodeIfPresent(EndpointProtocol.self, forKey: .endpointProtocol) ?? .ssh
@@ -97,6 +91,13 @@ extension RecordedScan {
             expiresInDays = try c.decodeIfPresent(ScanReport.TLSExpiry.self, forKey: .expiresInDays)
             warnings = try c.decodeIfPresent([CertificateWarning].self, forKey: .warnings)
             evidence = try c.decodeIfPresent([String].self, forKey: .evidence)
+        }
+
+        /// Refuses a recorded failure whose stage this version does not know (replay types it).
+        private static func checkStages(_ failures: [ScanReport.Failure], at key: CodingKeys,
+                                        in container: KeyedDecodingContainer<CodingKeys>) throws {
+            guard let unknown = failures.first(where: { $0.probeFailure == nil }) else { return }
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown stage \(unknown.stage)")
         }
 
         /// The recorded handshake of a TLS entry, for replay; nil when the handshake failed.

@@ -28,16 +28,24 @@ enum KeyExchangeFailures {
         ProbeFailure(stage: .keyExchange, code: .kexFailed, message: "key exchange failed: \(why)")
     }
 
+    /// `what`: the list with nothing in common, as `KexInit.negotiate` names it (`key exchange`,
+    /// `host key`, one of `transportLists`).
     static func noCommonAlgorithm(_ what: String, server: [String]) -> ProbeFailure {
         let offered = server.prefix(12).map { Sanitizer.clean($0, limit: 64) }.joined(separator: ",")
         return ProbeFailure(stage: .keyExchange, code: .noCommonAlgorithm,
-                            message: "no common \(what) algorithm; the server offers \(offered.isEmpty ? "none" : offered)")
+                            message: "\(nothingInCommon(what)); the server offers \(offered.isEmpty ? "none" : offered)")
     }
+
+    /// The lists of the transport, as `KexInit.negotiate` names them: our client offers `ssh`'s
+    /// for the host (SSHShapedTransportTests holds a MAC mismatch to `ssh`'s answer).
+    static let transportLists = ["cipher", "MAC", "compression"]
+
+    private static func nothingInCommon(_ what: String) -> String { "no common \(what) algorithm" }
 
     /// Whether `failure` is no cipher, MAC or compression in common (`KexInit.negotiate`): our
     /// client offers `ssh`'s lists for the host, so that is `ssh`'s answer too, not a gap of ours.
     static func isTransportMismatch(_ failure: ProbeFailure) -> Bool {
-        failure.code == .noCommonAlgorithm && ["cipher", "MAC", "compression"].contains { failure.message.value.hasPrefix("no common \($0) algorithm") }
+        failure.code == .noCommonAlgorithm && transportLists.contains { failure.message.value.hasPrefix(nothingInCommon($0)) }
     }
 
     static func badSignature(_ why: String) -> ProbeFailure {

@@ -73,15 +73,16 @@ public struct HostProbe: EndpointProbe {
     /// offers the host (its `Ciphers` and `MACs`): a server that takes only what the user enabled
     /// (CBC on an old switch) answers every connection, not only the one shaped like `ssh`'s.
     private func upFront(_ offered: [String]) -> ExchangeSession.Offer {
-        .upFront(offered, ciphers: transport.ciphers, macs: transport.macs)
+        let (ciphers, macs) = transport
+        return .upFront(offered, ciphers: ciphers, macs: macs)
     }
 
     /// The offer of the connection shaped like `ssh`'s; none when the host's `HostKeyAlgorithms`
     /// selects nothing (`ssh` does not start).
     private var likeSSH: [ExchangeSession.Offer] {
         let offered = sshHostKeyAlgorithms ?? (try? HostKeyAlgorithms.offered(host.sshOptions.hostKeyAlgorithms, recorded: [])) ?? []
-        return offered.isEmpty ? [] : [.likeSSH(offered, ciphers: TransportAlgorithms.ciphers(host.sshOptions.ciphers),
-                                                macs: TransportAlgorithms.macs(host.sshOptions.macs))]
+        let (ciphers, macs) = transport
+        return offered.isEmpty ? [] : [.likeSSH(offered, ciphers: ciphers, macs: macs)]
     }
 
     func probe(_ address: ProbeEndpoint, firstDeadline: ContinuousClock.Instant, into result: inout ProbeResult,
@@ -113,6 +114,7 @@ public struct HostProbe: EndpointProbe {
         let opening = Self.connectionsAtOnce(to: address)
         let claims = (0..<opening).map { _ in Claim() }
         let early = EarlyExchanges()
+        let (ciphers, macs) = transport
         let opened = ours(claims.map { claim in
             .afterServer({ offered in
                 // A retry (the exchange timed out under load) asks again for what it claimed.
@@ -122,7 +124,7 @@ public struct HostProbe: EndpointProbe {
                 let surplus = board.claimSurplus(beyond: opening)
                 if !surplus.isEmpty { start(surplus, at: address, into: early, cancellation: cancellation) }
                 return claim.exchange?.offered
-            }, ciphers: transport.ciphers, macs: transport.macs)
+            }, ciphers: ciphers, macs: macs)
         }, at: address, firstDeadline: sshsOwn == nil ? firstDeadline : nil, cancellation: cancellation)
         let round = withLibssh(zip(claims, opened).map { ClaimedExchange(exchange: $0.exchange, ours: $1) } + early.wait(),
                                at: address, cancellation: cancellation)
